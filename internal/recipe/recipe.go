@@ -1,0 +1,218 @@
+// Package recipe reads and validates a release version's recipe: the folder
+// patches/<version>/ with recipe.yaml (what to build) and the patch series.
+package recipe
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// FileName is the recipe file inside a version folder.
+const FileName = "recipe.yaml"
+
+// Recipe is one release version: the upstream pin, the ordered patch series
+// and, for image builds, the C API pin.
+type Recipe struct {
+	// Version is the folder name, for example "v0.7.0".
+	Version string `yaml:"-"`
+	// Dir is the folder holding recipe.yaml and the patch files.
+	Dir string `yaml:"-"`
+
+	Description string    `yaml:"description,omitempty"`
+	Upstream    Upstream  `yaml:"upstream"`
+	CAPI        *CAPI     `yaml:"capi,omitempty"`
+	Generated   []Package `yaml:"generated,omitempty"`
+	Patches     []string  `yaml:"patches"`
+}
+
+// Upstream pins the tree the series applies to, by ref and expected commit,
+// and says how to find the same tree on the Go module proxy.
+type Upstream struct {
+	Repository    string `yaml:"repository"`
+	Ref           string `yaml:"ref"`
+	Commit        string `yaml:"commit"`
+	Module        string `yaml:"module,omitempty"`
+	ModuleVersion string `yaml:"moduleVersion,omitempty"`
+	ModuleHash    string `yaml:"moduleHash,omitempty"`
+}
+
+// CAPI pins the Rust crate that provides the Dynamo C API.
+type CAPI struct {
+	Repository string `yaml:"repository"`
+	Ref        string `yaml:"ref"`
+	Commit     string `yaml:"commit"`
+	// Dir is the crate's folder inside the repository.
+	Dir     string `yaml:"dir"`
+	Crate   string `yaml:"crate"`
+	Library string `yaml:"library"`
+	// Generation names the C API generation the Go binding speaks
+	// ("pipeline" or "routers").
+	Generation string `yaml:"generation"`
+}
+
+// Package maps a Go package kept in this repository (plugins/ or ffi/) to
+// the folder of the upstream tree where a patch of the series adds it.
+type Package struct {
+	Patch string `yaml:"patch"`
+	From  string `yaml:"from"`
+	To    string `yaml:"to"`
+}
+
+// PatchPaths returns the series as paths inside the recipe folder.
+func (r *Recipe) PatchPaths() []string {
+	paths := make([]string, len(r.Patches))
+	for i, p := range r.Patches {
+		paths[i] = filepath.Join(r.Dir, p)
+	}
+	return paths
+}
+
+// Load reads and validates the recipe in dir.
+func Load(dir string) (*Recipe, error) {
+	path := filepath.Join(dir, FileName)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("recipe %s: no %s in this folder (is it a version folder under patches/?)", dir, FileName)
+		}
+		return nil, fmt.Errorf("recipe %s: %w", dir, err)
+	}
+	var r Recipe
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("recipe %s: %w", path, err)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	r.Dir = abs
+	r.Version = filepath.Base(abs)
+	if err := r.Validate(); err != nil {
+		return nil, fmt.Errorf("recipe %s: %w", path, err)
+	}
+	return &r, nil
+}
+
+// LoadVersion reads patches/<version>/ under root.
+func LoadVersion(root, version string) (*Recipe, error) {
+	dir := filepath.Join(root, version)
+	if _, err := os.Stat(dir); err != nil {
+		known, _ := Versions(root)
+		return nil, fmt.Errorf("version %q: no folder %s (known versions: %s)", version, dir, strings.Join(known, ", "))
+	}
+	return Load(dir)
+}
+
+// Versions lists the version folders under root that hold a recipe, in
+// directory order.
+func Versions(root string) ([]string, error) {
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return nil, fmt.Errorf("patches folder %s: %w", root, err)
+	}
+	var out []string
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(root, e.Name(), FileName)); err == nil {
+			out = append(out, e.Name())
+		}
+	}
+	return out, nil
+}
+
+var (
+	fullSHA    = regexp.MustCompile(`^[0-9a-f]{40}$`)
+	moduleHash = regexp.MustCompile(`^h1:[A-Za-z0-9+/]{43}=$`)
+	patchName  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*\.patch$`)
+)
+
+// ValidationError lists every problem found in a recipe, so a user fixes
+// them in one pass.
+type ValidationError struct{ Problems []string }
+
+func (e *ValidationError) Error() string {
+	return strings.Join(e.Problems, "; ")
+}
+
+// Validate checks the recipe and says exactly what is wrong.
+func (r *Recipe) Validate() error {
+	var p []string
+	add := func(format string, args ...any) { p = append(p, fmt.Sprintf(format, args...)) }
+
+	u := r.Upstream
+	if u.Repository == "" {
+		add("upstream.repository is missing (a git URL such as https://github.com/kubernetes-sigs/gateway-api-inference-extension.git)")
+	}
+	if u.Ref == "" {
+		add("upstream.ref is missing (a tag such as v0.5.1, or the commit itself)")
+	}
+	if !fullSHA.MatchString(u.Commit) {
+		add("upstream.commit %q must be the full 40-hex-digit commit the ref resolves to", u.Commit)
+	}
+	if u.Module != "" || u.ModuleVersion != "" || u.ModuleHash != "" {
+		if u.Module == "" || u.ModuleVersion == "" || u.ModuleHash == "" {
+			add("upstream.module, upstream.moduleVersion and upstream.moduleHash go together: set all three or none")
+		}
+		if u.ModuleHash != "" && !moduleHash.MatchString(u.ModuleHash) {
+			add("upstream.moduleHash %q is not an h1: hash (h1: followed by 44 base64 characters, as in go.sum)", u.ModuleHash)
+		}
+	}
+	if c := r.CAPI; c != nil {
+		if c.Repository == "" || c.Ref == "" {
+			add("capi.repository and capi.ref are required when capi is set")
+		}
+		if !fullSHA.MatchString(c.Commit) {
+			add("capi.commit %q must be a full 40-hex-digit commit", c.Commit)
+		}
+		if c.Crate == "" || c.Library == "" {
+			add("capi.crate and capi.library are required when capi is set (for Dynamo: libdynamo_llm and dynamo_llm_capi)")
+		}
+		if c.Generation != "pipeline" && c.Generation != "routers" {
+			add("capi.generation %q must be pipeline or routers", c.Generation)
+		}
+	}
+	seen := map[string]bool{}
+	for i, name := range r.Patches {
+		switch {
+		case !patchName.MatchString(name):
+			add("patches[%d] %q must be a plain file name ending in .patch (no folders)", i, name)
+		case seen[name]:
+			add("patches[%d] %q is listed twice", i, name)
+		default:
+			if _, err := os.Stat(filepath.Join(r.Dir, name)); err != nil {
+				add("patches[%d] %q is listed but there is no such file in %s", i, name, r.Dir)
+			}
+		}
+		seen[name] = true
+	}
+	for i, g := range r.Generated {
+		if !seen[g.Patch] {
+			add("generated[%d].patch %q is not in the patches list", i, g.Patch)
+		}
+		if g.From == "" || g.To == "" || filepath.IsAbs(g.To) || strings.Contains(g.To, "..") {
+			add("generated[%d] needs from (a folder of this repository) and to (a relative folder of the upstream tree)", i)
+		}
+	}
+	if strays, err := filepath.Glob(filepath.Join(r.Dir, "*.patch")); err == nil {
+		for _, s := range strays {
+			if !seen[filepath.Base(s)] {
+				add("%s is in the folder but not in the patches list (list it or delete it)", filepath.Base(s))
+			}
+		}
+	}
+	if len(p) > 0 {
+		return &ValidationError{Problems: p}
+	}
+	return nil
+}
