@@ -33,6 +33,7 @@ require (
 	github.com/stretchr/testify v1.12.1 // indirect
 	github.com/tonistiigi/fsutil v0.0.0-20261103091533-a72de9dcf763 // indirect
 	github.com/xanzy/ssh-agent v0.3.3 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/crypto v0.57.0 // indirect
 	golang.org/x/mod v0.43.0 // indirect
 	golang.org/x/net v0.59.0 // indirect

@@ -1,0 +1,253 @@
+package patchset
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+)
+
+// tree is the state of the work tree while the series applies: every file
+// of the base commit plus the changes so far, held in memory so that a
+// failing patch leaves the files on disk untouched. Directory tree hashes
+// are cached and only the directories a patch touched are re-encoded.
+type tree struct {
+	dir   string
+	store storer.EncodedObjectStorer
+	files map[string]*fileEntry
+	// dirs maps a directory ("" is the root) to its child names; a child
+	// that is itself a key of dirs is a subdirectory.
+	dirs    map[string]map[string]bool
+	dirHash map[string]plumbing.Hash
+	dirty   map[string]bool
+	// touched is every path the series changed, for the final write-out.
+	touched map[string]bool
+}
+
+type fileEntry struct {
+	mode filemode.FileMode
+	hash plumbing.Hash
+	// data is nil while the content is the base commit's (then it is read
+	// from disk on demand).
+	data []byte
+}
+
+func loadTree(dir string, store storer.EncodedObjectStorer, commit plumbing.Hash) (*tree, error) {
+	c, err := object.GetCommit(store, commit)
+	if err != nil {
+		return nil, fmt.Errorf("read base commit %s: %w", commit, err)
+	}
+	root, err := object.GetTree(store, c.TreeHash)
+	if err != nil {
+		return nil, fmt.Errorf("read base tree %s: %w", c.TreeHash, err)
+	}
+	t := &tree{
+		dir: dir, store: store,
+		files:   map[string]*fileEntry{},
+		dirs:    map[string]map[string]bool{},
+		dirHash: map[string]plumbing.Hash{},
+		dirty:   map[string]bool{},
+		touched: map[string]bool{},
+	}
+	if err := t.load("", root); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+func (t *tree) load(dir string, tr *object.Tree) error {
+	t.dirHash[dir] = tr.Hash
+	children := map[string]bool{}
+	t.dirs[dir] = children
+	for _, e := range tr.Entries {
+		children[e.Name] = true
+		p := path.Join(dir, e.Name)
+		if e.Mode == filemode.Dir {
+			sub, err := object.GetTree(t.store, e.Hash)
+			if err != nil {
+				return fmt.Errorf("read tree %s: %w", p, err)
+			}
+			if err := t.load(p, sub); err != nil {
+				return err
+			}
+			continue
+		}
+		t.files[p] = &fileEntry{mode: e.Mode, hash: e.Hash}
+	}
+	return nil
+}
+
+func (t *tree) exists(p string) bool { _, ok := t.files[p]; return ok }
+
+// symlinkOnPath returns the first proper parent of p that is a symlink,
+// or a file standing where p needs a directory.
+func (t *tree) blockingParent(p string) string {
+	for d := path.Dir(p); d != "."; d = path.Dir(d) {
+		if _, ok := t.files[d]; ok {
+			return d
+		}
+	}
+	return ""
+}
+
+func (t *tree) read(p string) ([]byte, error) {
+	e, ok := t.files[p]
+	if !ok {
+		return nil, os.ErrNotExist
+	}
+	if e.data != nil {
+		return e.data, nil
+	}
+	full := filepath.Join(t.dir, filepath.FromSlash(p))
+	if e.mode == filemode.Symlink {
+		target, err := os.Readlink(full)
+		if err != nil {
+			return nil, err
+		}
+		e.data = []byte(target)
+		return e.data, nil
+	}
+	data, err := os.ReadFile(full)
+	if err != nil {
+		return nil, err
+	}
+	e.data = data
+	return data, nil
+}
+
+func (t *tree) mode(p string) filemode.FileMode { return t.files[p].mode }
+
+// set stores content for p and writes its blob.
+func (t *tree) set(p string, mode filemode.FileMode, data []byte) error {
+	if data == nil {
+		data = []byte{}
+	}
+	h, err := writeObject(t.store, plumbing.BlobObject, data)
+	if err != nil {
+		return fmt.Errorf("store %s: %w", p, err)
+	}
+	t.files[p] = &fileEntry{mode: mode, hash: h, data: data}
+	t.touched[p] = true
+	for child := p; child != ""; child = parentDir(child) {
+		dir := parentDir(child)
+		if t.dirs[dir] == nil {
+			t.dirs[dir] = map[string]bool{}
+		}
+		t.dirs[dir][path.Base(child)] = true
+	}
+	t.markDirty(p)
+	return nil
+}
+
+// remove deletes p and prunes the directories it leaves empty, as git does.
+func (t *tree) remove(p string) {
+	delete(t.files, p)
+	t.touched[p] = true
+	for child := p; ; {
+		dir := parentDir(child)
+		delete(t.dirs[dir], path.Base(child))
+		if dir == "" || len(t.dirs[dir]) > 0 {
+			break
+		}
+		delete(t.dirs, dir)
+		delete(t.dirHash, dir)
+		delete(t.dirty, dir)
+		child = dir
+	}
+	t.markDirty(p)
+}
+
+// markDirty flags every existing ancestor directory of p for re-encoding.
+func (t *tree) markDirty(p string) {
+	for dir := parentDir(p); ; dir = parentDir(dir) {
+		if t.dirs[dir] != nil {
+			t.dirty[dir] = true
+		}
+		if dir == "" {
+			return
+		}
+	}
+}
+
+// parentDir is path.Dir with "" for the root.
+func parentDir(p string) string {
+	if d := path.Dir(p); d != "." {
+		return d
+	}
+	return ""
+}
+
+// writeTree encodes the directories changed since the last call and
+// returns the root tree hash.
+func (t *tree) writeTree() (plumbing.Hash, error) {
+	return t.encodeDir("")
+}
+
+func (t *tree) encodeDir(dir string) (plumbing.Hash, error) {
+	if !t.dirty[dir] {
+		if h, ok := t.dirHash[dir]; ok {
+			return h, nil
+		}
+	}
+	var entries []object.TreeEntry
+	for name := range t.dirs[dir] {
+		p := path.Join(dir, name)
+		if _, isDir := t.dirs[p]; isDir {
+			h, err := t.encodeDir(p)
+			if err != nil {
+				return plumbing.ZeroHash, err
+			}
+			entries = append(entries, object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: h})
+			continue
+		}
+		f := t.files[p]
+		entries = append(entries, object.TreeEntry{Name: name, Mode: f.mode, Hash: f.hash})
+	}
+	sortTreeEntries(entries)
+	obj := t.store.NewEncodedObject()
+	if err := (&object.Tree{Entries: entries}).Encode(obj); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	h, err := t.store.SetEncodedObject(obj)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("store tree %q: %w", dir, err)
+	}
+	t.dirHash[dir] = h
+	delete(t.dirty, dir)
+	return h, nil
+}
+
+// sortTreeEntries orders entries as git does: by name, with directories
+// compared as if their name ended in "/".
+func sortTreeEntries(entries []object.TreeEntry) {
+	key := func(e object.TreeEntry) string {
+		if e.Mode == filemode.Dir {
+			return e.Name + "/"
+		}
+		return e.Name
+	}
+	sort.Slice(entries, func(i, j int) bool { return key(entries[i]) < key(entries[j]) })
+}
+
+func writeObject(s storer.EncodedObjectStorer, typ plumbing.ObjectType, data []byte) (plumbing.Hash, error) {
+	obj := s.NewEncodedObject()
+	obj.SetType(typ)
+	obj.SetSize(int64(len(data)))
+	w, err := obj.Writer()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if _, err := w.Write(data); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if err := w.Close(); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return s.SetEncodedObject(obj)
+}

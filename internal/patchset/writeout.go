@@ -1,0 +1,159 @@
+package patchset
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"syscall"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/format/index"
+)
+
+// writeOut brings the files on disk and the git index to the series' last
+// commit. It runs only after every patch applied in memory.
+func writeOut(dir string, t *tree, res *Result) error {
+	changed := map[string]bool{}
+	for _, a := range res.Patches {
+		for p := range a.Files {
+			changed[p] = true
+		}
+	}
+	paths := make([]string, 0, len(changed))
+	for p := range changed {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	// Deletions first, so a file may replace a directory it emptied.
+	for _, p := range paths {
+		if _, ok := t.files[p]; !ok {
+			if err := removeFile(dir, p); err != nil {
+				return err
+			}
+		}
+	}
+	for _, p := range paths {
+		if f, ok := t.files[p]; ok {
+			data, err := t.read(p)
+			if err != nil {
+				return fmt.Errorf("write %s: %w", p, err)
+			}
+			if err := writeFile(filepath.Join(dir, filepath.FromSlash(p)), f.mode, data); err != nil {
+				return err
+			}
+		}
+	}
+	return updateIndex(dir, t, paths)
+}
+
+func writeFile(full string, mode filemode.FileMode, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		return err
+	}
+	// Replace rather than rewrite in place, so a file that shares storage
+	// with anything else is never changed underneath it.
+	tmp := full + ".epp-build-tmp"
+	if mode == filemode.Symlink {
+		if err := os.Symlink(string(data), tmp); err != nil {
+			return fmt.Errorf("write %s: %w", full, err)
+		}
+	} else {
+		perm := os.FileMode(0o644)
+		if mode == filemode.Executable {
+			perm = 0o755
+		}
+		if err := os.WriteFile(tmp, data, perm); err != nil {
+			return fmt.Errorf("write %s: %w", full, err)
+		}
+		if err := os.Chmod(tmp, perm); err != nil {
+			return err
+		}
+	}
+	if err := os.Rename(tmp, full); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", full, err)
+	}
+	return nil
+}
+
+func removeFile(dir, p string) error {
+	full := filepath.Join(dir, filepath.FromSlash(p))
+	if err := os.Remove(full); err != nil && !os.IsNotExist(err) {
+		return fmt.Errorf("delete %s: %w", p, err)
+	}
+	// Prune directories the delete left empty, as git does.
+	for d := filepath.Dir(full); d != dir && len(d) > len(dir); d = filepath.Dir(d) {
+		if os.Remove(d) != nil {
+			break
+		}
+	}
+	return nil
+}
+
+// updateIndex rewrites the git index entries of the changed paths with
+// their new blobs and the stat data of the written files, so `git status`
+// sees a clean tree without re-hashing it.
+func updateIndex(dir string, t *tree, paths []string) error {
+	idxPath := filepath.Join(dir, ".git", "index")
+	idx := &index.Index{Version: 2}
+	if f, err := os.Open(idxPath); err == nil {
+		err = index.NewDecoder(f).Decode(idx)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("read git index: %w", err)
+		}
+	}
+	changed := map[string]bool{}
+	for _, p := range paths {
+		changed[p] = true
+	}
+	kept := idx.Entries[:0]
+	for _, e := range idx.Entries {
+		if !changed[e.Name] {
+			kept = append(kept, e)
+		}
+	}
+	idx.Entries = kept
+	for _, p := range paths {
+		f, ok := t.files[p]
+		if !ok {
+			continue
+		}
+		e, err := indexEntry(dir, p, f)
+		if err != nil {
+			return err
+		}
+		idx.Entries = append(idx.Entries, e)
+	}
+	sort.Slice(idx.Entries, func(i, j int) bool { return idx.Entries[i].Name < idx.Entries[j].Name })
+	idx.Cache = nil // the cache-tree extension would be stale
+	tmp := idxPath + ".epp-build-tmp"
+	out, err := os.Create(tmp)
+	if err != nil {
+		return fmt.Errorf("write git index: %w", err)
+	}
+	if err := index.NewEncoder(out).Encode(idx); err != nil {
+		out.Close()
+		os.Remove(tmp)
+		return fmt.Errorf("write git index: %w", err)
+	}
+	if err := out.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, idxPath)
+}
+
+func indexEntry(dir, p string, f *fileEntry) (*index.Entry, error) {
+	fi, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(p)))
+	if err != nil {
+		return nil, fmt.Errorf("index %s: %w", p, err)
+	}
+	e := &index.Entry{Name: p, Hash: f.hash, Mode: f.mode, Size: uint32(fi.Size()), ModifiedAt: fi.ModTime()}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		e.CreatedAt = time.Unix(st.Ctim.Sec, st.Ctim.Nsec)
+		e.Dev, e.Inode, e.UID, e.GID = uint32(st.Dev), uint32(st.Ino), st.Uid, st.Gid
+	}
+	return e, nil
+}
