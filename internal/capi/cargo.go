@@ -1,0 +1,67 @@
+package capi
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os/exec"
+	"strings"
+)
+
+// CargoError is a failed cargo build; it carries the tail of cargo's stderr
+// because that is where the compiler says what went wrong.
+type CargoError struct {
+	Platform   string
+	Args       []string
+	Err        error
+	StderrTail string
+}
+
+func (e *CargoError) Error() string {
+	return fmt.Sprintf("cargo %s for %s failed: %v\n--- end of cargo's stderr ---\n%s",
+		strings.Join(e.Args, " "), e.Platform, e.Err, e.StderrTail)
+}
+
+func (e *CargoError) Unwrap() error { return e.Err }
+
+const stderrTailLines = 25
+
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// envVarTriple turns a Rust triple into cargo's env-var spelling.
+func envVarTriple(triple string) string {
+	return strings.ToUpper(strings.ReplaceAll(triple, "-", "_"))
+}
+
+// runCargo builds the crate for one target into targetDir.
+func runCargo(ctx context.Context, base env, tc *Toolchain, crateDir, crate, targetDir string, t Target) error {
+	args := []string{"build", "--release", "--target", t.RustTriple}
+	if crate != "" {
+		args = append(args, "-p", crate)
+	}
+	cmd := exec.CommandContext(ctx, tc.Cargo, args...)
+	cmd.Dir = crateDir
+	cc := tc.CC[t.RustTriple]
+	cmd.Env = append(append([]string(nil), base...),
+		"RUSTC="+tc.Rustc,
+		"CARGO_TARGET_DIR="+targetDir,
+		"CARGO_TARGET_"+envVarTriple(t.RustTriple)+"_LINKER="+cc,
+		// For build scripts using the cc crate.
+		"CC_"+strings.ReplaceAll(t.RustTriple, "-", "_")+"="+cc,
+	)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("cargo build for %s: %w", t.Platform, ctx.Err())
+		}
+		return &CargoError{Platform: t.Platform, Args: args, Err: err, StderrTail: tail(stderr.String(), stderrTailLines)}
+	}
+	return nil
+}

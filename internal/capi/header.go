@@ -1,0 +1,95 @@
+package capi
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// findHeader returns the C header describing the library, from (in order)
+// the crate's build-script output (OUT_DIR under the target dir), headers a
+// build script wrote into the crate's include/ folder, or cbindgen run on the
+// crate. headerName, when set, picks one file among several.
+func findHeader(ctx context.Context, e env, tc *Toolchain, crateDir, crate, targetDir string, t Target, headerName, scratch string) (string, error) {
+	buildDir := filepath.Join(targetDir, t.RustTriple, "release", "build")
+	outHeaders := globHeaders(buildDir, func(rel string) bool {
+		parts := strings.Split(filepath.ToSlash(rel), "/")
+		return len(parts) > 2 && strings.HasPrefix(parts[0], crate+"-") && parts[1] == "out"
+	})
+	if h, err := pick(outHeaders, headerName, "the build output "+buildDir); h != "" || err != nil {
+		return h, err
+	}
+	incHeaders := globHeaders(filepath.Join(crateDir, "include"), func(string) bool { return true })
+	if h, err := pick(incHeaders, headerName, filepath.Join(crateDir, "include")); h != "" || err != nil {
+		return h, err
+	}
+	return runCbindgen(ctx, e, crateDir, crate, headerName, scratch)
+}
+
+func globHeaders(root string, keep func(rel string) bool) []string {
+	var out []string
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".h") {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, p)
+		if keep(rel) {
+			out = append(out, p)
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out
+}
+
+func pick(headers []string, name, where string) (string, error) {
+	if name != "" {
+		for _, h := range headers {
+			if filepath.Base(h) == name {
+				return h, nil
+			}
+		}
+		return "", nil
+	}
+	switch len(headers) {
+	case 0:
+		return "", nil
+	case 1:
+		return headers[0], nil
+	}
+	return "", fmt.Errorf("several C headers in %s (%s): say which one is the C API's", where, strings.Join(headers, ", "))
+}
+
+func runCbindgen(ctx context.Context, e env, crateDir, crate, headerName, scratch string) (string, error) {
+	bin, err := e.lookPath("cbindgen")
+	if err != nil {
+		return "", &MissingToolchainError{Platform: "any", What: "the crate ships no header and cbindgen is not installed",
+			Detail: err.Error(), Packages: []string{"cbindgen"}}
+	}
+	if headerName == "" {
+		headerName = strings.TrimPrefix(crate, "lib") + ".h"
+	}
+	out := filepath.Join(scratch, headerName)
+	if err := os.MkdirAll(scratch, 0o755); err != nil {
+		return "", err
+	}
+	args := []string{"--lang", "c", "--output", out}
+	if _, err := os.Stat(filepath.Join(crateDir, "cbindgen.toml")); err == nil {
+		args = append(args, "--config", filepath.Join(crateDir, "cbindgen.toml"))
+	}
+	if crate != "" {
+		args = append(args, "--crate", crate)
+	}
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = crateDir
+	cmd.Env = e
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("cbindgen in %s: %w\n%s", crateDir, err, tail(string(msg), stderrTailLines))
+	}
+	return out, nil
+}

@@ -1,0 +1,69 @@
+package capi
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// FindBindingDir finds the folder of the cgo binding inside a source tree:
+// the one holding headerName (e.g. dynamo_llm_pipeline.h). Exactly one must
+// exist; vendor/ and .git/ are skipped.
+func FindBindingDir(tree, headerName string) (string, error) {
+	var found []string
+	err := filepath.WalkDir(tree, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && p != tree && (d.Name() == ".git" || d.Name() == "vendor" || d.Name() == "node_modules") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && d.Name() == headerName {
+			found = append(found, filepath.Dir(p))
+		}
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("search %s for %s: %w", tree, headerName, err)
+	}
+	switch len(found) {
+	case 0:
+		return "", fmt.Errorf("no %s in %s: the tree has no cgo binding for this C API generation (was the series applied?)", headerName, tree)
+	case 1:
+		return found[0], nil
+	}
+	return "", fmt.Errorf("%s appears in several folders of %s (%s): expected one cgo binding", headerName, tree, strings.Join(found, ", "))
+}
+
+// Stage copies each artifact's library to <bindingDir>/lib/<goarch>/ and
+// the header to <bindingDir>/include/, after checking the binding's
+// prototypes against the header. bindingHeader is the binding's own header.
+func Stage(res *Result, bindingDir, bindingHeader, library string) error {
+	if len(res.Artifacts) == 0 {
+		return errors.New("stage C API: nothing was built")
+	}
+	binding, err := os.ReadFile(filepath.Join(bindingDir, bindingHeader))
+	if err != nil {
+		return fmt.Errorf("stage C API: %w", err)
+	}
+	for _, a := range res.Artifacts {
+		lib, err := os.ReadFile(a.Header)
+		if err != nil {
+			return fmt.Errorf("stage C API: %w", err)
+		}
+		if err := CheckPrototypes(binding, lib); err != nil {
+			return fmt.Errorf("%s (binding %s, library header %s for %s)", err, filepath.Join(bindingDir, bindingHeader), filepath.Base(a.Header), a.Target.Platform)
+		}
+		if err := copyFile(a.Library, filepath.Join(bindingDir, "lib", a.Target.GOARCH, "lib"+library+".a")); err != nil {
+			return fmt.Errorf("stage C API for %s: %w", a.Target.Platform, err)
+		}
+	}
+	h := res.Artifacts[0].Header
+	if err := copyFile(h, filepath.Join(bindingDir, "include", filepath.Base(h))); err != nil {
+		return fmt.Errorf("stage C API header: %w", err)
+	}
+	return nil
+}

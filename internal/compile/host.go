@@ -1,0 +1,122 @@
+// Package compile cross-compiles the EPP binary for each target platform on
+// this machine (cgo with the target's C compiler and static library), and
+// writes the Dockerfile for the in-container alternative.
+package compile
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// HostTarget is what one platform's build needs.
+type HostTarget struct {
+	Platform string // linux/arm64
+	GOARCH   string // arm64
+	CC       string // C compiler for that arch
+	LibDir   string // folder holding the static C API library for that arch
+}
+
+// HostOptions describes a host-mode build of one Go main package.
+type HostOptions struct {
+	ModuleDir string // Go module root (the patched upstream copy)
+	Package   string // main package, e.g. ./cmd/epp
+	OutDir    string // binaries go to OutDir/<goarch>/<BinaryName>
+	Binary    string // e.g. epp
+	Targets   []HostTarget
+	Env       []string // base environment; nil = os.Environ()
+	Log       io.Writer
+}
+
+// Binary is one built executable.
+type Binary struct {
+	Platform string
+	GOARCH   string
+	Path     string
+	Size     int64
+	Duration time.Duration
+}
+
+// GoBuildError carries the tail of go build's output.
+type GoBuildError struct {
+	Platform string
+	Err      error
+	Output   string
+}
+
+func (e *GoBuildError) Error() string {
+	return fmt.Sprintf("go build for %s failed: %v\n%s", e.Platform, e.Err, e.Output)
+}
+
+func (e *GoBuildError) Unwrap() error { return e.Err }
+
+// Host builds the binaries for all targets concurrently. Linking is fully
+// static so the binary runs on any base image, scratch included.
+func Host(ctx context.Context, opt HostOptions) ([]Binary, error) {
+	base := opt.Env
+	if base == nil {
+		base = os.Environ()
+	}
+	log := opt.Log
+	if log == nil {
+		log = io.Discard
+	}
+	var mu sync.Mutex
+	out := make([]Binary, len(opt.Targets))
+	g, gctx := errgroup.WithContext(ctx)
+	for i, t := range opt.Targets {
+		g.Go(func() error {
+			start := time.Now()
+			dst := filepath.Join(opt.OutDir, t.GOARCH, opt.Binary)
+			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+				return err
+			}
+			cmd := exec.CommandContext(gctx, "go", "build", "-trimpath", "-buildvcs=false",
+				"-tags", "netgo,osusergo",
+				"-ldflags", `-s -w -linkmode external -extldflags "-static"`,
+				"-o", dst, opt.Package)
+			cmd.Dir = opt.ModuleDir
+			cmd.Env = append(append([]string(nil), base...),
+				"CGO_ENABLED=1", "GOOS=linux", "GOARCH="+t.GOARCH, "CC="+t.CC,
+				"CGO_LDFLAGS=-L"+t.LibDir)
+			var buf bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &buf, &buf
+			if err := cmd.Run(); err != nil {
+				if gctx.Err() != nil {
+					return fmt.Errorf("go build for %s: %w", t.Platform, gctx.Err())
+				}
+				return &GoBuildError{Platform: t.Platform, Err: err, Output: tailLines(buf.String(), 30)}
+			}
+			st, err := os.Stat(dst)
+			if err != nil {
+				return err
+			}
+			out[i] = Binary{Platform: t.Platform, GOARCH: t.GOARCH, Path: dst, Size: st.Size(), Duration: time.Since(start)}
+			mu.Lock()
+			fmt.Fprintf(log, "compile %s: %s (%d bytes) in %s\n", t.Platform, dst, st.Size(), out[i].Duration.Round(time.Millisecond))
+			mu.Unlock()
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func tailLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,54 @@
+package image
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/docker/cli/cli/config/types"
+	"github.com/google/go-containerregistry/pkg/authn"
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/moby/buildkit/session"
+	"github.com/moby/buildkit/session/auth/authprovider"
+)
+
+// authAttachable answers buildkitd's credential requests from a
+// go-containerregistry keychain (the standard Docker config and its
+// credential helpers by default), so BuildKit pushes with the same
+// credentials the verify step uses. Credentials never leave this function
+// except towards buildkitd; nothing here logs them.
+func authAttachable(kc authn.Keychain) session.Attachable {
+	if kc == nil {
+		kc = authn.DefaultKeychain
+	}
+	return authprovider.NewDockerAuthProvider(authprovider.DockerAuthProviderConfig{
+		AuthConfigProvider: func(ctx context.Context, host string, _ []string, _ authprovider.ExpireCachedAuthCheck) (types.AuthConfig, error) {
+			return keychainAuth(ctx, kc, host)
+		},
+	})
+}
+
+func keychainAuth(ctx context.Context, kc authn.Keychain, host string) (types.AuthConfig, error) {
+	if host == authprovider.DockerHubRegistryHost {
+		host = name.DefaultRegistry // Docker config keys Hub as index.docker.io
+	}
+	reg, err := name.NewRegistry(host, name.WeakValidation)
+	if err != nil {
+		return types.AuthConfig{}, fmt.Errorf("registry host %q: %w", host, err)
+	}
+	a, err := authn.Resolve(ctx, kc, reg)
+	if err != nil {
+		return types.AuthConfig{}, fmt.Errorf("credentials for %s: %w", host, err)
+	}
+	cfg, err := authn.Authorization(ctx, a)
+	if err != nil {
+		return types.AuthConfig{}, fmt.Errorf("credentials for %s: %w", host, err)
+	}
+	return types.AuthConfig{
+		Username:      cfg.Username,
+		Password:      cfg.Password,
+		Auth:          cfg.Auth,
+		IdentityToken: cfg.IdentityToken,
+		RegistryToken: cfg.RegistryToken,
+		ServerAddress: host,
+	}, nil
+}

@@ -1,0 +1,201 @@
+package image
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/authn"
+	"github.com/moby/buildkit/client"
+	"github.com/moby/buildkit/exporter/containerimage/exptypes"
+	"github.com/moby/buildkit/session"
+	"github.com/tonistiigi/fsutil"
+	"golang.org/x/sync/errgroup"
+)
+
+// SolveOptions describe one multi-platform image solve.
+type SolveOptions struct {
+	ContextDir string // build context; holds the Dockerfile
+	Dockerfile string // file name inside ContextDir ("" = Dockerfile)
+	Target     string // optional stage
+	Platforms  []string
+	BuildArgs  map[string]string
+	// Repository is where the image is pushed by digest (no tag): tagging
+	// happens only after verification.
+	Repository string
+	Push       bool
+	// OCITar, when set, also writes the index as an OCI tarball.
+	OCITar string
+	// ImageName names the image inside the OCI tarball.
+	ImageName       string
+	Insecure        bool
+	SourceDateEpoch time.Time
+	Progress        string
+	Out             io.Writer
+	Keychain        authn.Keychain
+	// Retries is how many times a registry 5xx is retried (default 3).
+	Retries int
+	Backoff time.Duration // first delay, doubled each time (default 1s)
+}
+
+// SolveResult is what the solve exported.
+type SolveResult struct {
+	Digest   string // index digest
+	Attempts int
+}
+
+// Solve runs the solve, retrying when the registry answers 5xx: BuildKit's
+// cache makes a retry cost only the push.
+func Solve(ctx context.Context, c *client.Client, opt SolveOptions) (*SolveResult, error) {
+	if !opt.Push && opt.OCITar == "" {
+		return nil, errors.New("nothing to export: push to a registry and/or write an OCI tarball")
+	}
+	retries := opt.Retries
+	if retries == 0 {
+		retries = 3
+	}
+	backoff := opt.Backoff
+	if backoff == 0 {
+		backoff = time.Second
+	}
+	registry := strings.SplitN(opt.Repository, "/", 2)[0]
+	for attempt := 1; ; attempt++ {
+		res, err := solveOnce(ctx, c, opt)
+		if err == nil {
+			res.Attempts = attempt
+			return res, nil
+		}
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("image solve cancelled: %w", ctx.Err())
+		}
+		err = classify(registry, attempt, err)
+		if !retryable(err) || attempt > retries {
+			return nil, err
+		}
+		fmt.Fprintf(outOrDiscard(opt.Out), "registry %s failed (attempt %d), retrying in %s\n", registry, attempt, backoff)
+		select {
+		case <-time.After(backoff):
+		case <-ctx.Done():
+			return nil, fmt.Errorf("image solve cancelled: %w", ctx.Err())
+		}
+		backoff *= 2
+	}
+}
+
+func outOrDiscard(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
+}
+
+func solveOnce(ctx context.Context, c *client.Client, opt SolveOptions) (*SolveResult, error) {
+	ctxFS, err := fsutil.NewFS(opt.ContextDir)
+	if err != nil {
+		return nil, fmt.Errorf("build context %s: %w", opt.ContextDir, err)
+	}
+	dockerfile := opt.Dockerfile
+	if dockerfile == "" {
+		dockerfile = "Dockerfile"
+	}
+	attrs := map[string]string{
+		"filename": dockerfile,
+		"platform": strings.Join(opt.Platforms, ","),
+	}
+	if opt.Target != "" {
+		attrs["target"] = opt.Target
+	}
+	for k, v := range opt.BuildArgs {
+		attrs["build-arg:"+k] = v
+	}
+	epoch := ""
+	if !opt.SourceDateEpoch.IsZero() {
+		epoch = strconv.FormatInt(opt.SourceDateEpoch.Unix(), 10)
+		attrs["build-arg:SOURCE_DATE_EPOCH"] = epoch
+	}
+
+	var exports []client.ExportEntry
+	if opt.Push {
+		a := map[string]string{
+			string(exptypes.OptKeyName):         opt.Repository,
+			string(exptypes.OptKeyPush):         "true",
+			string(exptypes.OptKeyPushByDigest): "true",
+			string(exptypes.OptKeyOCITypes):     "true",
+		}
+		if opt.Insecure {
+			a[string(exptypes.OptKeyInsecure)] = "true"
+		}
+		addEpoch(a, epoch)
+		exports = append(exports, client.ExportEntry{Type: client.ExporterImage, Attrs: a})
+	}
+	var tmpTar string
+	if opt.OCITar != "" {
+		tmpTar = opt.OCITar + ".partial"
+		a := map[string]string{}
+		if opt.ImageName != "" {
+			a[string(exptypes.OptKeyName)] = opt.ImageName
+		}
+		addEpoch(a, epoch)
+		exports = append(exports, client.ExportEntry{Type: client.ExporterOCI, Attrs: a,
+			Output: func(map[string]string) (io.WriteCloser, error) {
+				if err := os.MkdirAll(filepath.Dir(tmpTar), 0o755); err != nil {
+					return nil, err
+				}
+				return os.Create(tmpTar)
+			}})
+	}
+
+	solveOpt := client.SolveOpt{
+		Frontend:      "dockerfile.v0",
+		FrontendAttrs: attrs,
+		LocalMounts:   map[string]fsutil.FS{"context": ctxFS, "dockerfile": ctxFS},
+		Exports:       exports,
+		Session:       []session.Attachable{authAttachable(opt.Keychain)},
+	}
+	ch := make(chan *client.SolveStatus)
+	var resp *client.SolveResponse
+	eg, ectx := errgroup.WithContext(ctx)
+	eg.Go(func() error {
+		var err error
+		resp, err = c.Solve(ectx, nil, solveOpt, ch)
+		return err
+	})
+	eg.Go(func() error { return display(ctx, opt.Progress, opt.Out, ch) })
+	if err := eg.Wait(); err != nil {
+		if tmpTar != "" {
+			_ = os.Remove(tmpTar)
+		}
+		return nil, err
+	}
+	if tmpTar != "" {
+		if err := os.Rename(tmpTar, opt.OCITar); err != nil {
+			return nil, fmt.Errorf("OCI tarball %s: %w", opt.OCITar, err)
+		}
+	}
+	dgst := resp.ExporterResponse[exptypes.ExporterImageDigestKey]
+	if dgst == "" {
+		return nil, fmt.Errorf("BuildKit returned no image digest (exporter response keys: %v)", keys(resp.ExporterResponse))
+	}
+	return &SolveResult{Digest: dgst}, nil
+}
+
+func addEpoch(a map[string]string, epoch string) {
+	if epoch != "" {
+		a[string(exptypes.OptKeySourceDateEpoch)] = epoch
+		a[string(exptypes.OptKeyRewriteTimestamp)] = "true"
+	}
+}
+
+func keys(m map[string]string) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Installs what the build/image tests need on a Debian bookworm machine (root,
+# non-interactive, idempotent): runc, the aarch64 cross toolchain and Rust std,
+# cbindgen, qemu binfmt, a distribution registry, and buildkitd/buildctl built
+# from the BuildKit module source (its go.mod has exclude directives, so
+# `go install module@version` is refused; building a writable copy works).
+#
+# Env: BUILDKIT_VERSION (default v0.34.2), TOOLS_DIR (default $(go env GOPATH)/bin).
+set -euo pipefail
+
+BUILDKIT_VERSION="${BUILDKIT_VERSION:-v0.34.2}"
+GO="${GO:-go}"
+command -v "$GO" >/dev/null || GO=/usr/local/go/bin/go
+TOOLS_DIR="${TOOLS_DIR:-$("$GO" env GOPATH)/bin}"
+export DEBIAN_FRONTEND=noninteractive
+
+start=$(date +%s)
+step() { printf '== %s (+%ss)\n' "$*" "$(( $(date +%s) - start ))"; }
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install-test-deps: must run as root (apt-get, binfmt_misc)" >&2
+  exit 1
+fi
+
+step "apt packages"
+if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+  dpkg --add-architecture arm64
+fi
+packages=(runc cbindgen gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static
+  binfmt-support rustc-web cargo-web libstd-rust-web-dev libstd-rust-web-dev:arm64
+  docker-registry busybox-static git)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  apt-get update -q
+  apt-get install -y -q --no-install-recommends "${missing[@]}"
+else
+  echo "all apt packages already installed"
+fi
+# Debian's registry package tries to start a service; there is no init system
+# here, and tests run their own instance, so nothing else to do.
+
+step "buildkitd/buildctl ${BUILDKIT_VERSION}"
+mkdir -p "$TOOLS_DIR"
+have_version() {
+  [ -x "$TOOLS_DIR/buildkitd" ] && [ -x "$TOOLS_DIR/buildctl" ] &&
+    "$TOOLS_DIR/buildkitd" --version 2>/dev/null | grep -q " ${BUILDKIT_VERSION} "
+}
+if have_version; then
+  echo "already built: $("$TOOLS_DIR/buildkitd" --version)"
+else
+  work="$(mktemp -d)"
+  trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
+  modjson="$(cd "$work" && GOFLAGS=-mod=mod "$GO" mod download -json "github.com/moby/buildkit@${BUILDKIT_VERSION}")"
+  moddir="$(printf '%s' "$modjson" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
+  cp -r "$moddir" "$work/src"
+  chmod -R u+w "$work/src"
+  (cd "$work/src" && GOFLAGS=-buildvcs=false "$GO" build -trimpath \
+    -ldflags "-X github.com/moby/buildkit/version.Version=${BUILDKIT_VERSION}" \
+    -o "$TOOLS_DIR/" ./cmd/buildkitd ./cmd/buildctl)
+  "$TOOLS_DIR/buildkitd" --version
+fi
+
+step "binfmt for arm64 (best effort)"
+if [ ! -e /proc/sys/fs/binfmt_misc/status ]; then
+  if mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc 2>/dev/null; then
+    echo "mounted binfmt_misc"
+  else
+    echo "could not mount binfmt_misc: arm64 smoke tests will be skipped"
+  fi
+fi
+if [ -e /proc/sys/fs/binfmt_misc/status ]; then
+  if update-binfmts --enable qemu-aarch64 2>/dev/null; then
+    echo "qemu-aarch64 binfmt: $(head -n1 /proc/sys/fs/binfmt_misc/qemu-aarch64 2>/dev/null || echo unknown)"
+  else
+    echo "update-binfmts --enable qemu-aarch64 failed: arm64 smoke tests will be skipped"
+  fi
+fi
+
+step "done"
+echo "tools in $TOOLS_DIR (add it to PATH, or tests find it through GOPATH/bin)"

@@ -1,0 +1,3 @@
+module example.com/eppfixture
+
+go 1.26

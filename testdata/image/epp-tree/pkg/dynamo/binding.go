@@ -1,0 +1,23 @@
+// Package dynamo is a minimal cgo binding used as a build fixture.
+package dynamo
+
+/*
+#cgo amd64 LDFLAGS: -L${SRCDIR}/lib/amd64 -ldynamo_llm_capi -ldl -lpthread -lm
+#cgo arm64 LDFLAGS: -L${SRCDIR}/lib/arm64 -ldynamo_llm_capi -ldl -lpthread -lm
+#include <stdlib.h>
+#include "dynamo_llm_pipeline.h"
+*/
+import "C"
+
+import "unsafe"
+
+// Generation returns the C API generation reported by the library.
+func Generation() uint32 { return uint32(C.dynamo_capi_generation()) }
+
+// InitAndShutdown starts and stops the library's runtime.
+func InitAndShutdown() (uint32, uint32) {
+	ns, comp := C.CString("ns"), C.CString("epp")
+	defer C.free(unsafe.Pointer(ns))
+	defer C.free(unsafe.Pointer(comp))
+	return uint32(C.dynamo_llm_init(ns, comp, 1, 16)), uint32(C.dynamo_llm_shutdown())
+}
