@@ -1,0 +1,180 @@
+package routers
+
+// These tests run against the C API test double (testdata/capi-double);
+// build it first with ffi/build-double.sh.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"unsafe"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/epp-build/epp-build/ffi/internal/capidouble"
+)
+
+func openRouters(t *testing.T, enforceDisagg bool) *Routers {
+	t.Helper()
+	r, err := Open("dynamo", "backend", enforceDisagg)
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, r.Close()) })
+	return r
+}
+
+func fnv64(s string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(s))
+	return h.Sum64()
+}
+
+func (r *Routers) outstandingBookings() int64 {
+	return capidouble.OutstandingBookings(unsafe.Pointer(r.handle))
+}
+
+func (r *Routers) outstandingRequests() int64 {
+	return capidouble.OutstandingRequests(unsafe.Pointer(r.handle))
+}
+
+var (
+	request = []byte(`{"model":"qwen","messages":[{"role":"user","content":"route me"}],"cache_salt":"tenant-a"}`)
+	pods    = []byte(`[{"pod":{"podName":"decode-0"}},{"pod":{"podName":"decode-1"}},{"podName":"decode-2"}]`)
+)
+
+// expectedPod mirrors the double's rule with Go's own FNV-1a.
+func expectedPod(role, prompt string, names ...string) uint64 {
+	return fnv64(names[fnv64(role+":"+prompt)%uint64(len(names))])
+}
+
+func TestRouteCopiesAndFreesResults(t *testing.T) {
+	r := openRouters(t, false)
+	outstanding := capidouble.OutstandingRoutingResults()
+
+	pre, err := r.RoutePrefill(context.Background(), request, pods)
+	require.NoError(t, err)
+	assert.True(t, pre.Disaggregated)
+	assert.Equal(t, expectedPod("prefill", "route me", "decode-0", "decode-1", "decode-2"), pre.PrefillWorkerID)
+	assert.Equal(t, UnsetDPRank, pre.PrefillDPRank)
+	assert.Equal(t, "tenant-a", pre.CacheNamespace)
+	require.Len(t, pre.TokenIDs, len("route me"))
+	assert.Equal(t, uint32('r')+1, pre.TokenIDs[0])
+
+	dec, err := r.RouteDecode(context.Background(), request, nil, true)
+	require.NoError(t, err)
+	assert.Equal(t, fnv64("decode:route me")%4, dec.DecodeWorkerID, "no pods: hash modulo the worker count")
+	assert.True(t, dec.Disaggregated)
+
+	assert.Equal(t, outstanding, capidouble.OutstandingRoutingResults(), "a routing result was not freed")
+}
+
+func TestRequestBookkeeping(t *testing.T) {
+	r := openRouters(t, false)
+	require.NoError(t, r.AddRequest("req-1", []uint32{1, 2, 3}, 7, UnsetDPRank, "tenant-a"))
+	assert.Equal(t, int64(1), r.outstandingRequests())
+	require.NoError(t, r.MarkPrefillComplete("req-1"))
+	require.NoError(t, r.FreeRequest("req-1"))
+	assert.Equal(t, int64(0), r.outstandingRequests())
+
+	err := r.FreeRequest("req-1")
+	var callErr *CallError
+	require.ErrorAs(t, err, &callErr)
+	assert.Equal(t, "free_request", callErr.Call)
+	assert.Equal(t, CodeQueryFailed, callErr.Code)
+	assert.Equal(t, "free_request: code 4 (query failed)", err.Error())
+}
+
+func TestPrefillReservationLifecycle(t *testing.T) {
+	r := openRouters(t, false)
+
+	require.NoError(t, r.BeginPrefillReservation("b-1"))
+	res, err := r.ReservePrefill(context.Background(), "b-1", request, pods)
+	require.NoError(t, err)
+	assert.Equal(t, expectedPod("prefill", "route me", "decode-0", "decode-1", "decode-2"), res.PrefillWorkerID)
+	assert.Equal(t, int64(1), r.outstandingBookings())
+	require.NoError(t, r.ReleasePrefillReservation("b-1"))
+	require.NoError(t, r.ReleasePrefillReservation("b-1"), "release is idempotent")
+	assert.Equal(t, int64(0), r.outstandingBookings())
+
+	// A cancelled pending booking cannot be reserved; release still cleans it.
+	require.NoError(t, r.BeginPrefillReservation("b-2"))
+	require.NoError(t, r.CancelPrefillReservation("b-2"))
+	_, err = r.ReservePrefill(context.Background(), "b-2", request, pods)
+	var callErr *CallError
+	require.ErrorAs(t, err, &callErr)
+	assert.Equal(t, "route_prefill_request_with_reservation", callErr.Call)
+	assert.Equal(t, CodeQueryFailed, callErr.Code)
+	require.NoError(t, r.ReleasePrefillReservation("b-2"))
+	assert.Equal(t, int64(0), r.outstandingBookings())
+
+	_, err = r.ReservePrefill(context.Background(), "never-begun", request, pods)
+	require.ErrorAs(t, err, &callErr)
+	assert.Equal(t, CodeInvalidParam, callErr.Code)
+}
+
+func TestEnforcedDisaggRefusesAggregatedDecode(t *testing.T) {
+	r := openRouters(t, true)
+	_, err := r.RouteDecode(context.Background(), request, pods, false)
+	var callErr *CallError
+	require.ErrorAs(t, err, &callErr)
+	assert.Equal(t, CodeDisaggEnforced, callErr.Code)
+}
+
+func TestCloseWaitsForCallsAndRefusesNewOnes(t *testing.T) {
+	t.Setenv("DYNAMO_DOUBLE_QUERY_DELAY_US", "200")
+	violations, outstanding := capidouble.Violations(), capidouble.OutstandingRoutingResults()
+	r, err := Open("dynamo", "", false)
+	require.NoError(t, err)
+
+	const workers = 12
+	var (
+		wg        sync.WaitGroup
+		successes atomic.Int64
+		enough    = make(chan struct{})
+		once      sync.Once
+		errs      = make(chan error, workers)
+	)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				var err error
+				if w%2 == 0 {
+					booking := fmt.Sprintf("w%d-%d", w, i)
+					if err = r.BeginPrefillReservation(booking); err == nil {
+						_, err = r.ReservePrefill(context.Background(), booking, request, pods)
+					}
+				} else {
+					_, err = r.RouteDecode(context.Background(), request, pods, false)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+				if successes.Add(1) >= 3*workers {
+					once.Do(func() { close(enough) })
+				}
+			}
+		}()
+	}
+	<-enough
+	require.NoError(t, r.Close())
+	require.NoError(t, r.Close())
+	wg.Wait()
+	close(errs)
+
+	for err := range errs {
+		// A reservation in flight when Close began is cancelled by Close.
+		var callErr *CallError
+		cancelled := errors.As(err, &callErr) && callErr.Call == "route_prefill_request_with_reservation" &&
+			callErr.Code == CodeTimeout
+		assert.True(t, errors.Is(err, ErrClosed) || cancelled, "unexpected error: %v", err)
+	}
+	assert.Equal(t, violations, capidouble.Violations(), "a call used a destroyed handle or destroy hit a call in flight")
+	assert.Equal(t, outstanding, capidouble.OutstandingRoutingResults())
+}
