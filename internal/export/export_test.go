@@ -127,7 +127,9 @@ func TestExportMatchesGitFormatPatch(t *testing.T) {
 
 var binaryData = regexp.MustCompile(`(?m)^GIT binary patch\n(?:.*\n)*?\n(?:(?:literal|delta) .*\n(?:.*\n)*?\n)?`)
 
-func withoutBinaryData(s string) string { return binaryData.ReplaceAllString(s, "GIT binary patch (data elided)\n") }
+func withoutBinaryData(s string) string {
+	return binaryData.ReplaceAllString(s, "GIT binary patch (data elided)\n")
+}
 
 func readDir(t testing.TB, dir string) map[string]string {
 	entries, err := os.ReadDir(dir)

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/epp-build/epp-build/internal/patchset"
+	"github.com/epp-build/epp-build/internal/recipe"
+	"github.com/epp-build/epp-build/internal/source"
+	"github.com/spf13/cobra"
+)
+
+// recipeFlags choose a recipe and where its upstream comes from; apply,
+// check and build share them.
+type recipeFlags struct {
+	version  string
+	dir      string
+	upstream string
+	source   string
+	cacheDir string
+}
+
+func (f *recipeFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.version, "version", "", "release version: a folder under --patches (see `epp-build versions`)")
+	cmd.Flags().StringVar(&f.dir, "recipe", "", "a recipe folder to use instead of --version (try a local series)")
+	cmd.Flags().StringVar(&f.upstream, "upstream", "", "git URL (or, with --source path, a local repository) to fetch instead of the recipe's")
+	cmd.Flags().StringVar(&f.source, "source", "auto", "where the upstream comes from: auto (git, then the Go module proxy), git, goproxy or path")
+	cmd.Flags().StringVar(&f.cacheDir, "cache-dir", "", "cache for fetched upstreams (default: the user cache folder + /epp-build)")
+}
+
+func (f *recipeFlags) load(g *globalFlags) (*recipe.Recipe, error) {
+	switch {
+	case f.version != "" && f.dir != "":
+		return nil, usageError{fmt.Errorf("--version and --recipe both given: choose one")}
+	case f.dir != "":
+		return recipe.Load(f.dir)
+	case f.version != "":
+		r, err := recipe.LoadVersion(g.patches, f.version)
+		if err != nil {
+			if _, ok := err.(*recipe.ValidationError); !ok && r == nil {
+				return nil, usageError{err}
+			}
+		}
+		return r, err
+	}
+	return nil, usageError{fmt.Errorf("--version or --recipe is required")}
+}
+
+// fetch runs the source stage for r.
+func (f *recipeFlags) fetch(ctx context.Context, r *recipe.Recipe, log io.Writer) (*source.Tree, error) {
+	kind, err := source.ParseKind(f.source)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return source.Fetch(ctx, source.Request{
+		Pin: r.Upstream, Kind: kind, Upstream: f.upstream, CacheDir: f.cacheDir,
+		Notice: func(format string, args ...any) { fmt.Fprintf(log, "notice: "+format+"\n", args...) },
+	})
+}
+
+// applyRecipe fetches the upstream and applies the series into out.
+func applyRecipe(ctx context.Context, f *recipeFlags, r *recipe.Recipe, out string, log io.Writer, quiet bool) (*patchset.Outcome, error) {
+	patches, err := patchset.LoadSeries(r)
+	if err != nil {
+		return nil, err
+	}
+	opt := patchset.Options{Branch: "epp-build/" + r.Version}
+	if !quiet {
+		opt.Progress = func(done, total int, p *patchset.Patch) {
+			fmt.Fprintf(log, "[%d/%d] %s\n", done+1, total, p.Name())
+		}
+	}
+	fetch := func(ctx context.Context) (patchset.Base, error) {
+		tree, err := f.fetch(ctx, r, log)
+		if err != nil {
+			return patchset.Base{}, err
+		}
+		return patchset.Base{UpstreamCommit: tree.Commit, Via: string(tree.Via), Materialize: tree.Materialize}, nil
+	}
+	return patchset.ApplyTo(ctx, r, patches, fetch, out, opt)
+}
+
+func newApplyCommand(g *globalFlags) *cobra.Command {
+	var f recipeFlags
+	var out string
+	var quiet bool
+	cmd := &cobra.Command{
+		Use:   "apply",
+		Short: "Fetch the pinned upstream and apply the version's patch series, one commit per patch",
+		Long: `apply fetches the upstream tree the recipe pins, verifies the commit, applies the
+patch series strictly (exact context; a hunk may move, which is reported; never fuzz)
+and leaves a git work tree in --out with one commit per patch. The upstream base is
+the ref refs/epp-build/upstream. The work happens beside --out and replaces it only
+when the whole series applied. Running apply again on its own output says whether it
+is already applied, or why it re-applies.
+
+` + exitCodesHelp,
+		Example: `  epp-build apply --version v0.7.0 --out ./gaie
+  epp-build apply --recipe ./my-series --out ./gaie-try
+  epp-build apply --version v0.7.0 --out ./gaie --source goproxy
+  epp-build apply --version v0.7.0 --out ./gaie --upstream https://mirror.example/gaie.git`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if out == "" {
+				return usageError{fmt.Errorf("--out is required: the folder to leave the patched tree in")}
+			}
+			r, err := f.load(g)
+			if err != nil {
+				return err
+			}
+			log := cmd.ErrOrStderr()
+			res, err := applyRecipe(cmd.Context(), &f, r, out, log, quiet)
+			if err != nil {
+				return err
+			}
+			rec := res.Record
+			if res.AlreadyApplied {
+				fmt.Fprintf(cmd.OutOrStdout(), "%s already holds %s (%d patches on %s); nothing to do\n", res.Dir, r.Version, len(rec.Patches), short(rec.UpstreamCommit))
+				return nil
+			}
+			for _, why := range res.Reasons {
+				fmt.Fprintf(log, "re-applying: %s\n", why)
+			}
+			for _, a := range rec.Patches {
+				for _, o := range a.Offsets {
+					fmt.Fprintf(log, "note: %s: %s hunk %s applied at offset %+d lines\n", a.File, o.File, o.Hunk, o.Lines)
+				}
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "applied %d patches of %s on %s (via %s) in %s, HEAD %s\n",
+				len(rec.Patches), r.Version, short(rec.UpstreamCommit), rec.Via, res.Dir, short(rec.Head))
+			return nil
+		},
+	}
+	f.register(cmd)
+	cmd.Flags().StringVar(&out, "out", "", "folder for the patched tree (created; replaced only by a tree of epp-build's)")
+	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no per-patch progress")
+	return cmd
+}
+
+func short(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
+}

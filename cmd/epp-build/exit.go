@@ -1,0 +1,52 @@
+package main
+
+import (
+	"context"
+	"errors"
+
+	"github.com/epp-build/epp-build/internal/patchset"
+	"github.com/epp-build/epp-build/internal/recipe"
+	"github.com/epp-build/epp-build/internal/source"
+)
+
+// usageError marks a mistake in how the command was called.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// staleError is check's finding.
+type staleError struct{ msg string }
+
+func (e staleError) Error() string { return e.msg }
+
+func exitCode(ctx context.Context, err error) int {
+	var (
+		usage    usageError
+		stale    staleError
+		conflict *patchset.ConflictError
+		fileErr  *patchset.FileError
+		parseErr *patchset.ParseError
+		unsafe   *patchset.UnsafeError
+		existing *patchset.ExistingTreeError
+		invalid  *recipe.ValidationError
+		mismatch *source.MismatchError
+	)
+	switch {
+	case err == nil:
+		return 0
+	case ctx.Err() != nil || errors.Is(err, context.Canceled):
+		return 130
+	case errors.As(err, &usage):
+		return 2
+	case errors.As(err, &conflict), errors.As(err, &fileErr):
+		return 3
+	case errors.As(err, &parseErr), errors.As(err, &unsafe), errors.As(err, &existing), errors.As(err, &invalid):
+		return 4
+	case errors.As(err, &mismatch):
+		return 5
+	case errors.As(err, &stale):
+		return 6
+	}
+	return 1
+}

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+const exitCodesHelp = `Exit codes:
+  0  success (also: already applied, nothing to do)
+  1  failure not listed below (I/O, network, a tool that failed)
+  2  usage: bad flags or arguments, unknown version
+  3  a patch does not apply (conflict, missing or existing file)
+  4  refused input: invalid recipe, unreadable or hostile patch, unsafe --out
+  5  upstream verification failed (commit, tag or module hash mismatch)
+  6  check: committed patches are stale
+  130 interrupted (nothing half-written is left behind)`
+
+type globalFlags struct {
+	patches string
+}
+
+func newRootCommand() *cobra.Command {
+	g := &globalFlags{}
+	root := &cobra.Command{
+		Use:   "epp-build",
+		Short: "Regenerate the Dynamo-enabled Endpoint Picker from upstream GAIE",
+		Long: `epp-build clones a pinned Gateway API Inference Extension (GAIE) version, applies
+a versioned patch series that adds Dynamo's routing plugins, and builds the
+multi-arch EPP image.
+
+` + exitCodesHelp,
+		Example: `  epp-build versions
+  epp-build apply --version v0.7.0 --out ./gaie
+  epp-build export --dir ./gaie --to patches/v0.7.0
+  epp-build check --version v0.7.0`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	defaultPatches := os.Getenv("EPP_BUILD_PATCHES")
+	if defaultPatches == "" {
+		defaultPatches = "patches"
+	}
+	root.PersistentFlags().StringVar(&g.patches, "patches", defaultPatches, "folder holding one recipe folder per version (env EPP_BUILD_PATCHES)")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(
+		newVersionsCommand(g),
+		newApplyCommand(g),
+		newExportCommand(g),
+		newCheckCommand(g),
+	)
+	return root
+}

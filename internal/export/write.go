@@ -1,0 +1,100 @@
+package export
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/epp-build/epp-build/internal/recipe"
+)
+
+// Write stores the series in the recipe folder dir: every patch file,
+// the recipe's patches list in order, and no stale *.patch files.
+func Write(dir string, patches []Patch) error {
+	keep := map[string]bool{}
+	names := make([]string, 0, len(patches))
+	for _, p := range patches {
+		path := filepath.Join(dir, p.Name)
+		if old, err := os.ReadFile(path); err != nil || !bytes.Equal(old, p.Data) {
+			if err := writeAtomic(path, p.Data); err != nil {
+				return fmt.Errorf("write %s: %w", path, err)
+			}
+		}
+		keep[p.Name] = true
+		names = append(names, p.Name)
+	}
+	stale, _ := filepath.Glob(filepath.Join(dir, "*.patch"))
+	for _, s := range stale {
+		if !keep[filepath.Base(s)] {
+			if err := os.Remove(s); err != nil {
+				return err
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, recipe.FileName)); err == nil {
+		return recipe.SetPatches(dir, names)
+	}
+	return nil
+}
+
+func writeAtomic(path string, data []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// Stale is a difference between the committed series and what export
+// produces.
+type Stale struct {
+	Patch  string
+	Reason string
+}
+
+func (s Stale) String() string { return s.Patch + ": " + s.Reason }
+
+// Compare lists every way the recipe's committed series differs from
+// patches: changed bytes, missing or extra files, a different order.
+func Compare(r *recipe.Recipe, patches []Patch) []Stale {
+	var out []Stale
+	produced := map[string]bool{}
+	for i, p := range patches {
+		produced[p.Name] = true
+		committed, err := os.ReadFile(filepath.Join(r.Dir, p.Name))
+		switch {
+		case err != nil:
+			out = append(out, Stale{p.Name, "export produces it but it is not committed"})
+		case !bytes.Equal(committed, p.Data):
+			out = append(out, Stale{p.Name, "committed file differs from what export produces (" + firstDifference(committed, p.Data) + ")"})
+		case i >= len(r.Patches) || r.Patches[i] != p.Name:
+			out = append(out, Stale{p.Name, fmt.Sprintf("is patch %d of the exported series but listed elsewhere in %s", i+1, recipe.FileName)})
+		}
+	}
+	for _, name := range r.Patches {
+		if !produced[name] {
+			out = append(out, Stale{name, "committed but export no longer produces it"})
+		}
+	}
+	return out
+}
+
+// firstDifference names the first line where two patch files differ.
+func firstDifference(a, b []byte) string {
+	al, bl := strings.SplitAfter(string(a), "\n"), strings.SplitAfter(string(b), "\n")
+	for i := 0; i < len(al) || i < len(bl); i++ {
+		var x, y string
+		if i < len(al) {
+			x = al[i]
+		}
+		if i < len(bl) {
+			y = bl[i]
+		}
+		if x != y {
+			return fmt.Sprintf("line %d: committed %q, export %q", i+1, strings.TrimSuffix(x, "\n"), strings.TrimSuffix(y, "\n"))
+		}
+	}
+	return "same lines"
+}
