@@ -24,7 +24,6 @@ type SmokeOptions struct {
 	Progress   string
 	Out        io.Writer
 	Keychain   authn.Keychain
-	Insecure   bool
 	RunnableOn map[string]bool // platforms buildkitd can run; nil = ask it
 }
 

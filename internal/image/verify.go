@@ -93,6 +93,10 @@ func Verify(ctx context.Context, ref string, platforms []string, ro RegistryOpti
 	if err != nil {
 		return nil, registryError(r.Context().RegistryStr(), fmt.Errorf("read index %s: %w", ref, err))
 	}
+	return verifyIndex(idx, ref, platforms)
+}
+
+func verifyIndex(idx v1.ImageIndex, ref string, platforms []string) (*Verified, error) {
 	dgst, err := idx.Digest()
 	if err != nil {
 		return nil, err

@@ -1,0 +1,161 @@
+// Package build turns a patched upstream tree into a verified multi-arch
+// EPP image: C API per arch -> EPP binaries -> one BuildKit solve -> push by
+// digest -> verify -> smoke -> tag -> report.
+package build
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/name"
+
+	"github.com/epp-build/epp-build/internal/capi"
+	"github.com/epp-build/epp-build/internal/image"
+	"github.com/epp-build/epp-build/internal/recipe"
+	"github.com/epp-build/epp-build/internal/report"
+)
+
+// PatchDigest names an applied patch and the SHA-256 of its file.
+type PatchDigest = report.Patch
+
+// TLSOptions are the client TLS files for a tcp:// buildkitd.
+type TLSOptions = image.TLSOptions
+
+// Input is the patched tree the apply stage produced.
+type Input struct {
+	Recipe         *recipe.Recipe // CAPI pin in Recipe.CAPI (may be nil with --capi-src)
+	TreeDir        string         // patched upstream work tree (read-only here)
+	UpstreamCommit string
+	UpstreamTime   time.Time // SOURCE_DATE_EPOCH
+	Patches        []PatchDigest
+}
+
+// Compile modes.
+const (
+	CompileHost      = "host"
+	CompileContainer = "container"
+)
+
+// Options are the build command's settings.
+type Options struct {
+	Image     string   // registry ref with tag, e.g. 127.0.0.1:5000/dynamo/epp:v0.7.0
+	Platforms []string // linux/amd64 and/or linux/arm64 (comma lists allowed)
+	Push      bool
+	OCITar    string
+	BuildKit  string // address; "" -> $BUILDKIT_HOST
+	TLS       TLSOptions
+	Insecure  bool   // plain-HTTP / untrusted registry
+	CAPISrc   string // local crate checkout instead of the recipe's pin
+	Compile   string // host|container
+	Progress  string // auto|plain|quiet
+	Report    string // JSON report path
+	// BuilderImage is the container-mode builder (Go + cross gcc).
+	BuilderImage string
+	// BaseImage is the runtime base ("" = ubuntu:24.04).
+	BaseImage string
+	// CacheDir holds the C API cache and build work folders.
+	CacheDir       string
+	Stdout, Stderr io.Writer
+
+	// MainPackage is the EPP's main package in the tree ("" = ./cmd/epp).
+	MainPackage string
+	// Env is the environment for cargo and go ("" = this process's).
+	Env []string
+}
+
+// C API defaults: Dynamo's crate and library names, and the generation the
+// v0.x line speaks.
+const (
+	defaultCrate      = "libdynamo_llm"
+	defaultLibrary    = "dynamo_llm_capi"
+	defaultGeneration = "pipeline"
+)
+
+// ErrCAPIPinNotWired is returned until the source stage fetches the pin.
+var ErrCAPIPinNotWired = errors.New("fetching the C API pin is not wired yet; pass --capi-src")
+
+type plan struct {
+	targets    []capi.Target
+	platforms  []string
+	tag        name.Tag
+	repository string
+	crate      string
+	library    string
+	generation string
+	mainPkg    string
+	baseImage  string
+}
+
+func (o *Options) validate(in Input) (*plan, error) {
+	var p plan
+	var problems []string
+	targets, err := capi.ParsePlatforms(o.Platforms)
+	if err != nil {
+		return nil, err // unsupported platform: the most specific message
+	}
+	p.targets = targets
+	for _, t := range targets {
+		p.platforms = append(p.platforms, t.Platform)
+	}
+	if !o.Push && o.OCITar == "" {
+		problems = append(problems, "nothing to export: pass --push and/or --oci-tar FILE")
+	}
+	if o.Image == "" {
+		problems = append(problems, "no image reference: pass --image REGISTRY/REPO:TAG")
+	} else {
+		var nopts []name.Option
+		if o.Insecure {
+			nopts = append(nopts, name.Insecure)
+		}
+		tag, err := name.NewTag(o.Image, nopts...)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("image %q: %v (want REGISTRY/REPO:TAG, no digest)", o.Image, err))
+		} else {
+			p.tag = tag
+			p.repository = tag.Context().Name()
+		}
+	}
+	switch o.Compile {
+	case "", CompileHost, CompileContainer:
+	default:
+		problems = append(problems, fmt.Sprintf("compile mode %q: use host or container", o.Compile))
+	}
+	if o.Compile == CompileContainer && o.BuilderImage == "" {
+		problems = append(problems, "container compile mode needs a builder image (Go and the cross C compilers)")
+	}
+	if o.Progress != "" && !slices.Contains(image.ProgressModes, o.Progress) {
+		problems = append(problems, fmt.Sprintf("progress %q: use %s", o.Progress, strings.Join(image.ProgressModes, ", ")))
+	}
+	if o.CacheDir == "" {
+		problems = append(problems, "no cache folder given")
+	}
+	if in.TreeDir == "" {
+		problems = append(problems, "no patched tree given")
+	}
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("build: %s", strings.Join(problems, "; "))
+	}
+	p.crate, p.library, p.generation = defaultCrate, defaultLibrary, defaultGeneration
+	if in.Recipe != nil && in.Recipe.CAPI != nil {
+		c := in.Recipe.CAPI
+		p.crate, p.library, p.generation = c.Crate, c.Library, c.Generation
+	}
+	p.mainPkg = o.MainPackage
+	if p.mainPkg == "" {
+		p.mainPkg = "./cmd/epp"
+	}
+	p.baseImage = o.BaseImage
+	if p.baseImage == "" {
+		p.baseImage = image.DefaultBaseImage
+	}
+	return &p, nil
+}
+
+// bindingHeader is the header of the cgo binding for a C API generation.
+func bindingHeader(generation string) string {
+	return "dynamo_llm_" + generation + ".h"
+}

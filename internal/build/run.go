@@ -1,0 +1,260 @@
+package build
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"github.com/epp-build/epp-build/internal/capi"
+	"github.com/epp-build/epp-build/internal/compile"
+	"github.com/epp-build/epp-build/internal/image"
+	"github.com/epp-build/epp-build/internal/report"
+)
+
+// binaryName is the EPP executable's name inside the image.
+const binaryName = "epp"
+
+// Run builds, pushes by digest, verifies, smoke-tests and only then tags
+// the image, and writes the report. On any failure before the tag step the
+// tag is neither created nor moved.
+func Run(ctx context.Context, in Input, opt Options) (*report.Report, error) {
+	p, err := opt.validate(in)
+	if err != nil {
+		return nil, err
+	}
+	if opt.CAPISrc == "" {
+		return nil, ErrCAPIPinNotWired
+	}
+	stdout, stderr := writerOr(opt.Stdout), writerOr(opt.Stderr)
+	rep := report.New()
+	rep.Inputs = report.Inputs{
+		UpstreamCommit:  in.UpstreamCommit,
+		SourceDateEpoch: in.UpstreamTime.Unix(),
+		Patches:         in.Patches,
+		Platforms:       p.platforms,
+	}
+	if in.Recipe != nil {
+		rep.Inputs.Version = in.Recipe.Version
+	}
+	if rep.Inputs.Patches == nil {
+		rep.Inputs.Patches = []report.Patch{}
+	}
+	stage := func(name string, start time.Time) { rep.Time(name, time.Since(start)) }
+
+	// Connect first: an unreachable buildkitd should fail in a second, not
+	// after minutes of cargo and go builds.
+	t0 := time.Now()
+	addr, err := image.Address(opt.BuildKit)
+	if err != nil {
+		return nil, err
+	}
+	bk, err := image.Connect(ctx, addr, opt.TLS)
+	if err != nil {
+		return nil, err
+	}
+	defer bk.Close()
+	stage("connect", t0)
+
+	work, err := workDirFor(opt.CacheDir, in.TreeDir)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Dir(work), 0o755); err != nil {
+		return nil, err
+	}
+	// Two builds of the same tree must not share the work folder at once.
+	lock := flock.New(work + ".lock")
+	if _, err := lock.TryLockContext(ctx, 200*time.Millisecond); err != nil {
+		return nil, fmt.Errorf("lock work folder %s: %w", work, err)
+	}
+	defer lock.Unlock()
+
+	// C API for every platform.
+	t0 = time.Now()
+	capiRes, err := capi.Build(ctx, capi.Options{
+		SrcDir: opt.CAPISrc, Crate: p.crate, Library: p.library,
+		Targets: p.targets, CacheDir: opt.CacheDir, Env: opt.Env, Log: stderr,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("C API: %w", err)
+	}
+	stage("capi", t0)
+	rep.Inputs.CAPI = report.CAPI{Source: "local", TreeHash: capiRes.TreeHash, Crate: p.crate, Library: p.library, Generation: p.generation}
+	if in.Recipe != nil && in.Recipe.CAPI != nil && opt.CAPISrc == "" {
+		rep.Inputs.CAPI.Source, rep.Inputs.CAPI.Commit = in.Recipe.CAPI.Repository, in.Recipe.CAPI.Commit
+	}
+	tc := capiRes.Toolchain
+	rep.Inputs.Toolchains = report.Toolchains{
+		Go: runtime.Version(), Rustc: firstLine(tc.RustcVersion), Cargo: tc.CargoVersion, CC: map[string]string{},
+		CompileMode: orDefault(opt.Compile, CompileHost), BaseImage: p.baseImage, BuilderImage: opt.BuilderImage,
+	}
+	for _, t := range p.targets {
+		rep.Inputs.Toolchains.CC[t.Platform] = filepath.Base(tc.CC[t.RustTriple]) + " " + tc.CCVersion[t.RustTriple]
+	}
+
+	// Build copy of the tree with the libraries staged next to the binding.
+	t0 = time.Now()
+	src := filepath.Join(work, "src")
+	if err := copyTree(in.TreeDir, src); err != nil {
+		return nil, fmt.Errorf("copy %s for the build: %w", in.TreeDir, err)
+	}
+	bindingDir, err := capi.FindBindingDir(src, bindingHeader(p.generation))
+	if err != nil {
+		return nil, err
+	}
+	if err := capi.Stage(capiRes, bindingDir, bindingHeader(p.generation), p.library); err != nil {
+		return nil, err
+	}
+	stage("stage", t0)
+
+	// Binaries (host mode) and the build context.
+	t0 = time.Now()
+	contextDir, dockerfile, binSizes, err := prepareContext(ctx, opt, p, work, src, bindingDir, capiRes, tc, stderr)
+	if err != nil {
+		return nil, err
+	}
+	stage("compile", t0)
+
+	// One solve for every platform, pushed by digest only.
+	t0 = time.Now()
+	ro := image.RegistryOptions{Insecure: opt.Insecure}
+	buildArgs := map[string]string{"BASE_IMAGE": p.baseImage}
+	if opt.BuilderImage != "" {
+		buildArgs["BUILDER_IMAGE"] = opt.BuilderImage
+	}
+	solved, err := image.Solve(ctx, bk, image.SolveOptions{
+		ContextDir: contextDir, Dockerfile: dockerfile, Platforms: p.platforms, BuildArgs: buildArgs,
+		Repository: p.repository, Push: opt.Push, OCITar: opt.OCITar, ImageName: p.tag.String(),
+		Insecure: opt.Insecure, SourceDateEpoch: in.UpstreamTime, Progress: opt.Progress, Out: stderr,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("image: %w", err)
+	}
+	stage("solve", t0)
+	rep.Outputs.IndexDigest = solved.Digest
+	rep.Outputs.OCITar = opt.OCITar
+	fmt.Fprintf(stdout, "index digest: %s\n", solved.Digest)
+
+	var images []image.PlatformImage
+	if opt.Push {
+		digestRef := p.repository + "@" + solved.Digest
+		t0 = time.Now()
+		v, err := image.Verify(ctx, digestRef, p.platforms, ro)
+		if err != nil {
+			return nil, fmt.Errorf("verify: %w", err)
+		}
+		stage("verify", t0)
+		images = v.Images
+		for _, img := range images {
+			fmt.Fprintf(stdout, "  %s %s (%d bytes)\n", img.Platform, img.Digest, img.Size)
+		}
+
+		t0 = time.Now()
+		sm, err := image.Smoke(ctx, bk, image.SmokeOptions{
+			Ref: digestRef, Images: images, WorkDir: work, Progress: opt.Progress, Out: stderr,
+		})
+		if err != nil {
+			return nil, err
+		}
+		stage("smoke", t0)
+		rep.Outputs.Smoke = &report.Smoke{Ran: sm.Ran, Skipped: sm.Skipped}
+
+		t0 = time.Now()
+		if err := image.Tag(ctx, p.tag.String(), digestRef, ro); err != nil {
+			return nil, fmt.Errorf("tag: %w", err)
+		}
+		stage("tag", t0)
+		rep.Outputs.Image = p.tag.String()
+		fmt.Fprintf(stdout, "tagged %s -> %s\n", p.tag.String(), solved.Digest)
+	} else {
+		t0 = time.Now()
+		v, err := image.VerifyOCITar(opt.OCITar, p.platforms)
+		if err != nil {
+			return nil, fmt.Errorf("verify: %w", err)
+		}
+		stage("verify", t0)
+		images = v.Images
+		for _, img := range images {
+			fmt.Fprintf(stdout, "  %s %s (%d bytes)\n", img.Platform, img.Digest, img.Size)
+		}
+		fmt.Fprintf(stderr, "smoke: skipped (needs a pushed image; pass --push)\n")
+	}
+	for _, img := range images {
+		pi := report.PlatformImage{Platform: img.Platform, Digest: img.Digest, Size: img.Size, BinarySize: binSizes[img.Platform]}
+		for _, a := range capiRes.Artifacts {
+			if a.Target.Platform == img.Platform {
+				pi.CAPICacheID, pi.CAPICached = a.Key, a.CacheHit
+			}
+		}
+		rep.Outputs.Images = append(rep.Outputs.Images, pi)
+	}
+	if opt.Report != "" {
+		if err := rep.Write(opt.Report); err != nil {
+			return rep, err
+		}
+		fmt.Fprintf(stdout, "report: %s\n", opt.Report)
+	}
+	return rep, nil
+}
+
+// prepareContext writes the build context for the compile mode and returns
+// its folder, the Dockerfile name and (host mode) each binary's size.
+func prepareContext(ctx context.Context, opt Options, p *plan, work, src, bindingDir string, res *capi.Result, tc *capi.Toolchain, log io.Writer) (string, string, map[string]int64, error) {
+	sizes := map[string]int64{}
+	if opt.Compile == CompileContainer {
+		// The context is the work folder: src/ plus the Dockerfile.
+		_ = os.RemoveAll(filepath.Join(work, "host"))
+		df := "Dockerfile.container"
+		if err := os.WriteFile(filepath.Join(work, df), []byte(image.ContainerDockerfile(binaryName, p.mainPkg)), 0o644); err != nil {
+			return "", "", nil, err
+		}
+		return work, df, sizes, nil
+	}
+	hostDir := filepath.Join(work, "host")
+	if err := os.RemoveAll(hostDir); err != nil {
+		return "", "", nil, err
+	}
+	var targets []compile.HostTarget
+	for _, t := range p.targets {
+		targets = append(targets, compile.HostTarget{Platform: t.Platform, GOARCH: t.GOARCH,
+			CC: tc.CC[t.RustTriple], LibDir: filepath.Join(bindingDir, "lib", t.GOARCH)})
+	}
+	bins, err := compile.Host(ctx, compile.HostOptions{ModuleDir: src, Package: p.mainPkg,
+		OutDir: filepath.Join(hostDir, "bin"), Binary: binaryName, Targets: targets, Env: opt.Env, Log: log})
+	if err != nil {
+		return "", "", nil, fmt.Errorf("compile: %w", err)
+	}
+	for _, b := range bins {
+		sizes[b.Platform] = b.Size
+	}
+	if err := os.WriteFile(filepath.Join(hostDir, "Dockerfile"), []byte(image.HostDockerfile(binaryName)), 0o644); err != nil {
+		return "", "", nil, err
+	}
+	return hostDir, "Dockerfile", sizes, nil
+}
+
+func writerOr(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}

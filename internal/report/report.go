@@ -1,0 +1,133 @@
+// Package report writes the JSON build report: what went into an image
+// (pins, patch hashes, toolchains) and what came out (digests, sizes,
+// stage timings).
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Patch is one applied patch and the SHA-256 of its file.
+type Patch struct {
+	Name   string `json:"name"`
+	SHA256 string `json:"sha256"`
+}
+
+// CAPI describes the C API source that was built.
+type CAPI struct {
+	Source     string `json:"source"` // repository URL or "local"
+	Commit     string `json:"commit,omitempty"`
+	TreeHash   string `json:"treeHash"`
+	Crate      string `json:"crate"`
+	Library    string `json:"library"`
+	Generation string `json:"generation"`
+}
+
+// Toolchains are the versions of every compiler involved.
+type Toolchains struct {
+	Go           string            `json:"go"`
+	Rustc        string            `json:"rustc"`
+	Cargo        string            `json:"cargo"`
+	CC           map[string]string `json:"cc"` // platform -> compiler and version
+	BuildKit     string            `json:"buildkit,omitempty"`
+	CompileMode  string            `json:"compileMode"`
+	BaseImage    string            `json:"baseImage"`
+	BuilderImage string            `json:"builderImage,omitempty"`
+}
+
+// Inputs is everything that determines the image.
+type Inputs struct {
+	Version         string     `json:"version,omitempty"`
+	UpstreamCommit  string     `json:"upstreamCommit"`
+	SourceDateEpoch int64      `json:"sourceDateEpoch"`
+	Patches         []Patch    `json:"patches"`
+	CAPI            CAPI       `json:"capi"`
+	Toolchains      Toolchains `json:"toolchains"`
+	Platforms       []string   `json:"platforms"`
+}
+
+// PlatformImage is one platform's image in the index.
+type PlatformImage struct {
+	Platform    string `json:"platform"`
+	Digest      string `json:"digest"`
+	Size        int64  `json:"size"`
+	BinarySize  int64  `json:"binarySize,omitempty"`
+	CAPICacheID string `json:"capiCacheKey,omitempty"`
+	CAPICached  bool   `json:"capiCached"`
+}
+
+// Smoke records which platforms ran the entrypoint.
+type Smoke struct {
+	Ran     []string          `json:"ran"`
+	Skipped map[string]string `json:"skipped,omitempty"`
+}
+
+// Outputs is what the build produced.
+type Outputs struct {
+	Image       string          `json:"image,omitempty"` // the tag, when pushed
+	IndexDigest string          `json:"indexDigest"`
+	OCITar      string          `json:"ociTar,omitempty"`
+	Images      []PlatformImage `json:"images"`
+	Smoke       *Smoke          `json:"smoke,omitempty"`
+}
+
+// Timing is one stage's wall time.
+type Timing struct {
+	Stage   string  `json:"stage"`
+	Seconds float64 `json:"seconds"`
+}
+
+// Report is the whole document.
+type Report struct {
+	Schema  int      `json:"schema"`
+	Created string   `json:"created"`
+	Inputs  Inputs   `json:"inputs"`
+	Outputs Outputs  `json:"outputs"`
+	Timings []Timing `json:"timings"`
+}
+
+// New returns an empty report of the current schema.
+func New() *Report {
+	return &Report{Schema: 1, Created: time.Now().UTC().Format(time.RFC3339)}
+}
+
+// Time records how long a stage took.
+func (r *Report) Time(stage string, d time.Duration) {
+	r.Timings = append(r.Timings, Timing{Stage: stage, Seconds: d.Seconds()})
+}
+
+// Write stores the report as indented JSON, atomically.
+func (r *Report) Write(path string) error {
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("report %s: %w", path, err)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("report %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("report %s: %w", path, err)
+	}
+	return nil
+}
+
+// Read loads a report written by Write.
+func Read(path string) (*Report, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r Report
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("report %s: %w", path, err)
+	}
+	return &r, nil
+}
