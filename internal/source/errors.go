@@ -1,0 +1,45 @@
+package source
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrCorrupt marks a cache entry that failed verification. Fetch drops such
+// an entry and fetches again; Materialize reports it and marks the entry so
+// the next Fetch replaces it.
+var ErrCorrupt = errors.New("cache entry corrupt")
+
+// MismatchError says the pinned ref resolved to another commit than the
+// recipe expects: the tag was moved upstream, or the recipe is wrong. It is
+// never retried through another source.
+type MismatchError struct {
+	Ref, Want, Got, Repository string
+}
+
+func (e *MismatchError) Error() string {
+	return fmt.Sprintf("%s at %s resolves to commit %s, but the recipe pins %s: the ref was moved upstream or upstream.commit is wrong (check the release, then fix upstream.ref or upstream.commit)",
+		e.Ref, e.Repository, e.Got, e.Want)
+}
+
+// fetchError is a failure to get the tree from a source (network, server,
+// missing ref): Auto may fall back to another source on it.
+type fetchError struct {
+	source Kind
+	err    error
+}
+
+func (e *fetchError) Error() string { return e.err.Error() }
+func (e *fetchError) Unwrap() error { return e.err }
+
+func asFetchError(kind Kind, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &fetchError{source: kind, err: err}
+}
+
+// corruptf builds an error wrapping ErrCorrupt.
+func corruptf(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrCorrupt, fmt.Sprintf(format, args...))
+}

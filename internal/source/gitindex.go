@@ -1,0 +1,96 @@
+package source
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/format/index"
+	"golang.org/x/sys/unix"
+)
+
+// indexEntry is one work-tree path with the stat data git's index keeps.
+type indexEntry struct {
+	path       string
+	mode       uint32
+	hash       [20]byte
+	ctime      time.Time
+	mtime      time.Time
+	dev, inode uint32
+	uid, gid   uint32
+	size       uint32
+}
+
+// setMtime dates a path (not following symlinks).
+func setMtime(name string, t time.Time) error {
+	ts := unix.NsecToTimespec(t.UnixNano())
+	return unix.UtimesNanoAt(unix.AT_FDCWD, name, []unix.Timespec{ts, ts}, unix.AT_SYMLINK_NOFOLLOW)
+}
+
+// statInto records the path's stat data as git would.
+func statInto(name string, e *indexEntry) error {
+	fi, err := os.Lstat(name)
+	if err != nil {
+		return err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		e.mtime = fi.ModTime()
+		e.size = uint32(fi.Size())
+		return nil
+	}
+	e.ctime = time.Unix(int64(st.Ctim.Sec), int64(st.Ctim.Nsec))
+	e.mtime = time.Unix(int64(st.Mtim.Sec), int64(st.Mtim.Nsec))
+	e.dev, e.inode = uint32(st.Dev), uint32(st.Ino)
+	e.uid, e.gid = st.Uid, st.Gid
+	e.size = uint32(st.Size)
+	return nil
+}
+
+// writeIndex writes a version 2 git index for the entries.
+func writeIndex(name string, entries []indexEntry) error {
+	idx := &index.Index{Version: 2}
+	for _, e := range entries {
+		entry := &index.Entry{
+			Hash:       plumbing.Hash(e.hash),
+			Name:       e.path,
+			CreatedAt:  e.ctime,
+			ModifiedAt: e.mtime,
+			Dev:        e.dev,
+			Inode:      e.inode,
+			Mode:       filemode.FileMode(e.mode),
+			UID:        e.uid,
+			GID:        e.gid,
+			Size:       e.size,
+		}
+		if e.mode == modeGitlink {
+			entry.CreatedAt, entry.ModifiedAt, entry.Size = time.Time{}, time.Time{}, 0
+		}
+		idx.Entries = append(idx.Entries, entry)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(name), "index-")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	w := bufio.NewWriterSize(tmp, 256<<10)
+	if err := index.NewEncoder(w).Encode(idx); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), name)
+}

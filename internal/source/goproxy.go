@@ -1,0 +1,227 @@
+package source
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"golang.org/x/mod/module"
+)
+
+// defaultGOPROXY is the go command's default.
+const defaultGOPROXY = "https://proxy.golang.org,direct"
+
+// proxyEntry is one element of the GOPROXY list.
+type proxyEntry struct {
+	url string // a proxy base URL, "direct" or "off"
+	// anyError: the next entry is tried after any error ("|"), not only
+	// after 404 or 410 (",").
+	anyError bool
+}
+
+// goproxySetting reads GOPROXY as the go command does: the environment
+// first, then the go env file (GOENV, or <config dir>/go/env), then the
+// default.
+func goproxySetting() string {
+	if v, ok := os.LookupEnv("GOPROXY"); ok && v != "" {
+		return v
+	}
+	envFile := os.Getenv("GOENV")
+	if envFile == "" {
+		if dir, err := os.UserConfigDir(); err == nil {
+			envFile = filepath.Join(dir, "go", "env")
+		}
+	}
+	if envFile != "" && envFile != "off" {
+		if f, err := os.Open(envFile); err == nil {
+			defer f.Close()
+			sc := bufio.NewScanner(f)
+			for sc.Scan() {
+				if v, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "GOPROXY="); ok && v != "" {
+					return v
+				}
+			}
+		}
+	}
+	return defaultGOPROXY
+}
+
+// parseGOPROXY splits a GOPROXY value into its entries.
+func parseGOPROXY(v string) ([]proxyEntry, error) {
+	var out []proxyEntry
+	for v != "" {
+		i := strings.IndexAny(v, ",|")
+		item, sep := v, byte(0)
+		if i >= 0 {
+			item, sep = v[:i], v[i]
+			v = v[i+1:]
+		} else {
+			v = ""
+		}
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		if item != "direct" && item != "off" {
+			u, err := url.Parse(item)
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "file") {
+				return nil, fmt.Errorf("GOPROXY entry %q is not an http(s):// or file:// URL, direct or off", item)
+			}
+		}
+		out = append(out, proxyEntry{url: strings.TrimSuffix(item, "/"), anyError: sep == '|'})
+	}
+	if len(out) == 0 {
+		return nil, errors.New("GOPROXY is empty")
+	}
+	return out, nil
+}
+
+// errProxyNotFound is a 404 or 410: the next "," entry may have it.
+var errProxyNotFound = errors.New("not found")
+
+// proxyClient downloads one module version's files through the GOPROXY list.
+type proxyClient struct {
+	entries []proxyEntry
+	http    *http.Client
+}
+
+func newProxyClient() (*proxyClient, error) {
+	setting := goproxySetting()
+	entries, err := parseGOPROXY(setting)
+	if err != nil {
+		return nil, err
+	}
+	return &proxyClient{entries: entries, http: http.DefaultClient}, nil
+}
+
+// download fetches <module>/@v/<version><suffix> and writes it to w; it
+// returns the proxy that served it. Entries are tried in GOPROXY order.
+func (p *proxyClient) download(ctx context.Context, mod, version, suffix string, open func() (io.WriteCloser, error)) (string, error) {
+	escMod, err := module.EscapePath(mod)
+	if err != nil {
+		return "", fmt.Errorf("module path %q: %w", mod, err)
+	}
+	escVer, err := module.EscapeVersion(version)
+	if err != nil {
+		return "", fmt.Errorf("module version %q: %w", version, err)
+	}
+	rel := escMod + "/@v/" + escVer + suffix
+	var errs []string
+	for _, e := range p.entries {
+		var err error
+		switch e.url {
+		case "off":
+			errs = append(errs, "GOPROXY=off disallows module downloads")
+			return "", fmt.Errorf("module proxy %s@%s%s: %s", mod, version, suffix, strings.Join(errs, "; "))
+		case "direct":
+			// The go command would clone the repository here; the git source
+			// does that job, so "direct" serves nothing in this source.
+			err = fmt.Errorf("direct: %w (direct means version control, use the git source for that)", errProxyNotFound)
+		default:
+			err = p.get(ctx, e.url, rel, open)
+			if err == nil {
+				return e.url, nil
+			}
+			err = fmt.Errorf("%s: %w", e.url, err)
+		}
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		errs = append(errs, err.Error())
+		if !e.anyError && !errors.Is(err, errProxyNotFound) {
+			break
+		}
+	}
+	return "", fmt.Errorf("module proxy %s@%s%s: %s (GOPROXY=%s)", mod, version, suffix, strings.Join(errs, "; "), goproxySetting())
+}
+
+// get fetches base/rel into a writer from open.
+func (p *proxyClient) get(ctx context.Context, base, rel string, open func() (io.WriteCloser, error)) error {
+	var body io.ReadCloser
+	if strings.HasPrefix(base, "file://") {
+		f, err := os.Open(filepath.Join(strings.TrimPrefix(base, "file://"), filepath.FromSlash(rel)))
+		if errors.Is(err, os.ErrNotExist) {
+			return errProxyNotFound
+		}
+		if err != nil {
+			return err
+		}
+		body = f
+	} else {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/"+rel, nil)
+		if err != nil {
+			return err
+		}
+		resp, err := p.http.Do(req)
+		if err != nil {
+			return err
+		}
+		if resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone {
+			resp.Body.Close()
+			return fmt.Errorf("%s: %w", resp.Status, errProxyNotFound)
+		}
+		if resp.StatusCode != http.StatusOK {
+			msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+			resp.Body.Close()
+			return fmt.Errorf("%s: %s", resp.Status, strings.TrimSpace(string(msg)))
+		}
+		body = resp.Body
+	}
+	defer body.Close()
+	w, err := open()
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(w, body); err != nil {
+		w.Close()
+		return err
+	}
+	return w.Close()
+}
+
+// moduleInfo is the proxy's .info document.
+type moduleInfo struct {
+	Version string
+	Time    time.Time
+	Origin  *struct {
+		VCS, URL, Hash, Ref string
+	}
+}
+
+// info downloads and decodes <module>/@v/<version>.info.
+func (p *proxyClient) info(ctx context.Context, mod, version string) (*moduleInfo, string, error) {
+	var buf bufferCloser
+	proxy, err := p.download(ctx, mod, version, ".info", func() (io.WriteCloser, error) {
+		buf.Reset()
+		return &buf, nil
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	var info moduleInfo
+	if err := json.Unmarshal(buf.Bytes(), &info); err != nil {
+		return nil, "", fmt.Errorf("module proxy %s: %s@%s.info: %w", proxy, mod, version, err)
+	}
+	return &info, proxy, nil
+}
+
+// zip downloads <module>/@v/<version>.zip to path.
+func (p *proxyClient) zip(ctx context.Context, mod, version, path string) (string, error) {
+	return p.download(ctx, mod, version, ".zip", func() (io.WriteCloser, error) {
+		return os.Create(path)
+	})
+}
+
+type bufferCloser struct{ strings.Builder }
+
+func (b *bufferCloser) Close() error  { return nil }
+func (b *bufferCloser) Bytes() []byte { return []byte(b.String()) }

@@ -1,0 +1,264 @@
+package source
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha1"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"sync"
+	"time"
+)
+
+// Materialize makes dst (which must not exist; its parent must) a complete
+// git work tree at BaseCommit. Every file is checked against its blob hash
+// while it is copied from the cache; a mismatch fails with an error wrapping
+// ErrCorrupt that names the file, marks the cache entry so the next Fetch
+// replaces it, and leaves no dst. The pack is hard-linked (or copied) into
+// dst/.git; work-tree files are always copied, because users edit them.
+func (t *Tree) Materialize(ctx context.Context, dst string) (err error) {
+	if t.entry == nil {
+		return errors.New("materialize: the tree does not come from source.Fetch")
+	}
+	if _, err := os.Lstat(dst); err == nil {
+		return fmt.Errorf("materialize %s: it already exists (choose a new folder or remove it)", dst)
+	}
+	if fi, err := os.Stat(filepath.Dir(dst)); err != nil || !fi.IsDir() {
+		return fmt.Errorf("materialize %s: parent folder %s does not exist", dst, filepath.Dir(dst))
+	}
+	if err := os.Mkdir(dst, 0o755); err != nil {
+		return fmt.Errorf("materialize %s: %w", dst, err)
+	}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(dst)
+			if errors.Is(err, ErrCorrupt) {
+				markCorrupt(t.dir, err)
+				err = fmt.Errorf("materialize %s from cache entry %s: %w (the entry is dropped at the next fetch; run again)", dst, t.dir, err)
+			} else {
+				err = fmt.Errorf("materialize %s: %w", dst, err)
+			}
+		}
+	}()
+
+	packCheck := make(chan error, 1)
+	go func() { packCheck <- t.verifyPackChecksums() }()
+
+	entries, err := t.copyFiles(ctx, dst)
+	if perr := <-packCheck; err == nil {
+		err = perr
+	}
+	if err != nil {
+		return err
+	}
+	gitDir := filepath.Join(dst, ".git")
+	if err := writeGitDir(gitDir, t.entry, false); err != nil {
+		return err
+	}
+	if err := t.linkPack(gitDir); err != nil {
+		return err
+	}
+	return writeIndex(filepath.Join(gitDir, "index"), entries)
+}
+
+// copyFiles copies the cached files into dst in parallel, verifying each
+// against its blob hash, and returns their index entries.
+func (t *Tree) copyFiles(ctx context.Context, dst string) ([]indexEntry, error) {
+	files := t.entry.Files
+	if err := makeDirs(dst, files); err != nil {
+		return nil, err
+	}
+	// Files are dated a second before the index is written, so git never
+	// sees them as "racily clean" and re-hashes them on the first status.
+	stamp := time.Now().Add(-time.Second)
+	out := make([]indexEntry, len(files))
+	jobs := make(chan int)
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+	)
+	fail := func(err error) {
+		mu.Lock()
+		if firstErr == nil {
+			firstErr = err
+		}
+		mu.Unlock()
+	}
+	workers := min(max(2*runtime.GOMAXPROCS(0), 4), 16)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				e, err := copyOne(t.Files, dst, files[i], stamp)
+				if err != nil {
+					fail(err)
+					continue
+				}
+				out[i] = e
+			}
+		}()
+	}
+	for i := range files {
+		if ctx.Err() != nil {
+			fail(ctx.Err())
+			break
+		}
+		mu.Lock()
+		stop := firstErr != nil
+		mu.Unlock()
+		if stop {
+			break
+		}
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	return out, firstErr
+}
+
+// makeDirs creates every folder the file list needs, parents first.
+func makeDirs(dst string, files []fileEntry) error {
+	dirs := map[string]bool{}
+	for _, f := range files {
+		for d := path.Dir(f.Path); d != "." && !dirs[d]; d = path.Dir(d) {
+			dirs[d] = true
+		}
+	}
+	sorted := make([]string, 0, len(dirs))
+	for d := range dirs {
+		sorted = append(sorted, d)
+	}
+	sort.Strings(sorted)
+	for _, d := range sorted {
+		if err := os.Mkdir(filepath.Join(dst, filepath.FromSlash(d)), 0o755); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// copyOne copies one file, symlink or submodule folder and stats the result.
+func copyOne(srcRoot, dstRoot string, f fileEntry, stamp time.Time) (indexEntry, error) {
+	rel := filepath.FromSlash(f.Path)
+	src, dst := filepath.Join(srcRoot, rel), filepath.Join(dstRoot, rel)
+	want, err := parseHash(f.Hash)
+	if err != nil {
+		return indexEntry{}, corruptf("%s: %v", f.Path, err)
+	}
+	e := indexEntry{path: f.Path, mode: f.indexMode(), hash: want}
+	switch {
+	case f.isGitlink():
+		return e, os.Mkdir(dst, 0o755)
+	case f.isSymlink():
+		target, err := os.Readlink(src)
+		if err != nil {
+			return e, corruptf("%s: %v", f.Path, err)
+		}
+		if got := objectHash("blob", []byte(target)); got != want {
+			return e, corruptf("symlink %s points at %q (blob %x), the tree has blob %s", f.Path, target, got, f.Hash)
+		}
+		if err := os.Symlink(target, dst); err != nil {
+			return e, err
+		}
+	default:
+		data, err := os.ReadFile(src)
+		if err != nil {
+			return e, corruptf("%s: %v", f.Path, err)
+		}
+		if got := objectHash("blob", data); got != want {
+			return e, corruptf("file %s has content hash %x, the tree has blob %s", f.Path, got, f.Hash)
+		}
+		perm := os.FileMode(0o644)
+		if f.isExec() {
+			perm = 0o755
+		}
+		if err := writeNew(dst, data, perm); err != nil {
+			return e, err
+		}
+	}
+	if err := setMtime(dst, stamp); err != nil {
+		return e, err
+	}
+	return e, statInto(dst, &e)
+}
+
+// writeNew writes a file that must not exist yet with perm (less the umask,
+// as git checks files out).
+func writeNew(name string, data []byte, perm os.FileMode) error {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// verifyPackChecksums recomputes the SHA-1 trailers of the pack and its
+// index, which cover every object byte.
+func (t *Tree) verifyPackChecksums() error {
+	dir := packDir(t.GitDir)
+	for _, name := range []string{t.entry.Pack + ".pack", t.entry.Pack + ".idx"} {
+		if err := verifyTrailer(filepath.Join(dir, name)); err != nil {
+			return corruptf("%s: %v", name, err)
+		}
+	}
+	return nil
+}
+
+func verifyTrailer(name string) error {
+	f, err := os.Open(name)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if fi.Size() < 20 {
+		return errors.New("truncated")
+	}
+	h := sha1.New()
+	if _, err := io.Copy(h, io.NewSectionReader(f, 0, fi.Size()-20)); err != nil {
+		return err
+	}
+	trailer := make([]byte, 20)
+	if _, err := f.ReadAt(trailer, fi.Size()-20); err != nil {
+		return err
+	}
+	if !bytes.Equal(h.Sum(nil), trailer) {
+		return fmt.Errorf("checksum %x does not match its content", trailer)
+	}
+	return nil
+}
+
+// linkPack hard-links the pack and its index into gitDir (packs are never
+// modified in place, so sharing them is safe), copying across file systems.
+func (t *Tree) linkPack(gitDir string) error {
+	for _, ext := range []string{".pack", ".idx"} {
+		src := filepath.Join(packDir(t.GitDir), t.entry.Pack+ext)
+		dst := filepath.Join(packDir(gitDir), t.entry.Pack+ext)
+		if err := os.Link(src, dst); err == nil {
+			continue
+		}
+		data, err := os.ReadFile(src)
+		if err != nil {
+			return corruptf("%v", err)
+		}
+		if err := writeNew(dst, data, 0o444); err != nil {
+			return err
+		}
+	}
+	return nil
+}

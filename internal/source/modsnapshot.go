@@ -1,0 +1,175 @@
+package source
+
+import (
+	"archive/zip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/memory"
+	"golang.org/x/mod/module"
+	"golang.org/x/mod/sumdb/dirhash"
+	modzip "golang.org/x/mod/zip"
+)
+
+// Identity of the commit synthesized from a module zip.
+const (
+	synthName  = "epp-build"
+	synthEmail = "epp-build@invalid"
+)
+
+// fetchGoProxy downloads the pinned module version, checks its h1: hash and
+// origin commit, and caches it as a single synthesized commit.
+func fetchGoProxy(ctx context.Context, c *cache, req Request) (*Tree, error) {
+	pin := req.Pin
+	if !req.hasModule() {
+		return nil, errors.New("the goproxy source needs upstream.module, upstream.moduleVersion and upstream.moduleHash in the recipe")
+	}
+	sum := sha256.Sum256([]byte(pin.Module + "@" + pin.ModuleVersion + " " + pin.ModuleHash))
+	key := "mod-" + hex.EncodeToString(sum[:])
+	want := expectation{commit: pin.Commit, module: pin.Module, moduleVersion: pin.ModuleVersion, moduleHash: pin.ModuleHash}
+	return c.get(ctx, key, want, func(ctx context.Context, tmp string) (*entryMeta, error) {
+		proxies, err := newProxyClient()
+		if err != nil {
+			return nil, err
+		}
+		mv := pin.Module + "@" + pin.ModuleVersion
+		info, proxy, err := proxies.info(ctx, pin.Module, pin.ModuleVersion)
+		if err != nil {
+			return nil, err
+		}
+		if info.Origin == nil || info.Origin.Hash == "" {
+			return nil, fmt.Errorf("module proxy %s: %s.info has no Origin, so the commit it was built from cannot be checked against upstream.commit %s; refusing it (use the git source)", proxy, mv, pin.Commit)
+		}
+		if info.Origin.Hash != pin.Commit {
+			return nil, &MismatchError{Ref: mv, Want: pin.Commit, Got: info.Origin.Hash, Repository: proxy}
+		}
+		zipPath := filepath.Join(tmp, "module.zip")
+		defer os.Remove(zipPath)
+		if proxy, err = proxies.zip(ctx, pin.Module, pin.ModuleVersion, zipPath); err != nil {
+			return nil, err
+		}
+		got, err := dirhash.HashZip(zipPath, dirhash.Hash1)
+		if err != nil {
+			return nil, fmt.Errorf("module zip %s from %s: %w", mv, proxy, err)
+		}
+		if got != pin.ModuleHash {
+			return nil, fmt.Errorf("module zip %s from %s has hash %s, but the recipe pins upstream.moduleHash %s: the proxy served other content or the recipe is wrong", mv, proxy, got, pin.ModuleHash)
+		}
+		s := memory.NewStorage()
+		commit, err := commitFromZip(s, zipPath, module.Version{Path: pin.Module, Version: pin.ModuleVersion}, info)
+		if err != nil {
+			return nil, fmt.Errorf("module zip %s: %w", mv, err)
+		}
+		if err := os.Remove(zipPath); err != nil {
+			return nil, err
+		}
+		m := &entryMeta{Via: GoProxy, Commit: pin.Commit, Origin: proxy + " " + mv, Ref: pin.Ref,
+			Module: pin.Module, ModuleVersion: pin.ModuleVersion, ModuleHash: pin.ModuleHash}
+		if err := buildFromObjects(ctx, tmp, s, commit, m); err != nil {
+			return nil, err
+		}
+		return m, nil
+	})
+}
+
+// commitFromZip stores the zip's files as blobs and trees in s and makes
+// them one parentless commit dated at the proxy's time.
+func commitFromZip(s *memory.Storage, zipPath string, mv module.Version, info *moduleInfo) (plumbing.Hash, error) {
+	if _, err := modzip.CheckZip(mv, zipPath); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	zr, err := zip.OpenReader(zipPath)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	defer zr.Close()
+	prefix := mv.Path + "@" + mv.Version + "/"
+	var files []fileEntry
+	for _, f := range zr.File {
+		name, ok := strings.CutPrefix(f.Name, prefix)
+		if !ok || strings.HasSuffix(f.Name, "/") {
+			continue // CheckZip has already refused anything outside the prefix
+		}
+		h, size, err := storeZipBlob(s, f)
+		if err != nil {
+			return plumbing.ZeroHash, fmt.Errorf("%s: %w", f.Name, err)
+		}
+		// Module zips carry no modes: every file is a plain 644 file.
+		files = append(files, fileEntry{Path: name, Mode: modeRegular, Hash: h.String(), Size: size})
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	root, err := storeTrees(s, files)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	sig := object.Signature{Name: synthName, Email: synthEmail, When: info.Time.UTC()}
+	c := &object.Commit{
+		Author:    sig,
+		Committer: sig,
+		TreeHash:  root,
+		Message: fmt.Sprintf("%s@%s from the Go module proxy\n\n"+
+			"Upstream commit %s (%s %s).\n"+
+			"Files as served by the module proxy; executable bits and nested modules are not carried.\n",
+			mv.Path, mv.Version, info.Origin.Hash, info.Origin.URL, info.Origin.Ref),
+	}
+	obj := s.NewEncodedObject()
+	if err := c.Encode(obj); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return s.SetEncodedObject(obj)
+}
+
+func storeZipBlob(s *memory.Storage, f *zip.File) (plumbing.Hash, int64, error) {
+	r, err := f.Open()
+	if err != nil {
+		return plumbing.ZeroHash, 0, err
+	}
+	defer r.Close()
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return plumbing.ZeroHash, 0, err
+	}
+	obj := s.NewEncodedObject()
+	obj.SetType(plumbing.BlobObject)
+	obj.SetSize(int64(len(data)))
+	w, err := obj.Writer()
+	if err != nil {
+		return plumbing.ZeroHash, 0, err
+	}
+	if _, err := w.Write(data); err != nil {
+		return plumbing.ZeroHash, 0, err
+	}
+	w.Close()
+	h, err := s.SetEncodedObject(obj)
+	return h, int64(len(data)), err
+}
+
+// storeTrees writes the tree objects for files into s and returns the root.
+func storeTrees(s *memory.Storage, files []fileEntry) (plumbing.Hash, error) {
+	var storeErr error
+	root, _, err := buildTrees(files, func(body []byte) {
+		obj := s.NewEncodedObject()
+		obj.SetType(plumbing.TreeObject)
+		obj.SetSize(int64(len(body)))
+		w, _ := obj.Writer()
+		w.Write(body)
+		w.Close()
+		if _, err := s.SetEncodedObject(obj); err != nil && storeErr == nil {
+			storeErr = err
+		}
+	})
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return plumbing.Hash(root), storeErr
+}

@@ -1,0 +1,157 @@
+package source
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+)
+
+// buildFromObjects fills an entry folder from a commit held in s: the
+// checked-out files, a pack with exactly the commit, its trees and blobs,
+// and the bare repository around it. It completes m (base commit, tree,
+// time, file list, pack).
+func buildFromObjects(ctx context.Context, tmp string, s storer.EncodedObjectStorer, commit plumbing.Hash, m *entryMeta) error {
+	c, err := object.GetCommit(s, commit)
+	if err != nil {
+		return fmt.Errorf("read commit %s: %w", commit, err)
+	}
+	root, err := c.Tree()
+	if err != nil {
+		return fmt.Errorf("read tree of commit %s: %w", commit, err)
+	}
+	w := &snapshotWriter{ctx: ctx, s: s, files: filepath.Join(tmp, filesName), seen: map[plumbing.Hash]bool{}}
+	w.add(commit)
+	w.add(root.Hash)
+	if err := os.Mkdir(w.files, 0o755); err != nil {
+		return err
+	}
+	if err := w.walk(root, ""); err != nil {
+		return err
+	}
+	gitDir := filepath.Join(tmp, gitDirName)
+	pack, err := writePack(gitDir, s, w.objects)
+	if err != nil {
+		return err
+	}
+	m.BaseCommit = commit.String()
+	m.Tree = root.Hash.String()
+	m.Time = c.Committer.When
+	// The pack never carries parents, so any parent makes the commit shallow.
+	m.Shallow = len(c.ParentHashes) > 0
+	m.Pack = pack
+	m.Files = w.entries
+	return writeBareRepo(gitDir, m)
+}
+
+type snapshotWriter struct {
+	ctx     context.Context
+	s       storer.EncodedObjectStorer
+	files   string
+	seen    map[plumbing.Hash]bool
+	objects []plumbing.Hash
+	entries []fileEntry
+}
+
+func (w *snapshotWriter) add(h plumbing.Hash) {
+	if !w.seen[h] {
+		w.seen[h] = true
+		w.objects = append(w.objects, h)
+	}
+}
+
+// walk writes the tree's files under prefix, depth first in tree order.
+func (w *snapshotWriter) walk(t *object.Tree, prefix string) error {
+	if err := w.ctx.Err(); err != nil {
+		return err
+	}
+	for _, e := range t.Entries {
+		if err := checkEntryName(e.Name); err != nil {
+			return fmt.Errorf("upstream tree %s: entry %q in %q: %w", t.Hash, e.Name, prefix, err)
+		}
+		rel := path.Join(prefix, e.Name)
+		full := filepath.Join(w.files, filepath.FromSlash(rel))
+		switch e.Mode {
+		case filemode.Dir:
+			sub, err := object.GetTree(w.s, e.Hash)
+			if err != nil {
+				return fmt.Errorf("read tree %s (%s): %w", e.Hash, rel, err)
+			}
+			w.add(e.Hash)
+			if err := os.Mkdir(full, 0o755); err != nil {
+				return err
+			}
+			if err := w.walk(sub, rel); err != nil {
+				return err
+			}
+		case filemode.Submodule:
+			// A submodule is an empty folder in a fresh checkout.
+			if err := os.Mkdir(full, 0o755); err != nil {
+				return err
+			}
+			w.entries = append(w.entries, fileEntry{Path: rel, Mode: uint32(e.Mode), Hash: e.Hash.String()})
+		default:
+			size, err := w.writeBlob(e, full)
+			if err != nil {
+				return fmt.Errorf("write %s: %w", rel, err)
+			}
+			w.add(e.Hash)
+			w.entries = append(w.entries, fileEntry{Path: rel, Mode: uint32(e.Mode), Hash: e.Hash.String(), Size: size})
+		}
+	}
+	return nil
+}
+
+func (w *snapshotWriter) writeBlob(e object.TreeEntry, full string) (int64, error) {
+	blob, err := object.GetBlob(w.s, e.Hash)
+	if err != nil {
+		return 0, fmt.Errorf("read blob %s: %w", e.Hash, err)
+	}
+	r, err := blob.Reader()
+	if err != nil {
+		return 0, err
+	}
+	defer r.Close()
+	if e.Mode == filemode.Symlink {
+		target, err := io.ReadAll(r)
+		if err != nil {
+			return 0, err
+		}
+		return blob.Size, os.Symlink(string(target), full)
+	}
+	perm := os.FileMode(0o644)
+	if uint32(e.Mode)&0o111 != 0 {
+		perm = 0o755
+	}
+	f, err := os.OpenFile(full, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := io.Copy(f, r); err != nil {
+		f.Close()
+		return 0, err
+	}
+	return blob.Size, f.Close()
+}
+
+// checkEntryName refuses tree entry names that would escape the folder or
+// touch git's own metadata when checked out.
+func checkEntryName(name string) error {
+	switch {
+	case name == "", name == ".", name == "..":
+		return fmt.Errorf("invalid name")
+	case strings.ContainsAny(name, "/\x00"):
+		return fmt.Errorf("name contains a slash or NUL")
+	case strings.EqualFold(name, ".git"):
+		return fmt.Errorf("a .git entry would overwrite repository metadata")
+	}
+	return nil
+}

@@ -1,0 +1,128 @@
+package source
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"time"
+
+	"github.com/epp-build/epp-build/internal/recipe"
+)
+
+// Request says which upstream tree to fetch and how.
+type Request struct {
+	// Pin is the recipe's upstream: repository, ref (tag or commit),
+	// expected commit and, optionally, the module version that carries the
+	// same tree on the Go module proxy.
+	Pin recipe.Upstream
+	// Kind selects the source; "" means Auto.
+	Kind Kind
+	// Upstream overrides Pin.Repository: a git URL, or for Path a local
+	// repository folder.
+	Upstream string
+	// CacheDir is the cache root; "" means os.UserCacheDir()/epp-build.
+	CacheDir string
+	// Notice receives one-line notices (fallbacks, dropped cache entries);
+	// may be nil.
+	Notice func(format string, args ...any)
+}
+
+// Tree is a verified upstream snapshot held in the cache; read-only for
+// callers.
+type Tree struct {
+	// Commit is the upstream commit the recipe pins (always Pin.Commit).
+	Commit string
+	// BaseCommit is the commit object in GitDir: Commit for git and path,
+	// a synthesized commit for goproxy.
+	BaseCommit string
+	// Time is the upstream commit time (committer date); for goproxy the
+	// proxy's .info Time.
+	Time time.Time
+	// Via is the source that produced the entry (never Auto).
+	Via Kind
+	// GitDir is a bare repository holding BaseCommit, its tree and blobs.
+	GitDir string
+	// Files holds the checked-out files of BaseCommit.
+	Files string
+
+	entry *entryMeta
+	dir   string
+}
+
+var fullHash = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
+// Fetch returns the verified tree the request pins, from the cache when a
+// valid entry exists, otherwise from the selected source.
+func Fetch(ctx context.Context, req Request) (*Tree, error) {
+	if !fullHash.MatchString(req.Pin.Commit) {
+		return nil, fmt.Errorf("upstream commit %q: must be the full 40-hex-digit commit the ref resolves to", req.Pin.Commit)
+	}
+	kind := req.Kind
+	if kind == "" {
+		kind = Auto
+	}
+	c, err := openCache(req.CacheDir, req.notice)
+	if err != nil {
+		return nil, err
+	}
+	switch kind {
+	case Git:
+		return fetchGit(ctx, c, req)
+	case Path:
+		return fetchPath(ctx, c, req)
+	case GoProxy:
+		return fetchGoProxy(ctx, c, req)
+	case Auto:
+		return fetchAuto(ctx, c, req)
+	}
+	return nil, fmt.Errorf("unknown source kind %q (use auto, git, goproxy or path)", kind)
+}
+
+// fetchAuto tries git and falls back to the module proxy when git cannot be
+// reached. A commit mismatch is never papered over by another source.
+func fetchAuto(ctx context.Context, c *cache, req Request) (*Tree, error) {
+	tree, err := fetchGit(ctx, c, req)
+	if err == nil {
+		return tree, nil
+	}
+	var fe *fetchError
+	if !errors.As(err, &fe) || ctx.Err() != nil {
+		return nil, err
+	}
+	if !req.hasModule() {
+		return nil, fmt.Errorf("%w (the recipe has no upstream.module, so there is no Go module proxy fallback)", err)
+	}
+	req.notice("git fetch of %s failed (%s); using the Go module proxy for %s@%s",
+		req.repository(), shortReason(err), req.Pin.Module, req.Pin.ModuleVersion)
+	return fetchGoProxy(ctx, c, req)
+}
+
+func (r Request) notice(format string, args ...any) {
+	if r.Notice != nil {
+		r.Notice(format, args...)
+	}
+}
+
+// repository is where git and path fetch from.
+func (r Request) repository() string {
+	if r.Upstream != "" {
+		return r.Upstream
+	}
+	return r.Pin.Repository
+}
+
+func (r Request) hasModule() bool {
+	return r.Pin.Module != "" && r.Pin.ModuleVersion != "" && r.Pin.ModuleHash != ""
+}
+
+// defaultCacheDir is os.UserCacheDir()/epp-build.
+func defaultCacheDir() (string, error) {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no cache folder: %w (set --cache-dir or XDG_CACHE_HOME)", err)
+	}
+	return filepath.Join(base, "epp-build"), nil
+}
