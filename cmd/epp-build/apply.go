@@ -59,13 +59,14 @@ func (f *recipeFlags) fetch(ctx context.Context, r *recipe.Recipe, log io.Writer
 	})
 }
 
-// applyRecipe fetches the upstream and applies the series into out.
-func applyRecipe(ctx context.Context, f *recipeFlags, r *recipe.Recipe, out string, log io.Writer, quiet bool) (*patchset.Outcome, error) {
+// applyRecipe fetches the upstream and applies the series into out; with
+// overlays, the generated folders are refreshed from their source (regen).
+func applyRecipe(ctx context.Context, f *recipeFlags, r *recipe.Recipe, out string, log io.Writer, quiet bool, overlays map[string][]patchset.Overlay) (*patchset.Outcome, error) {
 	patches, err := patchset.LoadSeries(r)
 	if err != nil {
 		return nil, err
 	}
-	opt := patchset.Options{Branch: "epp-build/" + r.Version}
+	opt := patchset.Options{Branch: "epp-build/" + r.Version, Overlays: overlays}
 	if !quiet {
 		opt.Progress = func(done, total int, p *patchset.Patch) {
 			fmt.Fprintf(log, "[%d/%d] %s\n", done+1, total, p.Name())
@@ -110,7 +111,7 @@ is already applied, or why it re-applies.
 				return err
 			}
 			log := cmd.ErrOrStderr()
-			res, err := applyRecipe(cmd.Context(), &f, r, out, log, quiet)
+			res, err := applyRecipe(cmd.Context(), &f, r, out, log, quiet, nil)
 			if err != nil {
 				return err
 			}

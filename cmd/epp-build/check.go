@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/epp-build/epp-build/internal/export"
@@ -16,8 +14,10 @@ func newCheckCommand(g *globalFlags) *cobra.Command {
 		Use:   "check",
 		Short: "Fail when the committed patches differ from what apply + export produce (a CI gate)",
 		Long: `check applies the version in a temporary folder, exports it again and compares the
-result with the committed patch files byte for byte. It exits 6 and lists every
-stale patch when they differ; fix with apply, then export --to the recipe folder.
+result with the committed patch files byte for byte. Folders a patch adds from
+plugins/ or ffi/ (the recipe's generated list) are refreshed from that source first,
+so a change there that was not regenerated is caught too. It exits 6 and lists every
+stale patch; fix with ` + "`epp-build regen`" + ` (or apply, edit, export --to the recipe folder).
 
 ` + exitCodesHelp,
 		Example: `  epp-build check --version v0.7.0
@@ -28,16 +28,7 @@ stale patch when they differ; fix with apply, then export --to the recipe folder
 			if err != nil {
 				return err
 			}
-			tmp, err := os.MkdirTemp("", "epp-build-check-")
-			if err != nil {
-				return err
-			}
-			defer os.RemoveAll(tmp)
-			res, err := applyRecipe(cmd.Context(), &f, r, filepath.Join(tmp, "tree"), cmd.ErrOrStderr(), true)
-			if err != nil {
-				return err
-			}
-			patches, err := export.Series(res.Dir)
+			patches, err := regenerate(cmd.Context(), &f, r, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -51,7 +42,7 @@ stale patch when they differ; fix with apply, then export --to the recipe folder
 			for _, s := range stale {
 				b.WriteString("\n  " + s.String())
 			}
-			b.WriteString("\nfix: epp-build apply --version " + r.Version + " --out DIR && epp-build export --dir DIR --to " + r.Dir)
+			b.WriteString("\nfix: epp-build regen --recipe " + r.Dir)
 			return staleError{b.String()}
 		},
 	}

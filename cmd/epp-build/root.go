@@ -48,6 +48,7 @@ multi-arch EPP image.
 		newApplyCommand(g),
 		newExportCommand(g),
 		newCheckCommand(g),
+		newRegenCommand(g),
 	)
 	return root
 }

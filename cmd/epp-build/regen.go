@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/epp-build/epp-build/internal/export"
+	"github.com/epp-build/epp-build/internal/recipe"
+	"github.com/epp-build/epp-build/internal/regen"
+	"github.com/spf13/cobra"
+)
+
+// regenerate applies the series with the generated folders refreshed
+// from their source, in a temporary folder, and exports it.
+func regenerate(ctx context.Context, f *recipeFlags, r *recipe.Recipe, log io.Writer) ([]export.Patch, error) {
+	overlays, err := regen.Overlays(r)
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp("", "epp-build-regen-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	res, err := applyRecipe(ctx, f, r, filepath.Join(tmp, "tree"), log, true, overlays)
+	if err != nil {
+		return nil, err
+	}
+	return export.Series(res.Dir)
+}
+
+func newRegenCommand(g *globalFlags) *cobra.Command {
+	var f recipeFlags
+	cmd := &cobra.Command{
+		Use:   "regen",
+		Short: "Regenerate the patches that add plugins/ and ffi/ source to the upstream tree",
+		Long: `regen applies the version's series in a temporary folder, replaces each folder that
+the recipe's generated list maps from this repository (plugins/, ffi/) with that
+source, import paths rewritten to the upstream module, and writes the exported series
+back into the recipe folder. Run it after changing plugin or binding code; ` + "`check`" + `
+fails until you do.`,
+		Example: `  epp-build regen --version v0.7.0`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			r, err := f.load(g)
+			if err != nil {
+				return err
+			}
+			patches, err := regenerate(cmd.Context(), &f, r, cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			stale := export.Compare(r, patches)
+			if err := export.Write(r.Dir, patches); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d patches, %d rewritten\n", r.Version, len(patches), len(stale))
+			for _, s := range stale {
+				fmt.Fprintf(cmd.OutOrStdout(), "  %s\n", s.Patch)
+			}
+			return nil
+		},
+	}
+	f.register(cmd)
+	return cmd
+}

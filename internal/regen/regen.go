@@ -1,0 +1,167 @@
+// Package regen builds the content that a recipe's generated packages add
+// to the upstream tree: Go source kept in this repository (plugins/, ffi/)
+// with its import paths rewritten to where the series puts it.
+package regen
+
+import (
+	"fmt"
+	"go/format"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"golang.org/x/mod/modfile"
+
+	"github.com/epp-build/epp-build/internal/patchset"
+	"github.com/epp-build/epp-build/internal/recipe"
+)
+
+// Overlays returns, per patch file, the folders that patch adds from
+// source kept in this repository.
+func Overlays(r *recipe.Recipe) (map[string][]patchset.Overlay, error) {
+	if len(r.Generated) == 0 {
+		return nil, nil
+	}
+	if r.Upstream.Module == "" {
+		return nil, fmt.Errorf("recipe %s: generated packages need upstream.module (the import path prefix inside the upstream tree)", r.Version)
+	}
+	rewrites := map[string]string{}
+	dirs := make([]string, len(r.Generated))
+	for i, g := range r.Generated {
+		dirs[i] = filepath.Join(r.Dir, filepath.FromSlash(g.From))
+		from, err := importPath(dirs[i])
+		if err != nil {
+			return nil, fmt.Errorf("recipe %s: generated[%d] from %s: %w", r.Version, i, g.From, err)
+		}
+		rewrites[from] = r.Upstream.Module + "/" + strings.Trim(g.To, "/")
+	}
+	out := map[string][]patchset.Overlay{}
+	for i, g := range r.Generated {
+		files, err := readPackage(dirs[i], rewrites)
+		if err != nil {
+			return nil, fmt.Errorf("recipe %s: generated[%d] from %s: %w", r.Version, i, g.From, err)
+		}
+		out[g.Patch] = append(out[g.Patch], patchset.Overlay{Dir: strings.Trim(g.To, "/"), Files: files})
+	}
+	return out, nil
+}
+
+// importPath is the Go import path of the package in dir, from the go.mod
+// of the module holding it.
+func importPath(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("no such folder")
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		data, err := os.ReadFile(filepath.Join(d, "go.mod"))
+		if err == nil {
+			mod := modfile.ModulePath(data)
+			if mod == "" {
+				return "", fmt.Errorf("%s has no module line", filepath.Join(d, "go.mod"))
+			}
+			rel, err := filepath.Rel(d, abs)
+			if err != nil {
+				return "", err
+			}
+			if rel == "." {
+				return mod, nil
+			}
+			return mod + "/" + filepath.ToSlash(rel), nil
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("not inside a Go module (no go.mod above it)")
+		}
+	}
+}
+
+// readPackage reads the regular files of dir (not its subfolders, and not
+// go.mod/go.sum) with Go imports rewritten.
+func readPackage(dir string, rewrites map[string]string) (map[string]patchset.OverlayFile, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	files := map[string]patchset.OverlayFile{}
+	for _, e := range entries {
+		name := e.Name()
+		if !e.Type().IsRegular() || name == "go.mod" || name == "go.sum" {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			return nil, err
+		}
+		if strings.HasSuffix(name, ".go") {
+			if data, err = rewriteImports(name, data, rewrites); err != nil {
+				return nil, err
+			}
+		}
+		info, err := e.Info()
+		if err != nil {
+			return nil, err
+		}
+		files[name] = patchset.OverlayFile{Data: data, Executable: info.Mode()&0o111 != 0}
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("no files")
+	}
+	return files, nil
+}
+
+// rewriteImports changes only the import path literals named in rewrites
+// (and paths below them), then formats the file as gofmt does.
+func rewriteImports(name string, src []byte, rewrites map[string]string) ([]byte, error) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, name, src, parser.ImportsOnly|parser.ParseComments)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	type edit struct {
+		start, end int
+		text       string
+	}
+	var edits []edit
+	for _, imp := range f.Imports {
+		path, err := strconv.Unquote(imp.Path.Value)
+		if err != nil {
+			return nil, fmt.Errorf("%s: import %s: %w", name, imp.Path.Value, err)
+		}
+		if to, ok := rewrite(path, rewrites); ok {
+			edits = append(edits, edit{fset.Position(imp.Path.Pos()).Offset, fset.Position(imp.Path.End()).Offset, strconv.Quote(to)})
+		}
+	}
+	if len(edits) == 0 {
+		return src, nil
+	}
+	sort.Slice(edits, func(i, j int) bool { return edits[i].start > edits[j].start })
+	out := append([]byte(nil), src...)
+	for _, e := range edits {
+		out = append(out[:e.start], append([]byte(e.text), out[e.end:]...)...)
+	}
+	formatted, err := format.Source(out)
+	if err != nil {
+		return nil, fmt.Errorf("%s: format after rewriting imports: %w", name, err)
+	}
+	return formatted, nil
+}
+
+func rewrite(path string, rewrites map[string]string) (string, bool) {
+	best := ""
+	for from := range rewrites {
+		if (path == from || strings.HasPrefix(path, from+"/")) && len(from) > len(best) {
+			best = from
+		}
+	}
+	if best == "" {
+		return "", false
+	}
+	return rewrites[best] + strings.TrimPrefix(path, best), true
+}
