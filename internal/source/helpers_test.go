@@ -3,12 +3,15 @@ package source
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -124,4 +127,25 @@ func fetch(t *testing.T, req Request) *Tree {
 	tree, err := Fetch(context.Background(), req)
 	require.NoError(t, err)
 	return tree
+}
+
+// countingServer serves repositories through git http-backend and counts
+// upload-pack requests (the expensive fetches).
+type countingServer struct {
+	*httptest.Server
+	uploadPacks atomic.Int64
+}
+
+func newCountingServer(t testing.TB, root string) *countingServer {
+	t.Helper()
+	cs := &countingServer{}
+	h := gitfixture.Handler(t, root)
+	cs.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/git-upload-pack") {
+			cs.uploadPacks.Add(1)
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(cs.Close)
+	return cs
 }

@@ -1,0 +1,184 @@
+package source
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestCorruptFileDetectedDroppedRefetched flips a byte in a cached file:
+// Materialize fails naming the file and leaves no dst; the next Fetch drops
+// the entry with a notice and fetches again.
+func TestCorruptFileDetectedDroppedRefetched(t *testing.T) {
+	f := newFixture(t)
+	srv := newCountingServer(t, filepath.Dir(f.repo.Dir))
+	var notes noticeLog
+	req := Request{Pin: pin(f.repo.HTTPURL(srv.URL), "v1.0.0", f.rel), Kind: Git, CacheDir: t.TempDir(), Notice: notes.notice}
+	tree := fetch(t, req)
+
+	victim := filepath.Join(tree.Files, "pkg", "a", "a.go")
+	data, err := os.ReadFile(victim)
+	require.NoError(t, err)
+	data[0] ^= 0x20
+	require.NoError(t, os.WriteFile(victim, data, 0o644))
+
+	dst := filepath.Join(t.TempDir(), "work")
+	err = tree.Materialize(context.Background(), dst)
+	require.ErrorIs(t, err, ErrCorrupt)
+	assert.Contains(t, err.Error(), "pkg/a/a.go")
+	assert.NoDirExists(t, dst)
+
+	again := fetch(t, req)
+	require.Len(t, notes.all(), 1)
+	assert.Contains(t, notes.all()[0], "dropping it and fetching again")
+	assert.Equal(t, int64(2), srv.uploadPacks.Load(), "the corrupt entry must be refetched")
+	require.NoError(t, again.Materialize(context.Background(), dst))
+	requireWorkTree(t, dst, f.rel, f.repo, f.rel)
+}
+
+// TestCorruptEntriesDetectedByFetch damages the entry in ways Fetch itself
+// must notice before handing the tree out.
+func TestCorruptEntriesDetectedByFetch(t *testing.T) {
+	f := newFixture(t)
+	damages := map[string]func(t *testing.T, tree *Tree){
+		"pack deleted": func(t *testing.T, tree *Tree) {
+			packs, _ := filepath.Glob(filepath.Join(tree.GitDir, "objects", "pack", "*.pack"))
+			require.Len(t, packs, 1)
+			require.NoError(t, os.Remove(packs[0]))
+		},
+		"index lists no blob": func(t *testing.T, tree *Tree) {
+			// Swap in an index for a pack that lacks most objects.
+			idx, _ := filepath.Glob(filepath.Join(tree.GitDir, "objects", "pack", "*.idx"))
+			require.Len(t, idx, 1)
+			require.NoError(t, os.Chmod(idx[0], 0o644))
+			require.NoError(t, os.WriteFile(idx[0], []byte("not an index"), 0o644))
+		},
+		"file list edited": func(t *testing.T, tree *Tree) {
+			meta := filepath.Join(filepath.Dir(tree.GitDir), entryFile)
+			data, err := os.ReadFile(meta)
+			require.NoError(t, err)
+			data = []byte(strings.Replace(string(data), `"p":"foo.txt"`, `"p":"foo.txt2"`, 1))
+			require.NoError(t, os.WriteFile(meta, data, 0o644))
+		},
+		"files folder gone": func(t *testing.T, tree *Tree) {
+			require.NoError(t, os.RemoveAll(tree.Files))
+		},
+	}
+	for name, damage := range damages {
+		t.Run(name, func(t *testing.T) {
+			var notes noticeLog
+			req := Request{Pin: pin(f.repo.FileURL(), "v1.0.0", f.rel), Kind: Git, CacheDir: t.TempDir(), Notice: notes.notice}
+			damage(t, fetch(t, req))
+			tree := fetch(t, req)
+			require.Len(t, notes.all(), 1)
+			assert.Contains(t, notes.all()[0], "is not usable")
+			dst := filepath.Join(t.TempDir(), "work")
+			require.NoError(t, tree.Materialize(context.Background(), dst))
+			requireWorkTree(t, dst, f.rel, f.repo, f.rel)
+		})
+	}
+}
+
+// TestCorruptPackByteDetectedByMaterialize flips a byte inside the pack:
+// the pack checksum catches it.
+func TestCorruptPackByteDetectedByMaterialize(t *testing.T) {
+	f := newFixture(t)
+	req := Request{Pin: pin(f.repo.FileURL(), "v1.0.0", f.rel), Kind: Git, CacheDir: t.TempDir()}
+	tree := fetch(t, req)
+	packs, _ := filepath.Glob(filepath.Join(tree.GitDir, "objects", "pack", "*.pack"))
+	require.Len(t, packs, 1)
+	require.NoError(t, os.Chmod(packs[0], 0o644))
+	data, err := os.ReadFile(packs[0])
+	require.NoError(t, err)
+	data[len(data)/2] ^= 0xff
+	require.NoError(t, os.WriteFile(packs[0], data, 0o644))
+
+	dst := filepath.Join(t.TempDir(), "work")
+	err = tree.Materialize(context.Background(), dst)
+	require.ErrorIs(t, err, ErrCorrupt)
+	assert.Contains(t, err.Error(), ".pack")
+	assert.NoDirExists(t, dst)
+	var notes noticeLog
+	req.Notice = notes.notice
+	again := fetch(t, req)
+	assert.Len(t, notes.all(), 1)
+	require.NoError(t, again.Materialize(context.Background(), dst))
+}
+
+// TestConcurrentFetchSamePin: goroutines fetching the same pin share one
+// fetch and end with one valid entry.
+func TestConcurrentFetchSamePin(t *testing.T) {
+	f := newFixture(t)
+	srv := newCountingServer(t, filepath.Dir(f.repo.Dir))
+	cache := t.TempDir()
+	req := Request{Pin: pin(f.repo.HTTPURL(srv.URL), "v1.0.0", f.rel), Kind: Git, CacheDir: cache}
+	const n = 6
+	trees := make([]*Tree, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			trees[i], errs[i] = Fetch(context.Background(), req)
+		}()
+	}
+	wg.Wait()
+	for i := range n {
+		require.NoError(t, errs[i])
+		assert.Equal(t, trees[0].Files, trees[i].Files)
+	}
+	assert.Equal(t, int64(1), srv.uploadPacks.Load())
+	assert.Equal(t, []string{"git-" + f.rel}, cacheEntries(t, cache))
+	dst := filepath.Join(t.TempDir(), "work")
+	require.NoError(t, trees[n-1].Materialize(context.Background(), dst))
+	requireWorkTree(t, dst, f.rel, f.repo, f.rel)
+}
+
+// Environment of the helper process started by TestConcurrentFetchProcesses.
+const (
+	helperURL    = "EPP_BUILD_SOURCE_HELPER_URL"
+	helperCommit = "EPP_BUILD_SOURCE_HELPER_COMMIT"
+	helperCache  = "EPP_BUILD_SOURCE_HELPER_CACHE"
+)
+
+// TestConcurrentFetchProcesses: separate processes fetching the same pin
+// into one cache fetch once (the flock, not a mutex, serialises them).
+func TestConcurrentFetchProcesses(t *testing.T) {
+	f := newFixture(t)
+	srv := newCountingServer(t, filepath.Dir(f.repo.Dir))
+	cache := t.TempDir()
+	const n = 3
+	cmds := make([]*exec.Cmd, n)
+	outs := make([]strings.Builder, n)
+	for i := range n {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestFetchHelperProcess$", "-test.count=1")
+		cmd.Env = append(os.Environ(), helperURL+"="+f.repo.HTTPURL(srv.URL), helperCommit+"="+f.rel, helperCache+"="+cache)
+		cmd.Stdout, cmd.Stderr = &outs[i], &outs[i]
+		require.NoError(t, cmd.Start())
+		cmds[i] = cmd
+	}
+	for i, cmd := range cmds {
+		require.NoError(t, cmd.Wait(), "helper %d: %s", i, outs[i].String())
+		assert.Contains(t, outs[i].String(), "PASS")
+	}
+	assert.Equal(t, int64(1), srv.uploadPacks.Load())
+	assert.Equal(t, []string{"git-" + f.rel}, cacheEntries(t, cache))
+}
+
+// TestFetchHelperProcess is the child of TestConcurrentFetchProcesses.
+func TestFetchHelperProcess(t *testing.T) {
+	url := os.Getenv(helperURL)
+	if url == "" {
+		t.Skip("helper process for TestConcurrentFetchProcesses")
+	}
+	tree := fetch(t, Request{Pin: pin(url, "v1.0.0", os.Getenv(helperCommit)), Kind: Git, CacheDir: os.Getenv(helperCache)})
+	require.Equal(t, os.Getenv(helperCommit), tree.BaseCommit)
+}

@@ -1,0 +1,163 @@
+package source
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/epp-build/epp-build/internal/testutil/gitfixture"
+)
+
+// TestFetchGitRefs fetches each kind of pin over each transport and checks
+// the work tree against the upstream commit.
+func TestFetchGitRefs(t *testing.T) {
+	f := newFixture(t)
+	f.repo.AllowFetchBySHA(t)
+	base := gitfixture.ServeHTTP(t, filepath.Dir(f.repo.Dir))
+	transports := map[string]string{
+		"file": f.repo.FileURL(),
+		"path": f.repo.Dir,
+		"http": f.repo.HTTPURL(base),
+	}
+	refs := map[string]string{
+		"annotated tag":   "v1.0.0",
+		"lightweight tag": "v1.0.0-light",
+		"full ref name":   "refs/tags/v1.0.0",
+		"commit":          f.rel,
+	}
+	wantTime := f.repo.Git(t, "show", "-s", "--format=%ct", f.rel)
+	for tname, url := range transports {
+		for rname, ref := range refs {
+			t.Run(tname+"/"+rname, func(t *testing.T) {
+				tree := fetch(t, Request{Pin: pin(url, ref, f.rel), Kind: Git, CacheDir: t.TempDir()})
+				assert.Equal(t, f.rel, tree.Commit)
+				assert.Equal(t, f.rel, tree.BaseCommit)
+				assert.Equal(t, Git, tree.Via)
+				assert.Equal(t, wantTime, strconv.FormatInt(tree.Time.Unix(), 10))
+				dst := filepath.Join(t.TempDir(), "work")
+				require.NoError(t, tree.Materialize(context.Background(), dst))
+				requireWorkTree(t, dst, f.rel, f.repo, f.rel)
+				// Only the pinned commit was fetched: the repository is shallow.
+				assert.Equal(t, "true", runGit(t, dst, "rev-parse", "--is-shallow-repository"))
+				assert.Equal(t, "1", runGit(t, dst, "rev-list", "--count", "HEAD"))
+			})
+		}
+	}
+}
+
+// TestFetchGitCommitPinRefused: a server that does not allow fetching by
+// hash gets an error that says so and suggests a tag.
+func TestFetchGitCommitPinRefused(t *testing.T) {
+	f := newFixture(t)
+	base := gitfixture.ServeHTTP(t, filepath.Dir(f.repo.Dir))
+	_, err := Fetch(context.Background(), Request{Pin: pin(f.repo.HTTPURL(base), f.rel, f.rel), Kind: Git, CacheDir: t.TempDir()})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "does not allow fetching a commit by its hash")
+	assert.Contains(t, err.Error(), "pin a tag")
+}
+
+// TestFetchGitMovedTag: a tag that now names another commit is refused,
+// naming both commits and the ref, and nothing is cached.
+func TestFetchGitMovedTag(t *testing.T) {
+	f := newFixture(t)
+	f.repo.MoveTag(t, "v0.9.0", f.rel, true)
+	base := gitfixture.ServeHTTP(t, filepath.Dir(f.repo.Dir))
+	for name, url := range map[string]string{"http": f.repo.HTTPURL(base), "file": f.repo.FileURL()} {
+		t.Run(name, func(t *testing.T) {
+			cache := t.TempDir()
+			_, err := Fetch(context.Background(), Request{Pin: pin(url, "v0.9.0", f.old), Kind: Git, CacheDir: cache})
+			var mm *MismatchError
+			require.ErrorAs(t, err, &mm)
+			assert.Equal(t, MismatchError{Ref: "v0.9.0", Want: f.old, Got: f.rel, Repository: url}, *mm)
+			assert.Contains(t, err.Error(), f.old)
+			assert.Contains(t, err.Error(), f.rel)
+			assert.Empty(t, cacheEntries(t, cache))
+		})
+	}
+}
+
+// TestFetchGitMissingRef names the ref and the repository.
+func TestFetchGitMissingRef(t *testing.T) {
+	f := newFixture(t)
+	base := gitfixture.ServeHTTP(t, filepath.Dir(f.repo.Dir))
+	url := f.repo.HTTPURL(base)
+	_, err := Fetch(context.Background(), Request{Pin: pin(url, "v9.9.9", f.rel), Kind: Git, CacheDir: t.TempDir()})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "v9.9.9")
+	assert.Contains(t, err.Error(), url)
+	var fe *fetchError
+	assert.ErrorAs(t, err, &fe, "a missing ref is a fetch failure (auto may fall back)")
+}
+
+// TestFetchCacheReuseWithoutNetwork: the second Fetch is served from the
+// cache even though the server is gone.
+func TestFetchCacheReuseWithoutNetwork(t *testing.T) {
+	f := newFixture(t)
+	srv := newCountingServer(t, filepath.Dir(f.repo.Dir))
+	cache := t.TempDir()
+	req := Request{Pin: pin(f.repo.HTTPURL(srv.URL), "v1.0.0", f.rel), Kind: Git, CacheDir: cache}
+	first := fetch(t, req)
+	srv.Close()
+
+	var notes noticeLog
+	req.Notice = notes.notice
+	second := fetch(t, req)
+	assert.Equal(t, first.Files, second.Files)
+	assert.Equal(t, first.GitDir, second.GitDir)
+	assert.Empty(t, notes.all())
+	assert.Equal(t, int64(1), srv.uploadPacks.Load())
+
+	// Auto and path requests for the same commit share the entry.
+	auto := fetch(t, Request{Pin: pin(f.repo.HTTPURL(srv.URL), "v1.0.0", f.rel), CacheDir: cache})
+	assert.Equal(t, first.Files, auto.Files)
+	assert.Equal(t, Git, auto.Via)
+	dst := filepath.Join(t.TempDir(), "work")
+	require.NoError(t, second.Materialize(context.Background(), dst))
+	requireWorkTree(t, dst, f.rel, f.repo, f.rel)
+}
+
+// TestMaterializeRefusesExistingDst never writes into an existing folder.
+func TestMaterializeRefusesExistingDst(t *testing.T) {
+	f := newFixture(t)
+	tree := fetch(t, Request{Pin: pin(f.repo.FileURL(), "v1.0.0", f.rel), Kind: Git, CacheDir: t.TempDir()})
+	dst := t.TempDir()
+	err := tree.Materialize(context.Background(), dst)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "already exists")
+	err = tree.Materialize(context.Background(), filepath.Join(dst, "no", "parent"))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "parent folder")
+}
+
+// TestMaterializeCopiesWorkTreeFiles: work-tree files are never hard links
+// into the cache (users edit them); the pack may be.
+func TestMaterializeCopiesWorkTreeFiles(t *testing.T) {
+	f := newFixture(t)
+	tree := fetch(t, Request{Pin: pin(f.repo.FileURL(), "v1.0.0", f.rel), Kind: Git, CacheDir: t.TempDir()})
+	dst := filepath.Join(t.TempDir(), "work")
+	require.NoError(t, tree.Materialize(context.Background(), dst))
+	require.NoError(t, os.WriteFile(filepath.Join(dst, "README.md"), []byte("edited\n"), 0o644))
+	cached, err := os.ReadFile(filepath.Join(tree.Files, "README.md"))
+	require.NoError(t, err)
+	assert.Equal(t, "hello release\n", string(cached))
+	fi, err := os.Stat(filepath.Join(dst, "hack", "build.sh"))
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o755), fi.Mode().Perm()&0o755)
+	target, err := os.Readlink(filepath.Join(dst, "docs", "link"))
+	require.NoError(t, err)
+	assert.Equal(t, "../README.md", target)
+	assert.Equal(t, "M README.md", runGit(t, dst, "status", "--porcelain"))
+}
+
+func TestFetchRejectsShortCommit(t *testing.T) {
+	_, err := Fetch(context.Background(), Request{Pin: pin("file:///nowhere", "v1", "abc123"), CacheDir: t.TempDir()})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "40-hex")
+	assert.False(t, errors.Is(err, ErrCorrupt))
+}

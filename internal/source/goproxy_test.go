@@ -1,0 +1,202 @@
+package source
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// deadURL is a git URL nobody listens on.
+func deadURL(t *testing.T) string {
+	t.Helper()
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL + "/upstream"
+	srv.Close()
+	return url
+}
+
+// TestAutoFallsBackToGoProxy: git is unreachable, so auto uses the module
+// proxy, says so in one notice, and produces a clean work tree of the
+// module's files on a synthesized commit.
+func TestAutoFallsBackToGoProxy(t *testing.T) {
+	f := newFixture(t)
+	proxy := newFakeProxy(t, f, f.rel)
+	t.Setenv("GOPROXY", proxy.URL)
+	url := deadURL(t)
+	var notes noticeLog
+	req := Request{Pin: proxy.pin(url, f.rel), CacheDir: t.TempDir(), Notice: notes.notice}
+	tree := fetch(t, req)
+
+	require.Len(t, notes.all(), 1)
+	note := notes.all()[0]
+	assert.True(t, strings.HasPrefix(note, "git fetch of "+url+" failed ("), note)
+	assert.True(t, strings.HasSuffix(note, "); using the Go module proxy for "+fakeModule+"@"+fakeVersion), note)
+
+	assert.Equal(t, GoProxy, tree.Via)
+	assert.Equal(t, f.rel, tree.Commit)
+	assert.NotEqual(t, f.rel, tree.BaseCommit)
+	assert.True(t, proxy.infoTime.Equal(tree.Time), "time %v", tree.Time)
+
+	dst := filepath.Join(t.TempDir(), "work")
+	require.NoError(t, tree.Materialize(context.Background(), dst))
+	requireWorkTree(t, dst, tree.BaseCommit, nil, "")
+	assert.Equal(t, "false", runGit(t, dst, "rev-parse", "--is-shallow-repository"))
+	assert.Equal(t, "epp-build <epp-build@invalid> epp-build <epp-build@invalid> 1753294011",
+		runGit(t, dst, "show", "-s", "--format=%an <%ae> %cn <%ce> %ct", "HEAD"))
+	msg := runGit(t, dst, "show", "-s", "--format=%B", "HEAD")
+	assert.Contains(t, msg, fakeModule+"@"+fakeVersion)
+	assert.Contains(t, msg, f.rel)
+	assert.Contains(t, msg, "executable bits and nested modules are not carried")
+
+	// The tree holds exactly the zip's files: the nested module, the
+	// symlink and the executable bit are gone, as on the real proxy.
+	files := strings.Split(runGit(t, dst, "ls-files"), "\n")
+	want := proxy.zipFiles(t)
+	sort.Strings(want)
+	assert.Equal(t, want, files)
+	assert.NotContains(t, files, "conformance/go.mod")
+	assert.NotContains(t, files, "docs/link")
+	assert.Equal(t, "100644", strings.Fields(runGit(t, dst, "ls-files", "-s", "hack/build.sh"))[0])
+	// Same content as upstream for what is there.
+	assert.Equal(t, f.repo.Git(t, "rev-parse", f.rel+":pkg"), runGit(t, dst, "rev-parse", "HEAD:pkg"))
+
+	// Warm: served from the cache, no proxy traffic, no notice beyond the
+	// git failure.
+	before := proxy.requests.Load()
+	req.Kind = GoProxy
+	again := fetch(t, req)
+	assert.Equal(t, tree.BaseCommit, again.BaseCommit)
+	assert.Equal(t, before, proxy.requests.Load())
+}
+
+// TestAutoDoesNotFallBackOnMismatch: a moved tag is an error, not a reason
+// to try the module proxy.
+func TestAutoDoesNotFallBackOnMismatch(t *testing.T) {
+	f := newFixture(t)
+	proxy := newFakeProxy(t, f, f.old)
+	t.Setenv("GOPROXY", proxy.URL)
+	_, err := Fetch(context.Background(), Request{Pin: proxy.pin(f.repo.FileURL(), f.old), CacheDir: t.TempDir()})
+	var mm *MismatchError
+	require.ErrorAs(t, err, &mm)
+	assert.Equal(t, f.rel, mm.Got)
+	assert.Zero(t, proxy.requests.Load())
+}
+
+func TestAutoWithoutModuleReportsGitError(t *testing.T) {
+	url := deadURL(t)
+	_, err := Fetch(context.Background(), Request{Pin: pin(url, "v1.0.0", strings.Repeat("a", 40)), CacheDir: t.TempDir()})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), url)
+	assert.Contains(t, err.Error(), "no Go module proxy fallback")
+}
+
+func TestGoProxyHashMismatch(t *testing.T) {
+	f := newFixture(t)
+	proxy := newFakeProxy(t, f, f.rel)
+	t.Setenv("GOPROXY", proxy.URL)
+	p := proxy.pin("", f.rel)
+	p.ModuleHash = "h1:" + strings.Repeat("A", 43) + "="
+	cache := t.TempDir()
+	_, err := Fetch(context.Background(), Request{Pin: p, Kind: GoProxy, CacheDir: cache})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), proxy.hash)
+	assert.Contains(t, err.Error(), p.ModuleHash)
+	assert.Empty(t, cacheEntries(t, cache))
+}
+
+func TestGoProxyOriginMismatch(t *testing.T) {
+	f := newFixture(t)
+	proxy := newFakeProxy(t, f, f.old)
+	t.Setenv("GOPROXY", proxy.URL)
+	_, err := Fetch(context.Background(), Request{Pin: proxy.pin("", f.rel), Kind: GoProxy, CacheDir: t.TempDir()})
+	var mm *MismatchError
+	require.ErrorAs(t, err, &mm)
+	assert.Equal(t, f.rel, mm.Want)
+	assert.Equal(t, f.old, mm.Got)
+	assert.Equal(t, fakeModule+"@"+fakeVersion, mm.Ref)
+}
+
+func TestGoProxyWithoutOriginRefused(t *testing.T) {
+	f := newFixture(t)
+	proxy := newFakeProxy(t, f, "")
+	t.Setenv("GOPROXY", proxy.URL)
+	_, err := Fetch(context.Background(), Request{Pin: proxy.pin("", f.rel), Kind: GoProxy, CacheDir: t.TempDir()})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "has no Origin")
+	assert.Contains(t, err.Error(), f.rel)
+}
+
+func TestGoProxyNeedsModuleFields(t *testing.T) {
+	_, err := Fetch(context.Background(), Request{Pin: pin("", "v1", strings.Repeat("b", 40)), Kind: GoProxy, CacheDir: t.TempDir()})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "upstream.module")
+}
+
+// TestGOPROXYListSemantics: "," moves on only after 404/410, "|" after
+// any error; "off" stops; "direct" serves nothing here.
+func TestGOPROXYListSemantics(t *testing.T) {
+	f := newFixture(t)
+	good := newFakeProxy(t, f, f.rel)
+	status := func(code int) string {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, "nope", code)
+		}))
+		t.Cleanup(srv.Close)
+		return srv.URL
+	}
+	gone, broken := status(http.StatusGone), status(http.StatusInternalServerError)
+	cases := []struct {
+		goproxy string
+		ok      bool
+		errHas  string
+	}{
+		{gone + "," + good.URL, true, ""},
+		{broken + "|" + good.URL, true, ""},
+		{broken + "," + good.URL, false, "500"},
+		{gone + ",off", false, "GOPROXY=off"},
+		{"direct", false, "use the git source"},
+		{gone + "," + good.URL + "/", true, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.goproxy, func(t *testing.T) {
+			t.Setenv("GOPROXY", c.goproxy)
+			tree, err := Fetch(context.Background(), Request{Pin: good.pin("", f.rel), Kind: GoProxy, CacheDir: t.TempDir()})
+			if c.ok {
+				require.NoError(t, err)
+				assert.Equal(t, GoProxy, tree.Via)
+				return
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), c.errHas)
+		})
+	}
+}
+
+func TestParseGOPROXYRejectsJunk(t *testing.T) {
+	_, err := parseGOPROXY("ftp://x")
+	require.Error(t, err)
+	_, err = parseGOPROXY(" , ")
+	require.Error(t, err)
+	got, err := parseGOPROXY("https://a|https://b,direct")
+	require.NoError(t, err)
+	assert.Equal(t, []proxyEntry{{"https://a", true}, {"https://b", false}, {"direct", false}}, got)
+}
+
+func TestParseKind(t *testing.T) {
+	for in, want := range map[string]Kind{"": Auto, "auto": Auto, "GIT": Git, "goproxy": GoProxy, " path ": Path} {
+		got, err := ParseKind(in)
+		require.NoError(t, err)
+		assert.Equal(t, want, got)
+	}
+	_, err := ParseKind("svn")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "auto, git, goproxy, path")
+}
+
