@@ -19,6 +19,7 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "epp-build:", err)
 	}
+	code := exitCode(ctx, err)
 	stop()
-	os.Exit(exitCode(ctx, err))
+	os.Exit(code)
 }

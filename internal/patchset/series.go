@@ -100,6 +100,9 @@ func parseOne(data []byte) (*Patch, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkHunkCounts(data); err != nil {
+		return nil, err
+	}
 	if len(files) == 0 {
 		return nil, fmt.Errorf("no file changes found (an empty or truncated patch; git am refuses those too)")
 	}

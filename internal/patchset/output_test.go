@@ -1,0 +1,74 @@
+package patchset
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/epp-build/epp-build/internal/recipe"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// cloneBase delivers the base repository by cloning it with git.
+func cloneBase(t *testing.T, base string) func(context.Context) (Base, error) {
+	return func(context.Context) (Base, error) {
+		return Base{
+			UpstreamCommit: gitRun(t, base, "rev-parse", "HEAD"), Via: "test",
+			Materialize: func(_ context.Context, dst string) error {
+				gitRun(t, filepath.Dir(dst), "clone", "-q", base, dst)
+				return nil
+			},
+		}, nil
+	}
+}
+
+// appendSeries makes n patches, each appending a line to a.txt.
+func appendSeries(t *testing.T, base string, n int) []*Patch {
+	return seriesFromGit(t, base, func() {
+		content := "start\n"
+		for i := 0; i < n; i++ {
+			content += fmt.Sprintf("line %d\n", i)
+			writeFiles(t, base, map[string]string{"a.txt": content})
+			gitRun(t, base, "commit", "-q", "-am", fmt.Sprintf("Add line %d", i))
+		}
+	})
+}
+
+func TestCancelledApplyLeavesOutUntouched(t *testing.T) {
+	base := baseRepo(t, map[string]string{"a.txt": "start\n"})
+	patches := appendSeries(t, base, 10)
+	r := &recipe.Recipe{Version: "v1"}
+	parent := t.TempDir()
+	out := filepath.Join(parent, "out")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	opt := Options{Progress: func(done, _ int, _ *Patch) {
+		if done == 5 {
+			cancel()
+		}
+	}}
+	_, err := ApplyTo(ctx, r, patches, cloneBase(t, base), out, opt)
+	require.ErrorIs(t, err, context.Canceled)
+	entries, err := os.ReadDir(parent)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "neither --out nor the staging folder remains")
+
+	// A conflict in the last patch leaves an existing tree as it was.
+	res, err := ApplyTo(context.Background(), r, patches[:3], cloneBase(t, base), out, Options{})
+	require.NoError(t, err)
+	broken := *patches[9]
+	broken.SHA256 = "changed"
+	_, err = ApplyTo(context.Background(), r, append(patches[:3:3], &broken), cloneBase(t, base), out, Options{})
+	var conflict *ConflictError
+	require.ErrorAs(t, err, &conflict)
+	rec, err := ReadRecord(out)
+	require.NoError(t, err)
+	assert.Equal(t, res.Record.Head, rec.Head, "the previous tree is still in place")
+	entries, err = os.ReadDir(parent)
+	require.NoError(t, err)
+	assert.Len(t, entries, 1, "only --out remains")
+}
