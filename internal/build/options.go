@@ -65,6 +65,9 @@ type Options struct {
 	MainPackage string
 	// Env is the environment for cargo and go ("" = this process's).
 	Env []string
+
+	// retryBackoff overrides the first registry retry delay (tests).
+	retryBackoff time.Duration
 }
 
 // C API defaults: Dynamo's crate and library names, and the generation the

@@ -124,7 +124,7 @@ func Run(ctx context.Context, in Input, opt Options) (*report.Report, error) {
 
 	// One solve for every platform, pushed by digest only.
 	t0 = time.Now()
-	ro := image.RegistryOptions{Insecure: opt.Insecure}
+	ro := image.RegistryOptions{Insecure: opt.Insecure, Backoff: opt.retryBackoff}
 	buildArgs := map[string]string{"BASE_IMAGE": p.baseImage}
 	if opt.BuilderImage != "" {
 		buildArgs["BUILDER_IMAGE"] = opt.BuilderImage
@@ -133,6 +133,7 @@ func Run(ctx context.Context, in Input, opt Options) (*report.Report, error) {
 		ContextDir: contextDir, Dockerfile: dockerfile, Platforms: p.platforms, BuildArgs: buildArgs,
 		Repository: p.repository, Push: opt.Push, OCITar: opt.OCITar, ImageName: p.tag.String(),
 		Insecure: opt.Insecure, SourceDateEpoch: in.UpstreamTime, Progress: opt.Progress, Out: stderr,
+		Backoff: opt.retryBackoff,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("image: %w", err)

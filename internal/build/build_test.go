@@ -1,0 +1,335 @@
+package build
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/epp-build/epp-build/internal/capi"
+	"github.com/epp-build/epp-build/internal/image"
+	"github.com/epp-build/epp-build/internal/image/imagetest"
+	"github.com/epp-build/epp-build/internal/report"
+	"github.com/epp-build/epp-build/internal/testenv"
+)
+
+var bothPlatforms = []string{"linux/amd64", "linux/arm64"}
+
+func fixture(parts ...string) string {
+	return filepath.Join(append([]string{"..", "..", "testdata", "image"}, parts...)...)
+}
+
+// copyFixture copies a fixture so cargo or the build may write next to it.
+func copyFixture(t testing.TB, name string) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), name)
+	require.NoError(t, os.CopyFS(dst, os.DirFS(fixture(name))))
+	return dst
+}
+
+func testInput(t testing.TB) Input {
+	return Input{
+		TreeDir:        copyFixture(t, "epp-tree"),
+		UpstreamCommit: "978c23bb96cce25f11cea2421523cb479026e2e9",
+		UpstreamTime:   time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC),
+		Patches:        []PatchDigest{{Name: "0001-test.patch", SHA256: strings.Repeat("ab", 32)}},
+	}
+}
+
+// syncBuffer is a goroutine-safe log sink.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func testOptions(t testing.TB, registryHost, repo string) (Options, *syncBuffer, *syncBuffer) {
+	var out, errOut syncBuffer
+	return Options{
+		Image:     registryHost + "/" + repo + ":v0.7.0",
+		Platforms: bothPlatforms,
+		Push:      true,
+		BuildKit:  bk.Addr,
+		Insecure:  true,
+		CAPISrc:   copyFixture(t, "capi-crate"),
+		Compile:   CompileHost,
+		Progress:  "plain",
+		BaseImage: "scratch",
+		CacheDir:  sharedCache,
+		Stdout:    &out,
+		Stderr:    &errOut,
+		Env:       append(os.Environ(), "CARGO_NET_OFFLINE=true", "DOCKER_CONFIG="+t.TempDir()),
+	}, &out, &errOut
+}
+
+func requireToolchains(t *testing.T) {
+	t.Helper()
+	ts, err := capi.ParsePlatforms(bothPlatforms)
+	require.NoError(t, err)
+	if _, err := capi.FindToolchain(context.Background(), os.Environ(), ts); err != nil {
+		testenv.Require(t, "Rust and C toolchains for both arches", err.Error())
+	}
+}
+
+// tagExists asks the registry directly (never through a fault proxy).
+func tagExists(t *testing.T, ref string) bool {
+	t.Helper()
+	r, err := name.ParseReference(ref, name.Insecure)
+	require.NoError(t, err)
+	_, err = remote.Head(r)
+	return err == nil
+}
+
+func TestBuildHostModeEndToEnd(t *testing.T) {
+	requireDaemons(t)
+	requireToolchains(t)
+	ctx := context.Background()
+	opt, out, errOut := testOptions(t, reg.Host, "dynamo/epp")
+	opt.Report = filepath.Join(t.TempDir(), "report.json")
+	opt.CacheDir = t.TempDir() // a cold C API build first
+	in := testInput(t)
+
+	rep, err := Run(ctx, in, opt)
+	require.NoError(t, err, "stderr:\n%s", errOut.String())
+
+	// The tag points at a verified two-platform index.
+	r, err := name.ParseReference(opt.Image, name.Insecure)
+	require.NoError(t, err)
+	idx, err := remote.Index(r)
+	require.NoError(t, err)
+	dgst, err := idx.Digest()
+	require.NoError(t, err)
+	assert.Equal(t, rep.Outputs.IndexDigest, dgst.String())
+	assert.Contains(t, out.String(), "index digest: "+dgst.String())
+	require.Len(t, rep.Outputs.Images, 2)
+	for i, p := range bothPlatforms {
+		img := rep.Outputs.Images[i]
+		assert.Equal(t, p, img.Platform)
+		assert.Contains(t, out.String(), p+" "+img.Digest)
+		assert.Positive(t, img.Size)
+		assert.Positive(t, img.BinarySize)
+		assert.False(t, img.CAPICached, "first build runs cargo")
+	}
+	// Smoke: amd64 always runs here; arm64 runs when binfmt is registered.
+	require.NotNil(t, rep.Outputs.Smoke)
+	assert.Contains(t, rep.Outputs.Smoke.Ran, "linux/amd64")
+	assert.Contains(t, errOut.String(), "usage: epp", "the entrypoint's --help ran")
+	assert.Len(t, append(rep.Outputs.Smoke.Ran, keysOf(rep.Outputs.Smoke.Skipped)...), 2)
+
+	// The report on disk says the same thing and records the inputs.
+	onDisk, err := report.Read(opt.Report)
+	require.NoError(t, err)
+	assert.Equal(t, rep.Outputs.IndexDigest, onDisk.Outputs.IndexDigest)
+	assert.Equal(t, in.UpstreamCommit, onDisk.Inputs.UpstreamCommit)
+	assert.Equal(t, in.Patches, onDisk.Inputs.Patches)
+	assert.Equal(t, in.UpstreamTime.Unix(), onDisk.Inputs.SourceDateEpoch)
+	assert.Equal(t, bothPlatforms, onDisk.Inputs.Platforms)
+	assert.NotEmpty(t, onDisk.Inputs.CAPI.TreeHash)
+	assert.Contains(t, onDisk.Inputs.Toolchains.Rustc, "rustc")
+	assert.Len(t, onDisk.Inputs.Toolchains.CC, 2)
+	assert.NotEmpty(t, onDisk.Timings)
+
+	// Same inputs again: no cargo, and the same digest (reproducible).
+	opt.Stdout, opt.Stderr = io.Discard, io.Discard
+	again, err := Run(ctx, in, opt)
+	require.NoError(t, err)
+	assert.Equal(t, rep.Outputs.IndexDigest, again.Outputs.IndexDigest, "identical inputs give identical digests")
+	for _, img := range again.Outputs.Images {
+		assert.True(t, img.CAPICached, "%s: unchanged C API source is not rebuilt", img.Platform)
+	}
+}
+
+func keysOf(m map[string]string) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func TestBuildOCITarballOnly(t *testing.T) {
+	requireDaemons(t)
+	requireToolchains(t)
+	opt, out, errOut := testOptions(t, reg.Host, "dynamo/epp-tar")
+	opt.Push = false
+	opt.OCITar = filepath.Join(t.TempDir(), "epp.tar")
+	rep, err := Run(context.Background(), testInput(t), opt)
+	require.NoError(t, err, errOut.String())
+	assert.FileExists(t, opt.OCITar)
+	assert.NoFileExists(t, opt.OCITar+".partial")
+	require.Len(t, rep.Outputs.Images, 2)
+	assert.Contains(t, out.String(), rep.Outputs.IndexDigest)
+	assert.False(t, tagExists(t, opt.Image), "nothing is pushed without --push")
+}
+
+func TestBuildKitUnreachable(t *testing.T) {
+	opt, _, _ := testOptions(t, "127.0.0.1:1", "x/y")
+	opt.BuildKit = "unix://" + filepath.Join(t.TempDir(), "nobody-listens.sock")
+	_, err := Run(context.Background(), testInput(t), opt)
+	var ue *image.UnreachableError
+	require.ErrorAs(t, err, &ue)
+	assert.Contains(t, err.Error(), "nobody-listens.sock")
+}
+
+func TestBuildKitAddressRequired(t *testing.T) {
+	t.Setenv("BUILDKIT_HOST", "")
+	opt, _, _ := testOptions(t, "127.0.0.1:1", "x/y")
+	opt.BuildKit = ""
+	_, err := Run(context.Background(), testInput(t), opt)
+	require.ErrorIs(t, err, image.ErrNoBuildKit)
+	assert.Contains(t, err.Error(), "--buildkit")
+	assert.Contains(t, err.Error(), "BUILDKIT_HOST")
+}
+
+func TestUnsupportedPlatform(t *testing.T) {
+	opt, _, _ := testOptions(t, "127.0.0.1:1", "x/y")
+	opt.Platforms = []string{"linux/amd64,windows/amd64"}
+	_, err := Run(context.Background(), testInput(t), opt)
+	var up *capi.UnsupportedPlatformError
+	require.ErrorAs(t, err, &up)
+	assert.Equal(t, "windows/amd64", up.Platform)
+}
+
+func TestBadOptionsAreNamed(t *testing.T) {
+	opt, _, _ := testOptions(t, "127.0.0.1:1", "x/y")
+	opt.Push, opt.Compile, opt.Progress = false, "emulate", "loud"
+	_, err := Run(context.Background(), testInput(t), opt)
+	require.Error(t, err)
+	for _, want := range []string{"--push", "compile mode \"emulate\"", "progress \"loud\""} {
+		assert.Contains(t, err.Error(), want)
+	}
+}
+
+func TestCAPIPinNotWiredYet(t *testing.T) {
+	opt, _, _ := testOptions(t, "127.0.0.1:1", "x/y")
+	opt.CAPISrc = ""
+	_, err := Run(context.Background(), testInput(t), opt)
+	require.ErrorIs(t, err, ErrCAPIPinNotWired)
+}
+
+func TestRegistryDown(t *testing.T) {
+	requireDaemons(t)
+	requireToolchains(t)
+	port, err := imagetest.FreePort()
+	require.NoError(t, err)
+	opt, _, _ := testOptions(t, "127.0.0.1:"+itoa(port), "dynamo/epp")
+	_, err = Run(context.Background(), testInput(t), fastRetry(opt))
+	var se *image.RegistryServerError
+	require.ErrorAs(t, err, &se)
+	assert.Contains(t, err.Error(), "127.0.0.1:"+itoa(port))
+}
+
+func TestRegistry5xxIsRetried(t *testing.T) {
+	requireDaemons(t)
+	requireToolchains(t)
+	proxy := imagetest.NewFaultProxy(reg.Host, 2, 503, false)
+	defer proxy.Close()
+	opt, _, errOut := testOptions(t, proxy.Host, "dynamo/epp-retry")
+	rep, err := Run(context.Background(), testInput(t), fastRetry(opt))
+	require.NoError(t, err, errOut.String())
+	assert.EqualValues(t, 2, proxy.Failed(), "the injected 503s were seen and retried past")
+	assert.True(t, tagExists(t, reg.Host+"/dynamo/epp-retry:v0.7.0"))
+	assert.NotEmpty(t, rep.Outputs.IndexDigest)
+}
+
+func TestRegistryAlways5xxLeavesNoTag(t *testing.T) {
+	requireDaemons(t)
+	requireToolchains(t)
+	proxy := imagetest.NewFaultProxy(reg.Host, -1, 503, false)
+	defer proxy.Close()
+	opt, _, _ := testOptions(t, proxy.Host, "dynamo/epp-down")
+	_, err := Run(context.Background(), testInput(t), fastRetry(opt))
+	var se *image.RegistryServerError
+	require.ErrorAs(t, err, &se)
+	assert.Contains(t, err.Error(), "503")
+	assert.Greater(t, se.Attempts, 1, "retried before giving up")
+	assert.False(t, tagExists(t, reg.Host+"/dynamo/epp-down:v0.7.0"))
+}
+
+func TestRegistryRefusesAuthWithoutLeakingCredentials(t *testing.T) {
+	requireDaemons(t)
+	requireToolchains(t)
+	proxy := imagetest.NewFaultProxy(reg.Host, 0, 0, true)
+	defer proxy.Close()
+	const secret = "s3cret-pa55word-for-test"
+	cfgDir := t.TempDir()
+	auth := "dXNlcjpzM2NyZXQtcGE1NXdvcmQtZm9yLXRlc3Q=" // base64("user:" + secret)
+	require.NoError(t, os.WriteFile(filepath.Join(cfgDir, "config.json"),
+		[]byte(`{"auths":{"`+proxy.Host+`":{"auth":"`+auth+`"}}}`), 0o600))
+	t.Setenv("DOCKER_CONFIG", cfgDir) // ggcr's default keychain reads the process env
+	opt, out, errOut := testOptions(t, proxy.Host, "dynamo/epp-auth")
+	_, err := Run(context.Background(), testInput(t), fastRetry(opt))
+	var ae *image.RegistryAuthError
+	require.ErrorAs(t, err, &ae)
+	assert.True(t, proxy.SawAuthorization(), "the credentials from the Docker config were offered")
+	for _, text := range []string{err.Error(), out.String(), errOut.String()} {
+		assert.NotContains(t, text, secret)
+		assert.NotContains(t, text, auth)
+	}
+	assert.False(t, tagExists(t, reg.Host+"/dynamo/epp-auth:v0.7.0"))
+}
+
+func TestCancellationMidBuildLeavesNoTag(t *testing.T) {
+	requireDaemons(t)
+	requireToolchains(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	opt, _, _ := testOptions(t, reg.Host, "dynamo/epp-cancel")
+	opt.CacheDir = t.TempDir()
+	// Cancel as soon as cargo starts: the C API is never cached in this
+	// fresh cache folder, so cargo is certainly still running.
+	opt.Stderr = cancelOnWrite{match: "cargo build", cancel: cancel}
+	_, err := Run(ctx, testInput(t), opt)
+	require.Error(t, err)
+	assert.True(t, errors.Is(err, context.Canceled), "got %v", err)
+	assert.False(t, tagExists(t, reg.Host+"/dynamo/epp-cancel:v0.7.0"))
+}
+
+type cancelOnWrite struct {
+	match  string
+	cancel func()
+}
+
+func (c cancelOnWrite) Write(p []byte) (int, error) {
+	if strings.Contains(string(p), c.match) {
+		c.cancel()
+	}
+	return len(p), nil
+}
+
+func TestContainerModeNeedsBuilderImage(t *testing.T) {
+	builder := os.Getenv("EPP_BUILD_BUILDER_IMAGE")
+	if builder == "" {
+		t.Skip("container compile mode runs only when EPP_BUILD_BUILDER_IMAGE names a builder image (Go + cross gcc); its Dockerfile is checked by internal/image tests")
+	}
+	requireDaemons(t)
+	requireToolchains(t)
+	opt, _, errOut := testOptions(t, reg.Host, "dynamo/epp-container")
+	opt.Compile, opt.BuilderImage = CompileContainer, builder
+	rep, err := Run(context.Background(), testInput(t), opt)
+	require.NoError(t, err, errOut.String())
+	require.Len(t, rep.Outputs.Images, 2)
+	assert.True(t, tagExists(t, opt.Image))
+}
