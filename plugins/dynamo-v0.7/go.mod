@@ -41,8 +41,6 @@ require (
 	google.golang.org/grpc v1.73.0 // indirect
 	gopkg.in/evanphx/json-patch.v4 v4.12.0 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
-	k8s.io/api v0.33.2 // indirect
-	k8s.io/client-go v0.33.2 // indirect
 	k8s.io/component-base v0.33.2 // indirect
 	k8s.io/kube-openapi v0.0.0-20250318190949-c8a335a9a2ff // indirect
 )
@@ -76,6 +74,10 @@ require (
 	sigs.k8s.io/yaml v1.5.0 // indirect
 )
 
-require github.com/epp-build/epp-build/ffi v0.0.0-00010101000000-000000000000
+require (
+	github.com/epp-build/epp-build/ffi v0.0.0-00010101000000-000000000000
+	k8s.io/api v0.33.2
+	k8s.io/client-go v0.33.2
+)
 
 replace github.com/epp-build/epp-build/ffi => ../../ffi
