@@ -228,7 +228,8 @@ func prepareContext(ctx context.Context, opt Options, p *plan, work, src, bindin
 			CC: tc.CC[t.RustTriple], LibDir: filepath.Join(bindingDir, "lib", t.GOARCH)})
 	}
 	bins, err := compile.Host(ctx, compile.HostOptions{ModuleDir: src, Package: p.mainPkg,
-		OutDir: filepath.Join(hostDir, "bin"), Binary: binaryName, Targets: targets, Env: opt.Env, Log: log})
+		OutDir: filepath.Join(hostDir, "bin"), Binary: binaryName, Targets: targets, Env: opt.Env, Log: log,
+		CacheDir: opt.CacheDir})
 	if err != nil {
 		return "", "", nil, fmt.Errorf("compile: %w", err)
 	}

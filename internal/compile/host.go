@@ -35,6 +35,8 @@ type HostOptions struct {
 	Targets   []HostTarget
 	Env       []string // base environment; nil = os.Environ()
 	Log       io.Writer
+	// CacheDir, when set, caches linked binaries by their inputs.
+	CacheDir string
 }
 
 // Binary is one built executable.
@@ -44,7 +46,12 @@ type Binary struct {
 	Path     string
 	Size     int64
 	Duration time.Duration
+	Cached   bool
 }
+
+// buildFlags are the go build flags for a static, reproducible binary.
+var buildFlags = []string{"-trimpath", "-buildvcs=false", "-tags", "netgo,osusergo",
+	"-ldflags", `-s -w -linkmode external -extldflags "-static"`}
 
 // GoBuildError carries the tail of go build's output.
 type GoBuildError struct {
@@ -72,6 +79,13 @@ func Host(ctx context.Context, opt HostOptions) ([]Binary, error) {
 	}
 	var mu sync.Mutex
 	out := make([]Binary, len(opt.Targets))
+	var tree string
+	if opt.CacheDir != "" {
+		var err error
+		if tree, err = treeHash(opt.ModuleDir); err != nil {
+			return nil, fmt.Errorf("hash %s: %w", opt.ModuleDir, err)
+		}
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	for i, t := range opt.Targets {
 		g.Go(func() error {
@@ -80,10 +94,27 @@ func Host(ctx context.Context, opt HostOptions) ([]Binary, error) {
 			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 				return err
 			}
-			cmd := exec.CommandContext(gctx, "go", "build", "-trimpath", "-buildvcs=false",
-				"-tags", "netgo,osusergo",
-				"-ldflags", `-s -w -linkmode external -extldflags "-static"`,
-				"-o", dst, opt.Package)
+			var cached string
+			if tree != "" {
+				key, err := binaryKey(gctx, base, opt, t, tree)
+				if err != nil {
+					return err
+				}
+				cached = filepath.Join(opt.CacheDir, "bin", key, opt.Binary)
+				if _, err := os.Stat(cached); err == nil {
+					if err := copyExecutable(cached, dst); err != nil {
+						return err
+					}
+					st, _ := os.Stat(dst)
+					out[i] = Binary{Platform: t.Platform, GOARCH: t.GOARCH, Path: dst, Size: st.Size(), Duration: time.Since(start), Cached: true}
+					mu.Lock()
+					fmt.Fprintf(log, "compile %s: cached (%s)\n", t.Platform, key)
+					mu.Unlock()
+					return nil
+				}
+			}
+			args := append(append([]string{"build"}, buildFlags...), "-o", dst, opt.Package)
+			cmd := exec.CommandContext(gctx, "go", args...)
 			cmd.Dir = opt.ModuleDir
 			cmd.Env = append(append([]string(nil), base...),
 				"CGO_ENABLED=1", "GOOS=linux", "GOARCH="+t.GOARCH, "CC="+t.CC,
@@ -99,6 +130,11 @@ func Host(ctx context.Context, opt HostOptions) ([]Binary, error) {
 			st, err := os.Stat(dst)
 			if err != nil {
 				return err
+			}
+			if cached != "" {
+				if err := copyExecutable(dst, cached); err != nil {
+					return fmt.Errorf("cache binary for %s: %w", t.Platform, err)
+				}
 			}
 			out[i] = Binary{Platform: t.Platform, GOARCH: t.GOARCH, Path: dst, Size: st.Size(), Duration: time.Since(start)}
 			mu.Lock()

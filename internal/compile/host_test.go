@@ -1,0 +1,90 @@
+package compile
+
+import (
+	"context"
+	"debug/elf"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/epp-build/epp-build/internal/testenv"
+)
+
+func writeModule(t *testing.T, main string) string {
+	t.Helper()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/m\n\ngo 1.26\n"), 0o644))
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "cmd", "epp"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "cmd", "epp", "main.go"), []byte(main), 0o644))
+	return dir
+}
+
+const helloMain = `package main
+
+/*
+int answer(void) { return 42; }
+*/
+import "C"
+
+import "fmt"
+
+func main() { fmt.Println("answer", C.answer()) }
+`
+
+func hostTargets(t *testing.T) []HostTarget {
+	t.Helper()
+	testenv.Tool(t, "gcc", "links the cgo binary for amd64")
+	testenv.Tool(t, "aarch64-linux-gnu-gcc", "cross-links the cgo binary for arm64 (gcc-aarch64-linux-gnu)")
+	lib := t.TempDir()
+	return []HostTarget{
+		{Platform: "linux/amd64", GOARCH: "amd64", CC: "gcc", LibDir: lib},
+		{Platform: "linux/arm64", GOARCH: "arm64", CC: "aarch64-linux-gnu-gcc", LibDir: lib},
+	}
+}
+
+func TestHostBuildsStaticBinariesPerArchAndCachesThem(t *testing.T) {
+	ts := hostTargets(t)
+	mod := writeModule(t, helloMain)
+	opt := HostOptions{ModuleDir: mod, Package: "./cmd/epp", OutDir: t.TempDir(), Binary: "epp", Targets: ts, CacheDir: t.TempDir()}
+
+	bins, err := Host(context.Background(), opt)
+	require.NoError(t, err)
+	want := map[string]elf.Machine{"amd64": elf.EM_X86_64, "arm64": elf.EM_AARCH64}
+	for _, b := range bins {
+		assert.False(t, b.Cached)
+		f, err := elf.Open(b.Path)
+		require.NoError(t, err)
+		assert.Equal(t, want[b.GOARCH], f.Machine, b.Platform)
+		interp := f.Section(".interp")
+		f.Close()
+		assert.Nil(t, interp, "%s: statically linked, no dynamic loader", b.Platform)
+	}
+	out, err := exec.Command(bins[0].Path).Output()
+	require.NoError(t, err)
+	assert.Equal(t, "answer 42\n", string(out))
+
+	again, err := Host(context.Background(), opt)
+	require.NoError(t, err)
+	for _, b := range again {
+		assert.True(t, b.Cached, "%s: unchanged inputs reuse the linked binary", b.Platform)
+	}
+
+	require.NoError(t, os.WriteFile(filepath.Join(mod, "cmd", "epp", "extra.go"), []byte("package main\n\nvar _ = 1\n"), 0o644))
+	changed, err := Host(context.Background(), opt)
+	require.NoError(t, err)
+	assert.False(t, changed[0].Cached, "a source change rebuilds")
+}
+
+func TestHostBuildFailureShowsCompilerOutput(t *testing.T) {
+	ts := hostTargets(t)
+	mod := writeModule(t, "package main\n\nfunc main() { undefinedForTest() }\n")
+	_, err := Host(context.Background(), HostOptions{ModuleDir: mod, Package: "./cmd/epp", OutDir: t.TempDir(), Binary: "epp", Targets: ts[:1]})
+	var ge *GoBuildError
+	require.ErrorAs(t, err, &ge)
+	assert.Equal(t, "linux/amd64", ge.Platform)
+	assert.Contains(t, err.Error(), "undefinedForTest")
+}
