@@ -131,9 +131,11 @@ func TestBuildHostModeEndToEnd(t *testing.T) {
 		assert.Positive(t, img.Size)
 		assert.Positive(t, img.BinarySize)
 		assert.False(t, img.CAPICached, "first build runs cargo")
+		assert.True(t, img.ArchChecked, "%s: the entrypoint's ELF machine was checked", p)
 	}
 	// Smoke: amd64 always runs here; arm64 runs when binfmt is registered.
 	require.NotNil(t, rep.Outputs.Smoke)
+	t.Logf("smoke ran on %v, skipped %v", rep.Outputs.Smoke.Ran, rep.Outputs.Smoke.Skipped)
 	assert.Contains(t, rep.Outputs.Smoke.Ran, "linux/amd64")
 	assert.Contains(t, errOut.String(), "usage: epp", "the entrypoint's --help ran")
 	assert.Len(t, append(rep.Outputs.Smoke.Ran, keysOf(rep.Outputs.Smoke.Skipped)...), 2)

@@ -188,7 +188,7 @@ func Run(ctx context.Context, in Input, opt Options) (*report.Report, error) {
 		fmt.Fprintf(stderr, "smoke: skipped (needs a pushed image; pass --push)\n")
 	}
 	for _, img := range images {
-		pi := report.PlatformImage{Platform: img.Platform, Digest: img.Digest, Size: img.Size, BinarySize: binSizes[img.Platform]}
+		pi := report.PlatformImage{Platform: img.Platform, Digest: img.Digest, Size: img.Size, BinarySize: binSizes[img.Platform], ArchChecked: img.ArchChecked}
 		for _, a := range capiRes.Artifacts {
 			if a.Target.Platform == img.Platform {
 				pi.CAPICacheID, pi.CAPICached = a.Key, a.CacheHit

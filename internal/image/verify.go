@@ -60,6 +60,8 @@ type PlatformImage struct {
 	Digest     string   `json:"digest"`
 	Size       int64    `json:"size"` // manifest + config + compressed layers
 	Entrypoint []string `json:"entrypoint,omitempty"`
+	// ArchChecked says the entrypoint's ELF header matched the platform.
+	ArchChecked bool `json:"archChecked"`
 }
 
 // Verified is what the registry holds for the index.
@@ -170,7 +172,11 @@ func inspect(idx v1.ImageIndex, d v1.Descriptor, platform string) (*PlatformImag
 	for _, l := range m.Layers {
 		size += l.Size
 	}
-	return &PlatformImage{Platform: platform, Digest: d.Digest.String(), Size: size, Entrypoint: cfg.Config.Entrypoint}, nil
+	checked, err := checkEntrypointArch(img, platform, cfg.Config.Entrypoint)
+	if err != nil {
+		return nil, err
+	}
+	return &PlatformImage{Platform: platform, Digest: d.Digest.String(), Size: size, Entrypoint: cfg.Config.Entrypoint, ArchChecked: checked}, nil
 }
 
 // Tag points tag at the already pushed index digest. Called only after

@@ -1,7 +1,10 @@
 package image
 
 import (
+	"archive/tar"
+	"bytes"
 	"context"
+	"io"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -13,6 +16,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/random"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -110,4 +114,56 @@ func TestTagPointsAtTheVerifiedDigest(t *testing.T) {
 	d, err := remote.Head(tag)
 	require.NoError(t, err)
 	assert.Equal(t, ref[strings.Index(ref, "@")+1:], d.Digest.String())
+}
+
+// elfLayer is a layer holding /epp with a minimal ELF header for machine.
+func elfLayer(t *testing.T, machine uint16) v1.Layer {
+	t.Helper()
+	hdr := make([]byte, 64)
+	copy(hdr, "\x7fELF\x02\x01\x01")
+	hdr[18], hdr[19] = byte(machine), byte(machine>>8)
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	require.NoError(t, tw.WriteHeader(&tar.Header{Name: "epp", Mode: 0o755, Size: int64(len(hdr)), Typeflag: tar.TypeReg}))
+	_, err := tw.Write(hdr)
+	require.NoError(t, err)
+	require.NoError(t, tw.Close())
+	data := buf.Bytes()
+	l, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil })
+	require.NoError(t, err)
+	return l
+}
+
+func TestVerifyCatchesAnEntrypointOfTheWrongArch(t *testing.T) {
+	host := testRegistry(t)
+	build := func(arch string, machine uint16) mutate.IndexAddendum {
+		img, err := mutate.AppendLayers(empty.Image, elfLayer(t, machine))
+		require.NoError(t, err)
+		cfg, err := img.ConfigFile()
+		require.NoError(t, err)
+		cfg = cfg.DeepCopy()
+		cfg.OS, cfg.Architecture, cfg.Config.Entrypoint = "linux", arch, []string{"/epp"}
+		img, err = mutate.ConfigFile(img, cfg)
+		require.NoError(t, err)
+		return mutate.IndexAddendum{Add: img, Descriptor: v1.Descriptor{Platform: &v1.Platform{OS: "linux", Architecture: arch}}}
+	}
+	push := func(adds ...mutate.IndexAddendum) string {
+		idx := mutate.AppendManifests(empty.Index, adds...)
+		d, err := idx.Digest()
+		require.NoError(t, err)
+		ref, err := name.ParseReference(host + "/t/elf@" + d.String())
+		require.NoError(t, err)
+		require.NoError(t, remote.WriteIndex(ref, idx))
+		return ref.String()
+	}
+	good := push(build("amd64", 62), build("arm64", 183))
+	v, err := Verify(context.Background(), good, both, RegistryOptions{Insecure: true})
+	require.NoError(t, err)
+	for _, img := range v.Images {
+		assert.True(t, img.ArchChecked, img.Platform)
+	}
+	// The defect of a host-arch-only build: the amd64 binary in both.
+	bad := push(build("amd64", 62), build("arm64", 62))
+	_, err = Verify(context.Background(), bad, both, RegistryOptions{Insecure: true})
+	require.ErrorContains(t, err, "linux/arm64 entrypoint /epp is built for ELF machine 62")
 }

@@ -58,6 +58,8 @@ type PlatformImage struct {
 	BinarySize  int64  `json:"binarySize,omitempty"`
 	CAPICacheID string `json:"capiCacheKey,omitempty"`
 	CAPICached  bool   `json:"capiCached"`
+	// ArchChecked: the entrypoint's ELF machine matched the platform.
+	ArchChecked bool `json:"archChecked"`
 }
 
 // Smoke records which platforms ran the entrypoint.
