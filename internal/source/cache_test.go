@@ -53,8 +53,8 @@ func TestCorruptEntriesDetectedByFetch(t *testing.T) {
 			require.Len(t, packs, 1)
 			require.NoError(t, os.Remove(packs[0]))
 		},
-		"index lists no blob": func(t *testing.T, tree *Tree) {
-			// Swap in an index for a pack that lacks most objects.
+		"pack index garbled": func(t *testing.T, tree *Tree) {
+			// An index that cannot be read says nothing about the pack.
 			idx, _ := filepath.Glob(filepath.Join(tree.GitDir, "objects", "pack", "*.idx"))
 			require.Len(t, idx, 1)
 			require.NoError(t, os.Chmod(idx[0], 0o644))

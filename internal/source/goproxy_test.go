@@ -199,4 +199,3 @@ func TestParseKind(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "auto, git, goproxy, path")
 }
-
