@@ -222,3 +222,22 @@ func (c *cancelOnWrite) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+func TestTestDoubleMatchesTheRealPipelineBinding(t *testing.T) {
+	ts := targets(t, "linux/amd64")
+	requireToolchain(t, ts)
+	src := filepath.Join(t.TempDir(), "capi-double")
+	require.NoError(t, os.CopyFS(src, os.DirFS(filepath.Join("..", "..", "testdata", "capi-double"))))
+	res, err := Build(context.Background(), Options{SrcDir: src, Crate: testCrate, Library: testLibrary,
+		Targets: ts, CacheDir: t.TempDir(), Env: offlineEnv()})
+	require.NoError(t, err)
+	assert.Equal(t, "dynamo_llm_capi.h", filepath.Base(res.Artifacts[0].Header), "the crate's include/ header is used")
+
+	// The binding folder as it appears in a patched tree.
+	binding := filepath.Join(t.TempDir(), "pkg", "dynamo")
+	hdr, err := os.ReadFile(filepath.Join("..", "..", "ffi", "pipeline", "dynamo_llm_pipeline.h"))
+	require.NoError(t, err)
+	write(t, filepath.Join(binding, "dynamo_llm_pipeline.h"), string(hdr))
+	require.NoError(t, Stage(res, binding, "dynamo_llm_pipeline.h", testLibrary))
+	assert.FileExists(t, filepath.Join(binding, "lib", "amd64", "libdynamo_llm_capi.a"))
+}

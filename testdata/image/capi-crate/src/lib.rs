@@ -1,5 +1,6 @@
-//! A stand-in for the Dynamo C API in image-build tests: the same crate and
-//! library names, a few functions of the "pipeline" generation, no runtime.
+//! A minimal crate with the Dynamo C API's crate and library names and no
+//! committed header, so the C API stage's cbindgen path is exercised
+//! (testdata/capi-double ships its header in include/).
 
 use std::os::raw::c_char;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -11,10 +12,9 @@ static READY: AtomicBool = AtomicBool::new(false);
 pub extern "C" fn dynamo_llm_init(
     namespace: *const c_char,
     component: *const c_char,
-    worker_id: i64,
     kv_block_size: u32,
 ) -> u32 {
-    if namespace.is_null() || component.is_null() || worker_id < 0 || kv_block_size == 0 {
+    if namespace.is_null() || component.is_null() || kv_block_size == 0 {
         return 1;
     }
     READY.store(true, Ordering::SeqCst);

@@ -12,13 +12,11 @@ import (
 
 func main() {
 	initRC, shutdownRC := dynamo.InitAndShutdown()
-	fmt.Printf("epp fixture %s/%s: C API generation %d (init=%d shutdown=%d)\n",
-		runtime.GOOS, runtime.GOARCH, dynamo.Generation(), initRC, shutdownRC)
-	if len(os.Args) > 1 && os.Args[1] == "--help" {
-		fmt.Println("usage: epp [--help]")
-		return
-	}
+	fmt.Printf("epp fixture %s/%s: C API init=%d shutdown=%d\n", runtime.GOOS, runtime.GOARCH, initRC, shutdownRC)
 	if initRC != 0 || shutdownRC != 0 {
 		os.Exit(1)
+	}
+	if len(os.Args) > 1 && os.Args[1] == "--help" {
+		fmt.Println("usage: epp [--help]")
 	}
 }

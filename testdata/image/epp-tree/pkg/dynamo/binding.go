@@ -11,13 +11,11 @@ import "C"
 
 import "unsafe"
 
-// Generation returns the C API generation reported by the library.
-func Generation() uint32 { return uint32(C.dynamo_capi_generation()) }
-
-// InitAndShutdown starts and stops the library's runtime.
+// InitAndShutdown starts and stops the library's runtime and returns both
+// result codes (0 is success).
 func InitAndShutdown() (uint32, uint32) {
 	ns, comp := C.CString("ns"), C.CString("epp")
 	defer C.free(unsafe.Pointer(ns))
 	defer C.free(unsafe.Pointer(comp))
-	return uint32(C.dynamo_llm_init(ns, comp, 1, 16)), uint32(C.dynamo_llm_shutdown())
+	return uint32(C.dynamo_llm_init(ns, comp, 16)), uint32(C.dynamo_llm_shutdown())
 }
