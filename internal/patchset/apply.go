@@ -3,10 +3,12 @@ package patchset
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/memory"
 )
 
 // UpstreamRef marks the upstream base commit; export takes the commits
@@ -77,7 +79,10 @@ func ApplyToRepo(ctx context.Context, dir string, patches []*Patch, opt Options)
 	if err != nil {
 		return nil, fmt.Errorf("read HEAD of %s: %w", dir, err)
 	}
-	t, err := loadTree(dir, repo.Storer, head.Hash())
+	// New objects collect in memory and land as one pack at the end:
+	// thousands of loose-object files would cost more than the patching.
+	fresh := memory.NewStorage()
+	t, err := loadTree(dir, repo.Storer, fresh, head.Hash())
 	if err != nil {
 		return nil, err
 	}
@@ -119,6 +124,9 @@ func ApplyToRepo(ctx context.Context, dir string, patches []*Patch, opt Options)
 	}
 	res.Head = parent.String()
 	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := writePack(filepath.Join(dir, ".git"), fresh); err != nil {
 		return nil, err
 	}
 	if err := writeOut(dir, t, res); err != nil {

@@ -38,30 +38,31 @@ type fileEntry struct {
 	data []byte
 }
 
-func loadTree(dir string, store storer.EncodedObjectStorer, commit plumbing.Hash) (*tree, error) {
-	c, err := object.GetCommit(store, commit)
+// loadTree reads the base commit's tree from base; new objects go to out.
+func loadTree(dir string, base, out storer.EncodedObjectStorer, commit plumbing.Hash) (*tree, error) {
+	c, err := object.GetCommit(base, commit)
 	if err != nil {
 		return nil, fmt.Errorf("read base commit %s: %w", commit, err)
 	}
-	root, err := object.GetTree(store, c.TreeHash)
+	root, err := object.GetTree(base, c.TreeHash)
 	if err != nil {
 		return nil, fmt.Errorf("read base tree %s: %w", c.TreeHash, err)
 	}
 	t := &tree{
-		dir: dir, store: store,
+		dir: dir, store: out,
 		files:   map[string]*fileEntry{},
 		dirs:    map[string]map[string]bool{},
 		dirHash: map[string]plumbing.Hash{},
 		dirty:   map[string]bool{},
 		touched: map[string]bool{},
 	}
-	if err := t.load("", root); err != nil {
+	if err := t.load(base, "", root); err != nil {
 		return nil, err
 	}
 	return t, nil
 }
 
-func (t *tree) load(dir string, tr *object.Tree) error {
+func (t *tree) load(base storer.EncodedObjectStorer, dir string, tr *object.Tree) error {
 	t.dirHash[dir] = tr.Hash
 	children := map[string]bool{}
 	t.dirs[dir] = children
@@ -69,11 +70,11 @@ func (t *tree) load(dir string, tr *object.Tree) error {
 		children[e.Name] = true
 		p := path.Join(dir, e.Name)
 		if e.Mode == filemode.Dir {
-			sub, err := object.GetTree(t.store, e.Hash)
+			sub, err := object.GetTree(base, e.Hash)
 			if err != nil {
 				return fmt.Errorf("read tree %s: %w", p, err)
 			}
-			if err := t.load(p, sub); err != nil {
+			if err := t.load(base, p, sub); err != nil {
 				return err
 			}
 			continue

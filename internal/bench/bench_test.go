@@ -1,0 +1,184 @@
+package bench
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/epp-build/epp-build/internal/testutil/gitfixture"
+)
+
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "epp-build-bench-")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "epp-build")
+	if out, err := exec.Command("go", "build", "-o", binary, "../../cmd/epp-build").CombinedOutput(); err != nil {
+		panic(string(out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// fixture is a GAIE-sized upstream served over loopback HTTP with a
+// series of patches made by the git CLI.
+type fixture struct {
+	url, commit string
+	recipe      string
+	patchFiles  []string
+}
+
+func newFixture(b *testing.B, patches int) *fixture {
+	b.Helper()
+	repo := gitfixture.Large(b)
+	base := gitfixture.ServeHTTP(b, filepath.Dir(repo.Dir))
+	f := &fixture{url: repo.HTTPURL(base), commit: repo.RevParse(b, gitfixture.LargeTag+"^{commit}")}
+
+	// Commit the series in a scratch clone and format it.
+	work := filepath.Join(b.TempDir(), "work")
+	git(b, "", "clone", "-q", repo.Dir, work)
+	for i := 0; i < patches; i++ {
+		name := filepath.Join(work, fmt.Sprintf("pkg/area%02d/sub%d/file%04d.go", i%37, i%5, i%986))
+		data, err := os.ReadFile(name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		lines := strings.SplitAfter(string(data), "\n")
+		lines[len(lines)/2] = fmt.Sprintf("// change %d\n", i) + lines[len(lines)/2]
+		if err := os.WriteFile(name, []byte(strings.Join(lines, "")), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		git(b, work, "commit", "-q", "-am", fmt.Sprintf("Change %d", i))
+	}
+	f.recipe = filepath.Join(b.TempDir(), "v1.0.0")
+	if err := os.MkdirAll(f.recipe, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	git(b, work, "format-patch", "-q", "--zero-commit", "--no-signature", "--full-index", "-o", f.recipe, f.commit+"..HEAD")
+	names, _ := filepath.Glob(filepath.Join(f.recipe, "*.patch"))
+	f.patchFiles = names
+	var list strings.Builder
+	for _, n := range names {
+		list.WriteString("  - " + filepath.Base(n) + "\n")
+	}
+	if len(names) == 0 {
+		list.WriteString("  []\n")
+	}
+	recipe := fmt.Sprintf("upstream:\n  repository: %s\n  ref: %s\n  commit: %s\npatches:\n%s", f.url, gitfixture.LargeTag, f.commit, list.String())
+	if err := os.WriteFile(filepath.Join(f.recipe, "recipe.yaml"), []byte(recipe), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return f
+}
+
+func git(b testing.TB, dir string, args ...string) {
+	b.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = gitfixture.Env()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+// timed runs a command and returns its wall time and peak RSS in MB.
+func timed(b *testing.B, env []string, name string, args ...string) (time.Duration, float64) {
+	b.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Env = append(gitfixture.Env(), env...)
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	d := time.Since(start)
+	if err != nil {
+		b.Fatalf("%s %v: %v\n%s", name, args, err, out)
+	}
+	rss := float64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss) / 1024
+	return d, rss
+}
+
+// gitPath is the git CLI way: shallow clone of the tag, then git apply.
+func gitPath(b *testing.B, f *fixture, dst string) time.Duration {
+	d, _ := timed(b, nil, "git", "clone", "-q", "--depth", "1", "--branch", gitfixture.LargeTag, f.url, dst)
+	if len(f.patchFiles) > 0 {
+		da, _ := timed(b, nil, "git", append([]string{"-C", dst, "apply"}, f.patchFiles...)...)
+		d += da
+	}
+	return d
+}
+
+func eppApply(b *testing.B, f *fixture, cache, dst string) (time.Duration, float64) {
+	return timed(b, []string{"XDG_CACHE_HOME=" + cache}, binary, "apply", "--recipe", f.recipe, "--out", dst, "--source", "git", "--quiet")
+}
+
+func report(b *testing.B, ours, theirs time.Duration, oursName, theirsName string) {
+	n := float64(b.N)
+	b.ReportMetric(float64(ours.Milliseconds())/n, oursName+"-ms/op")
+	b.ReportMetric(float64(theirs.Milliseconds())/n, theirsName+"-ms/op")
+	b.ReportMetric(ours.Seconds()/theirs.Seconds(), "epp/git-ratio")
+}
+
+// BenchmarkColdApply: clone + a 5-patch series with an empty cache, against
+// git clone --depth 1 --branch + git apply. Goal: ratio <= 1.2.
+func BenchmarkColdApply(b *testing.B) {
+	f := newFixture(b, 5)
+	var ours, theirs time.Duration
+	var peak float64
+	for i := 0; i < b.N; i++ {
+		tmp := b.TempDir()
+		d, rss := eppApply(b, f, filepath.Join(tmp, "cache"), filepath.Join(tmp, "epp"))
+		ours += d
+		peak = max(peak, rss)
+		theirs += gitPath(b, f, filepath.Join(tmp, "git"))
+	}
+	report(b, ours, theirs, "epp-build", "git")
+	b.ReportMetric(peak, "epp-peak-MB")
+}
+
+// BenchmarkWarmApply: the same apply with the upstream in the cache, against
+// the git CLI path. Goal: git/epp >= 10 (ratio <= 0.1).
+func BenchmarkWarmApply(b *testing.B) {
+	f := newFixture(b, 5)
+	cache := filepath.Join(b.TempDir(), "cache")
+	eppApply(b, f, cache, filepath.Join(b.TempDir(), "prime"))
+	var ours, theirs time.Duration
+	var peak float64
+	for i := 0; i < b.N; i++ {
+		tmp := b.TempDir()
+		d, rss := eppApply(b, f, cache, filepath.Join(tmp, "epp"))
+		ours += d
+		peak = max(peak, rss)
+		theirs += gitPath(b, f, filepath.Join(tmp, "git"))
+	}
+	report(b, ours, theirs, "epp-build", "git")
+	b.ReportMetric(theirs.Seconds()/ours.Seconds(), "speedup-x")
+	b.ReportMetric(peak, "epp-peak-MB")
+}
+
+// BenchmarkSeries500: a 500-patch series applied from the cache, against
+// git am of the same files on a clone. Goal: git/epp >= 10.
+func BenchmarkSeries500(b *testing.B) {
+	f := newFixture(b, 500)
+	cache := filepath.Join(b.TempDir(), "cache")
+	eppApply(b, f, cache, filepath.Join(b.TempDir(), "prime"))
+	var ours, theirs time.Duration
+	for i := 0; i < b.N; i++ {
+		tmp := b.TempDir()
+		d, _ := eppApply(b, f, cache, filepath.Join(tmp, "epp"))
+		ours += d
+		clone := filepath.Join(tmp, "git")
+		git(b, "", "clone", "-q", "--depth", "1", "--branch", gitfixture.LargeTag, f.url, clone)
+		da, _ := timed(b, nil, "git", append([]string{"-C", clone, "am", "-q"}, f.patchFiles...)...)
+		theirs += da
+	}
+	report(b, ours, theirs, "epp-build", "git-am")
+	b.ReportMetric(theirs.Seconds()/ours.Seconds(), "speedup-x")
+}
