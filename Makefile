@@ -1,0 +1,47 @@
+# epp-build: `make test` is the one command that runs every test (CI runs it
+# through .ci/run); `make bench` prints speed and memory against the git CLI.
+GO ?= go
+GOFMT ?= gofmt
+NESTED := ffi plugins/dynamo-v0.7
+FUZZTIME ?= 20s
+VERSIONS := $(notdir $(wildcard patches/*))
+
+.PHONY: build test deps double lint unit nested fuzz check-patches bench clean
+
+build:
+	$(GO) build -o bin/epp-build ./cmd/epp-build
+
+test: deps double lint unit nested fuzz check-patches
+
+# Debian packages and buildkitd for the image tests (needs root; idempotent).
+deps:
+	@if [ "$$(id -u)" = 0 ]; then scripts/install-test-deps.sh; \
+	else echo "not root: skipping scripts/install-test-deps.sh; tests that need its tools will skip"; fi
+
+# The Rust test double of the Dynamo C API, linked by the cgo packages.
+double:
+	ffi/build-double.sh
+
+lint:
+	@out=$$($(GOFMT) -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt wants to rewrite:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	@for m in $(NESTED); do (cd $$m && $(GO) vet ./...) || exit 1; done
+
+unit:
+	$(GO) test -race -timeout 45m ./...
+
+nested:
+	@for m in $(NESTED); do echo "== go test $$m"; (cd $$m && $(GO) test -race -timeout 20m ./...) || exit 1; done
+
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzParseApply -fuzztime $(FUZZTIME) ./internal/patchset
+
+# Every committed series must be what apply (+ regen) and export produce.
+check-patches:
+	@for v in $(VERSIONS); do $(GO) run ./cmd/epp-build check --version $$v || exit 1; done
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime 3x -timeout 60m ./internal/bench ./internal/patchset
+
+clean:
+	rm -rf bin
