@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -87,8 +88,8 @@ func Run(ctx context.Context, in Input, opt Options) (*report.Report, error) {
 	}
 	stage("capi", t0)
 	rep.Inputs.CAPI = report.CAPI{Source: "local", TreeHash: capiRes.TreeHash, Crate: p.crate, Library: p.library, Generation: p.generation}
-	if in.Recipe != nil && in.Recipe.CAPI != nil && opt.CAPISrc == "" {
-		rep.Inputs.CAPI.Source, rep.Inputs.CAPI.Commit = in.Recipe.CAPI.Repository, in.Recipe.CAPI.Commit
+	if commit := gitCommit(ctx, opt.CAPISrc); commit != "" {
+		rep.Inputs.CAPI.Commit = commit
 	}
 	tc := capiRes.Toolchain
 	rep.Inputs.Toolchains = report.Toolchains{
@@ -240,6 +241,21 @@ func prepareContext(ctx context.Context, opt Options, p *plan, work, src, bindin
 		return "", "", nil, err
 	}
 	return hostDir, "Dockerfile", sizes, nil
+}
+
+// gitCommit names the checked-out commit of a local C API checkout, with
+// "-dirty" when it has uncommitted changes; "" when it is not a git
+// checkout. The tree hash stays the exact identity either way.
+func gitCommit(ctx context.Context, dir string) string {
+	out, err := exec.CommandContext(ctx, "git", "-C", dir, "rev-parse", "--verify", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	commit := strings.TrimSpace(string(out))
+	if st, err := exec.CommandContext(ctx, "git", "-C", dir, "status", "--porcelain", "--", ".").Output(); err == nil && len(st) > 0 {
+		commit += "-dirty"
+	}
+	return commit
 }
 
 func writerOr(w io.Writer) io.Writer {
