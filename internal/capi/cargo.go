@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os/exec"
 	"strings"
+	"syscall"
 )
 
 // CargoError is a failed cargo build; it carries the tail of cargo's stderr
@@ -47,6 +48,7 @@ func runCargo(ctx context.Context, base env, tc *Toolchain, crateDir, crate, tar
 	}
 	cmd := exec.CommandContext(ctx, tc.Cargo, args...)
 	cmd.Dir = crateDir
+	killGroupOnCancel(cmd)
 	cc := tc.CC[t.RustTriple]
 	cmd.Env = append(append([]string(nil), base...),
 		"RUSTC="+tc.Rustc,
@@ -64,4 +66,12 @@ func runCargo(ctx context.Context, base env, tc *Toolchain, crateDir, crate, tar
 		return &CargoError{Platform: t.Platform, Args: args, Err: err, StderrTail: tail(stderr.String(), stderrTailLines)}
 	}
 	return nil
+}
+
+// killGroupOnCancel runs cmd in its own process group and kills the whole
+// group on cancellation, so compiler children do not outlive a cancelled
+// build.
+func killGroupOnCancel(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 }

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -116,6 +117,7 @@ func Host(ctx context.Context, opt HostOptions) ([]Binary, error) {
 			args := append(append([]string{"build"}, buildFlags...), "-o", dst, opt.Package)
 			cmd := exec.CommandContext(gctx, "go", args...)
 			cmd.Dir = opt.ModuleDir
+			killGroupOnCancel(cmd)
 			cmd.Env = append(append([]string(nil), base...),
 				"CGO_ENABLED=1", "GOOS=linux", "GOARCH="+t.GOARCH, "CC="+t.CC,
 				"CGO_LDFLAGS=-L"+t.LibDir)
@@ -155,4 +157,12 @@ func tailLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// killGroupOnCancel runs cmd in its own process group and kills the whole
+// group on cancellation, so compiler children do not outlive a cancelled
+// build.
+func killGroupOnCancel(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 }
