@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/epp-build/epp-build/internal/export"
+	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/spf13/cobra"
 )
 
@@ -36,7 +37,14 @@ without --to it prints the series to stdout.`,
 				}
 				return nil
 			}
-			if err := export.Write(to, patches); err != nil {
+			// A recipe that extends another keeps the inherited patches
+			// where they are.
+			if r, err := recipe.Load(to); err == nil && r.Extends != "" {
+				err = export.WriteRecipe(r, patches)
+				if err != nil {
+					return err
+				}
+			} else if err := export.Write(to, patches); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "exported %d patches to %s\n", len(patches), to)

@@ -54,7 +54,7 @@ fails until you do.`,
 				return err
 			}
 			stale := export.Compare(r, patches)
-			if err := export.Write(r.Dir, patches); err != nil {
+			if err := export.WriteRecipe(r, patches); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d patches, %d rewritten\n", r.Version, len(patches), len(stale))

@@ -15,6 +15,7 @@ type versionRow struct {
 	Ref        string `json:"ref"`
 	Commit     string `json:"commit"`
 	Patches    int    `json:"patches"`
+	Extends    string `json:"extends,omitempty"`
 	Error      string `json:"error,omitempty"`
 }
 
@@ -41,7 +42,7 @@ func newVersionsCommand(g *globalFlags) *cobra.Command {
 				if err != nil {
 					row.Error = err.Error()
 				} else {
-					row.Repository, row.Ref, row.Commit, row.Patches = r.Upstream.Repository, r.Upstream.Ref, r.Upstream.Commit, len(r.Patches)
+					row.Repository, row.Ref, row.Commit, row.Patches, row.Extends = r.Upstream.Repository, r.Upstream.Ref, r.Upstream.Commit, len(r.Series), r.Extends
 				}
 				rows = append(rows, row)
 			}
@@ -52,13 +53,17 @@ func newVersionsCommand(g *globalFlags) *cobra.Command {
 				return enc.Encode(rows)
 			}
 			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "VERSION\tUPSTREAM REF\tCOMMIT\tPATCHES\tREPOSITORY")
+			fmt.Fprintln(tw, "VERSION\tEXTENDS\tUPSTREAM REF\tCOMMIT\tPATCHES\tREPOSITORY")
 			for _, r := range rows {
 				if r.Error != "" {
-					fmt.Fprintf(tw, "%s\t-\t-\t-\tinvalid: %s\n", r.Version, r.Error)
+					fmt.Fprintf(tw, "%s\t-\t-\t-\t-\tinvalid: %s\n", r.Version, r.Error)
 					continue
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", r.Version, r.Ref, r.Commit[:12], r.Patches, r.Repository)
+				extends := r.Extends
+				if extends == "" {
+					extends = "-"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", r.Version, extends, short(r.Ref), r.Commit[:12], r.Patches, r.Repository)
 			}
 			return tw.Flush()
 		},

@@ -10,6 +10,22 @@ import (
 	"github.com/epp-build/epp-build/internal/recipe"
 )
 
+// WriteRecipe stores the exported series in r's folder. The patches a
+// recipe inherits stay where they are: they must come first and unchanged
+// (export them to the base recipe instead).
+func WriteRecipe(r *recipe.Recipe, patches []Patch) error {
+	n := r.Inherited()
+	for i, sp := range r.Series[:n] {
+		if i >= len(patches) || patches[i].Name != sp.Name {
+			return fmt.Errorf("the first %d patches of %s come from %s and must stay as they are; change them there", n, r.Version, r.Base.Version)
+		}
+		if committed, err := os.ReadFile(sp.Path); err != nil || !bytes.Equal(committed, patches[i].Data) {
+			return fmt.Errorf("patch %s of %s changed; write it to %s instead", sp.Name, r.Base.Version, filepath.Dir(sp.Path))
+		}
+	}
+	return Write(r.Dir, patches[n:])
+}
+
 // Write stores the series in the recipe folder dir: every patch file,
 // the recipe's patches list in order, and no stale *.patch files.
 func Write(dir string, patches []Patch) error {
@@ -61,21 +77,29 @@ func (s Stale) String() string { return s.Patch + ": " + s.Reason }
 func Compare(r *recipe.Recipe, patches []Patch) []Stale {
 	var out []Stale
 	produced := map[string]bool{}
+	listed := map[string]string{}
+	for _, sp := range r.Series {
+		listed[sp.Name] = sp.Path
+	}
 	for i, p := range patches {
 		produced[p.Name] = true
-		committed, err := os.ReadFile(filepath.Join(r.Dir, p.Name))
+		path := listed[p.Name]
+		if path == "" {
+			path = filepath.Join(r.Dir, p.Name)
+		}
+		committed, err := os.ReadFile(path)
 		switch {
 		case err != nil:
 			out = append(out, Stale{p.Name, "export produces it but it is not committed"})
 		case !bytes.Equal(committed, p.Data):
 			out = append(out, Stale{p.Name, "committed file differs from what export produces (" + firstDifference(committed, p.Data) + ")"})
-		case i >= len(r.Patches) || r.Patches[i] != p.Name:
+		case i >= len(r.Series) || r.Series[i].Name != p.Name:
 			out = append(out, Stale{p.Name, fmt.Sprintf("is patch %d of the exported series but listed elsewhere in %s", i+1, recipe.FileName)})
 		}
 	}
-	for _, name := range r.Patches {
-		if !produced[name] {
-			out = append(out, Stale{name, "committed but export no longer produces it"})
+	for _, sp := range r.Series {
+		if !produced[sp.Name] {
+			out = append(out, Stale{sp.Name, "committed but export no longer produces it"})
 		}
 	}
 	return out

@@ -42,8 +42,8 @@ type Outcome struct {
 // is written.
 func LoadSeries(r *recipe.Recipe) ([]*Patch, error) {
 	var all []*Patch
-	for _, name := range r.Patches {
-		ps, err := ParseFile(filepath.Join(r.Dir, name), name)
+	for _, sp := range r.Series {
+		ps, err := ParseFile(sp.Path, sp.Name)
 		if err != nil {
 			return nil, err
 		}

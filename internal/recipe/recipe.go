@@ -25,12 +25,33 @@ type Recipe struct {
 	// Dir is the folder holding recipe.yaml and the patch files.
 	Dir string `yaml:"-"`
 
-	Description string    `yaml:"description,omitempty"`
-	Upstream    Upstream  `yaml:"upstream"`
-	CAPI        *CAPI     `yaml:"capi,omitempty"`
-	Generated   []Package `yaml:"generated,omitempty"`
-	Patches     []string  `yaml:"patches"`
+	Description string `yaml:"description,omitempty"`
+	// Extends names a sibling version whose series comes first; its
+	// upstream, C API and generated packages are inherited unless this
+	// recipe sets its own.
+	Extends   string    `yaml:"extends,omitempty"`
+	Upstream  Upstream  `yaml:"upstream"`
+	CAPI      *CAPI     `yaml:"capi,omitempty"`
+	Generated []Package `yaml:"generated,omitempty"`
+	// Patches are this recipe's own patch files, in order.
+	Patches []string `yaml:"patches"`
+
+	// Base is the recipe named by Extends.
+	Base *Recipe `yaml:"-"`
+	// Series is the whole series: the base's, then Patches.
+	Series []SeriesPatch `yaml:"-"`
 }
+
+// SeriesPatch is one patch file of the whole series and the version
+// folder that holds it.
+type SeriesPatch struct {
+	Name    string
+	Path    string
+	Version string
+}
+
+// Inherited is how many patches of Series come from the base recipe.
+func (r *Recipe) Inherited() int { return len(r.Series) - len(r.Patches) }
 
 // Upstream pins the tree the series applies to, by ref and expected commit,
 // and says how to find the same tree on the Go module proxy.
@@ -61,21 +82,57 @@ type CAPI struct {
 // the folder of the upstream tree where a patch of the series adds it.
 type Package struct {
 	Patch string `yaml:"patch"`
-	From  string `yaml:"from"`
-	To    string `yaml:"to"`
+	// From is relative to the recipe folder that declares it.
+	From string `yaml:"from"`
+	To   string `yaml:"to"`
+	// FromDir is From resolved.
+	FromDir string `yaml:"-"`
 }
 
-// PatchPaths returns the series as paths inside the recipe folder.
-func (r *Recipe) PatchPaths() []string {
-	paths := make([]string, len(r.Patches))
-	for i, p := range r.Patches {
-		paths[i] = filepath.Join(r.Dir, p)
-	}
-	return paths
-}
-
-// Load reads and validates the recipe in dir.
+// Load reads and validates the recipe in dir, with the recipes it extends.
 func Load(dir string) (*Recipe, error) {
+	return load(dir, nil)
+}
+
+func load(dir string, seen []string) (*Recipe, error) {
+	r, err := read(dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range seen {
+		if v == r.Dir {
+			return nil, fmt.Errorf("recipe %s: extends itself through %s", r.Version, strings.Join(seen, " -> "))
+		}
+	}
+	if r.Extends != "" {
+		base, err := load(filepath.Join(filepath.Dir(r.Dir), r.Extends), append(seen, r.Dir))
+		if err != nil {
+			return nil, fmt.Errorf("recipe %s extends %s: %w", r.Version, r.Extends, err)
+		}
+		r.inherit(base)
+	}
+	for _, p := range r.Patches {
+		r.Series = append(r.Series, SeriesPatch{Name: p, Path: filepath.Join(r.Dir, p), Version: r.Version})
+	}
+	if err := r.Validate(); err != nil {
+		return nil, fmt.Errorf("recipe %s: %w", filepath.Join(r.Dir, FileName), err)
+	}
+	return r, nil
+}
+
+func (r *Recipe) inherit(base *Recipe) {
+	r.Base = base
+	if r.Upstream == (Upstream{}) {
+		r.Upstream = base.Upstream
+	}
+	if r.CAPI == nil {
+		r.CAPI = base.CAPI
+	}
+	r.Generated = append(append([]Package(nil), base.Generated...), r.Generated...)
+	r.Series = append([]SeriesPatch(nil), base.Series...)
+}
+
+func read(dir string) (*Recipe, error) {
 	path := filepath.Join(dir, FileName)
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -96,8 +153,8 @@ func Load(dir string) (*Recipe, error) {
 	}
 	r.Dir = abs
 	r.Version = filepath.Base(abs)
-	if err := r.Validate(); err != nil {
-		return nil, fmt.Errorf("recipe %s: %w", path, err)
+	for i := range r.Generated {
+		r.Generated[i].FromDir = filepath.Join(abs, filepath.FromSlash(r.Generated[i].From))
 	}
 	return &r, nil
 }
@@ -183,10 +240,16 @@ func (r *Recipe) Validate() error {
 		}
 	}
 	seen := map[string]bool{}
+	inherited := map[string]string{}
+	for _, p := range r.Series[:r.Inherited()] {
+		seen[p.Name], inherited[p.Name] = true, p.Version
+	}
 	for i, name := range r.Patches {
 		switch {
 		case !patchName.MatchString(name):
 			add("patches[%d] %q must be a plain file name ending in .patch (no folders)", i, name)
+		case inherited[name] != "":
+			add("patches[%d] %q is already in the series of %s; give it another name", i, name, inherited[name])
 		case seen[name]:
 			add("patches[%d] %q is listed twice", i, name)
 		default:
@@ -204,9 +267,13 @@ func (r *Recipe) Validate() error {
 			add("generated[%d] needs from (a folder of this repository) and to (a relative folder of the upstream tree)", i)
 		}
 	}
+	own := map[string]bool{}
+	for _, name := range r.Patches {
+		own[name] = true
+	}
 	if strays, err := filepath.Glob(filepath.Join(r.Dir, "*.patch")); err == nil {
 		for _, s := range strays {
-			if !seen[filepath.Base(s)] {
+			if !own[filepath.Base(s)] {
 				add("%s is in the folder but not in the patches list (list it or delete it)", filepath.Base(s))
 			}
 		}

@@ -32,7 +32,7 @@ func Overlays(r *recipe.Recipe) (map[string][]patchset.Overlay, error) {
 	rewrites := map[string]string{}
 	dirs := make([]string, len(r.Generated))
 	for i, g := range r.Generated {
-		dirs[i] = filepath.Join(r.Dir, filepath.FromSlash(g.From))
+		dirs[i] = g.FromDir
 		from, err := importPath(dirs[i])
 		if err != nil {
 			return nil, fmt.Errorf("recipe %s: generated[%d] from %s: %w", r.Version, i, g.From, err)
