@@ -3,6 +3,7 @@ package source
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -51,5 +52,25 @@ func BenchmarkWarmFetch(b *testing.B) {
 		if _, err := Fetch(context.Background(), req); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkGitCLICloneDepth1HTTP is the reference the warm path is compared
+// with: `git clone --depth 1 --branch <tag>` of the same tree over loopback
+// HTTP (git http-backend), as a shell script would do it.
+func BenchmarkGitCLICloneDepth1HTTP(b *testing.B) {
+	repo := gitfixture.Large(b)
+	base := gitfixture.ServeHTTP(b, filepath.Dir(repo.Dir))
+	work := b.TempDir()
+	for b.Loop() {
+		dst := filepath.Join(work, "clone")
+		cmd := exec.Command("git", "clone", "--quiet", "--depth", "1", "--branch", gitfixture.LargeTag, repo.HTTPURL(base), dst)
+		cmd.Env = append(gitfixture.Env(), "GIT_CONFIG_PARAMETERS='advice.detachedHead=false'")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("git clone: %v: %s", err, out)
+		}
+		b.StopTimer()
+		os.RemoveAll(dst)
+		b.StartTimer()
 	}
 }

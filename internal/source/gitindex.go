@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -31,12 +32,45 @@ func setMtime(name string, t time.Time) error {
 	return unix.UtimesNanoAt(unix.AT_FDCWD, name, []unix.Timespec{ts, ts}, unix.AT_SYMLINK_NOFOLLOW)
 }
 
+// setMtimeFd dates an open file: utimensat with a NULL path acts on the
+// descriptor (what futimens does in C).
+func setMtimeFd(f *os.File, t time.Time) error {
+	ts := [2]unix.Timespec{unix.NsecToTimespec(t.UnixNano()), unix.NsecToTimespec(t.UnixNano())}
+	var errno syscall.Errno
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	if err := rc.Control(func(fd uintptr) {
+		_, _, errno = unix.Syscall6(unix.SYS_UTIMENSAT, fd, 0, uintptr(unsafe.Pointer(&ts[0])), 0, 0, 0)
+	}); err != nil {
+		return err
+	}
+	if errno != 0 {
+		return &os.PathError{Op: "futimens", Path: f.Name(), Err: errno}
+	}
+	return nil
+}
+
+// statFdInto records an open file's stat data.
+func statFdInto(f *os.File, e *indexEntry) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	return fillStat(fi, e)
+}
+
 // statInto records the path's stat data as git would.
 func statInto(name string, e *indexEntry) error {
 	fi, err := os.Lstat(name)
 	if err != nil {
 		return err
 	}
+	return fillStat(fi, e)
+}
+
+func fillStat(fi os.FileInfo, e *indexEntry) error {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
 		e.mtime = fi.ModTime()

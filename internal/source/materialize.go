@@ -91,7 +91,7 @@ func (t *Tree) copyFiles(ctx context.Context, dst string) ([]indexEntry, error) 
 		}
 		mu.Unlock()
 	}
-	workers := min(max(2*runtime.GOMAXPROCS(0), 4), 16)
+	workers := copyWorkers()
 	for range workers {
 		wg.Add(1)
 		go func() {
@@ -169,7 +169,7 @@ func copyOne(srcRoot, dstRoot string, f fileEntry, stamp time.Time) (indexEntry,
 			return e, err
 		}
 	default:
-		data, err := os.ReadFile(src)
+		data, err := readExact(src, f.Size)
 		if err != nil {
 			return e, corruptf("%s: %v", f.Path, err)
 		}
@@ -180,14 +180,47 @@ func copyOne(srcRoot, dstRoot string, f fileEntry, stamp time.Time) (indexEntry,
 		if f.isExec() {
 			perm = 0o755
 		}
-		if err := writeNew(dst, data, perm); err != nil {
-			return e, err
-		}
+		return e, writeStamped(dst, data, perm, stamp, &e)
 	}
 	if err := setMtime(dst, stamp); err != nil {
 		return e, err
 	}
 	return e, statInto(dst, &e)
+}
+
+// readExact reads a file that must be exactly size bytes long.
+func readExact(name string, size int64) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	buf := make([]byte, size+1)
+	n, err := io.ReadFull(f, buf)
+	if int64(n) != size || (err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !(size == 0 && errors.Is(err, io.EOF))) {
+		return nil, fmt.Errorf("size %d differs from the recorded %d bytes", n, size)
+	}
+	return buf[:size], nil
+}
+
+// writeStamped writes a new file, dates it and records its stat data, all
+// through the open descriptor (no further path lookups).
+func writeStamped(name string, data []byte, perm os.FileMode, stamp time.Time, e *indexEntry) error {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = setMtimeFd(f, stamp)
+	}
+	if err == nil {
+		err = statFdInto(f, e)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // writeNew writes a file that must not exist yet with perm (less the umask,
@@ -261,4 +294,16 @@ func (t *Tree) linkPack(gitDir string) error {
 		}
 	}
 	return nil
+}
+
+// copyWorkersOverride is set by benchmarks to compare parallelism levels.
+var copyWorkersOverride int
+
+// copyWorkers is how many files are copied at once: file creation waits on
+// the file system more than on the CPU, so a few more than the CPUs.
+func copyWorkers() int {
+	if copyWorkersOverride > 0 {
+		return copyWorkersOverride
+	}
+	return min(max(2*runtime.GOMAXPROCS(0), 4), 16)
 }
