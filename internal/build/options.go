@@ -162,3 +162,18 @@ func (o *Options) validate(in Input) (*plan, error) {
 func bindingHeader(generation string) string {
 	return "dynamo_llm_" + generation + ".h"
 }
+
+// ParsePlatforms validates --platform values (each may be a comma list)
+// and returns them normalised, deduplicated, in order. Anything but
+// linux/amd64 and linux/arm64 is a *capi.UnsupportedPlatformError.
+func ParsePlatforms(specs []string) ([]string, error) {
+	ts, err := capi.ParsePlatforms(specs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.Platform
+	}
+	return out, nil
+}

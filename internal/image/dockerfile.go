@@ -35,13 +35,14 @@ ARG TARGETARCH
 ARG SOURCE_DATE_EPOCH
 WORKDIR /src
 COPY src/ /src/
-RUN --mount=type=cache,target=/root/go/pkg/mod \
-    --mount=type=cache,target=/root/.cache/go-build \
+RUN --mount=type=cache,target=/cache/gomod \
+    --mount=type=cache,target=/cache/gobuild \
     case "$TARGETARCH" in \
       amd64) cc=x86_64-linux-gnu-gcc ;; \
       arm64) cc=aarch64-linux-gnu-gcc ;; \
       *) echo "unsupported TARGETARCH $TARGETARCH" >&2; exit 1 ;; \
     esac && \
+    GOMODCACHE=/cache/gomod GOCACHE=/cache/gobuild \
     CGO_ENABLED=1 GOOS=linux GOARCH=$TARGETARCH CC=$cc \
     go build -trimpath -buildvcs=false -tags netgo,osusergo \
       -ldflags '-s -w -linkmode external -extldflags "-static"' \
