@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/epp-build/epp-build/internal/backport"
 	"github.com/epp-build/epp-build/internal/patchset"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/source"
@@ -31,6 +32,8 @@ func exitCode(ctx context.Context, err error) int {
 		existing *patchset.ExistingTreeError
 		invalid  *recipe.ValidationError
 		mismatch *source.MismatchError
+		lint     lintError
+		stop     *backport.ConflictStop
 	)
 	switch {
 	case err == nil:
@@ -39,6 +42,8 @@ func exitCode(ctx context.Context, err error) int {
 		return 130
 	case errors.As(err, &usage):
 		return 2
+	case errors.As(err, &stop):
+		return 6
 	case errors.As(err, &conflict), errors.As(err, &fileErr):
 		return 3
 	case errors.As(err, &parseErr), errors.As(err, &unsafe), errors.As(err, &existing), errors.As(err, &invalid):
@@ -47,6 +52,8 @@ func exitCode(ctx context.Context, err error) int {
 		return 5
 	case errors.As(err, &stale):
 		return 6
+	case errors.As(err, &lint):
+		return 7
 	}
 	return 1
 }

@@ -13,7 +13,8 @@ const exitCodesHelp = `Exit codes:
   3  a patch does not apply (conflict, missing or existing file)
   4  refused input: invalid recipe, unreadable or hostile patch, unsafe --out
   5  upstream verification failed (commit, tag or module hash mismatch)
-  6  check: committed patches are stale
+  6  check: committed patches are stale; rebase: stopped at a conflict
+  7  lint found problems
   130 interrupted (nothing half-written is left behind)`
 
 type globalFlags struct {
@@ -33,7 +34,9 @@ multi-arch EPP image.
 		Example: `  epp-build versions
   epp-build apply --version v0.7.0 --out ./gaie
   epp-build export --dir ./gaie --to patches/v0.7.0
-  epp-build check --version v0.7.0`,
+  epp-build check --version v0.7.0
+  epp-build pick --version v1.4.2 --extends v1.4.1 --reason "..." fix.patch
+  epp-build rebase --version v1.4.2 --onto v1.5.0 --as v1.5.0-dyn --dir ./rebase`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -49,6 +52,11 @@ multi-arch EPP image.
 		newExportCommand(g),
 		newCheckCommand(g),
 		newRegenCommand(g),
+		newPickCommand(g),
+		newRebaseCommand(g),
+		newLogCommand(g),
+		newDiffSeriesCommand(g),
+		newLintCommand(g),
 	)
 	return root
 }

@@ -141,3 +141,13 @@ func funcContext(oldLines []string, before int) string {
 func isBinary(data []byte) bool {
 	return bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0
 }
+
+// UnifiedDiff is a unified diff of two texts, for people (interdiffs).
+func UnifiedDiff(oldName, newName, old, new string) string {
+	var b strings.Builder
+	b.WriteString("--- " + oldName + "\n+++ " + newName + "\n")
+	for _, f := range textFragments(old, new) {
+		b.WriteString(shortCounts(f.String()))
+	}
+	return b.String()
+}

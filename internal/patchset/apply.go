@@ -177,8 +177,14 @@ func commitPatch(t *tree, p *Patch, parent plumbing.Hash) (plumbing.Hash, error)
 	return t.store.SetEncodedObject(obj)
 }
 
+// setRefs points the branch (and HEAD) at head, and marks base as the
+// upstream unless the tree already has that mark (a series applied in
+// several steps keeps its first base).
 func setRefs(repo *git.Repository, base, head plumbing.Hash, branch string) error {
-	refs := []*plumbing.Reference{plumbing.NewHashReference(UpstreamRef, base)}
+	var refs []*plumbing.Reference
+	if _, err := repo.Reference(UpstreamRef, false); err != nil {
+		refs = append(refs, plumbing.NewHashReference(UpstreamRef, base))
+	}
 	if branch != "" {
 		name := plumbing.NewBranchReferenceName(branch)
 		refs = append(refs,

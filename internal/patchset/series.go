@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"mime"
 	"os"
 	"regexp"
 	"strings"
@@ -112,6 +113,11 @@ func parseOne(data []byte) (*Patch, error) {
 	}
 	if header.Author == nil || header.AuthorDate.IsZero() || strings.TrimSpace(header.Title) == "" {
 		return nil, fmt.Errorf("header needs From:, Date: and Subject: lines (write patches with `git format-patch` or `epp-build export`)")
+	}
+	// Mail headers carry non-ASCII names RFC 2047-encoded, as git
+	// format-patch writes them; git am decodes them, so do we.
+	if name, err := new(mime.WordDecoder).DecodeHeader(header.Author.Name); err == nil {
+		header.Author.Name = name
 	}
 	for _, f := range files {
 		for _, frag := range f.TextFragments {

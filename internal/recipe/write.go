@@ -12,6 +12,28 @@ import (
 // SetPatches rewrites the patches list of the recipe in dir, keeping the
 // rest of the file (comments included) as it is.
 func SetPatches(dir string, names []string) error {
+	return edit(dir, func(root *yaml.Node) error {
+		setKey(root, "patches", patchList(names))
+		return nil
+	})
+}
+
+// Rebased rewrites the recipe in dir to stand on its own at another
+// upstream pin: the pin replaced, extends removed, the whole series listed.
+func Rebased(dir string, u Upstream, names []string) error {
+	return edit(dir, func(root *yaml.Node) error {
+		var pin yaml.Node
+		if err := pin.Encode(u); err != nil {
+			return err
+		}
+		deleteKey(root, "extends")
+		setKey(root, "upstream", &pin)
+		setKey(root, "patches", patchList(names))
+		return nil
+	})
+}
+
+func edit(dir string, change func(root *yaml.Node) error) error {
 	path := filepath.Join(dir, FileName)
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -24,24 +46,8 @@ func SetPatches(dir string, names []string) error {
 	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
 		return fmt.Errorf("recipe %s: not a mapping", path)
 	}
-	list := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
-	for _, n := range names {
-		list.Content = append(list.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: n})
-	}
-	if len(names) == 0 {
-		list.Style = yaml.FlowStyle
-	}
-	root := doc.Content[0]
-	replaced := false
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		if root.Content[i].Value == "patches" {
-			list.HeadComment = root.Content[i+1].HeadComment
-			root.Content[i+1] = list
-			replaced = true
-		}
-	}
-	if !replaced {
-		root.Content = append(root.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "patches"}, list)
+	if err := change(doc.Content[0]); err != nil {
+		return fmt.Errorf("recipe %s: %w", path, err)
 	}
 	var out bytes.Buffer
 	enc := yaml.NewEncoder(&out)
@@ -57,4 +63,36 @@ func SetPatches(dir string, names []string) error {
 		return err
 	}
 	return os.Rename(tmp, path)
+}
+
+func patchList(names []string) *yaml.Node {
+	list := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+	for _, n := range names {
+		list.Content = append(list.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: n})
+	}
+	if len(names) == 0 {
+		list.Style = yaml.FlowStyle
+	}
+	return list
+}
+
+// setKey replaces the value of key in a mapping, or appends the key.
+func setKey(root *yaml.Node, key string, value *yaml.Node) {
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value == key {
+			value.HeadComment = root.Content[i+1].HeadComment
+			root.Content[i+1] = value
+			return
+		}
+	}
+	root.Content = append(root.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, value)
+}
+
+func deleteKey(root *yaml.Node, key string) {
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value == key {
+			root.Content = append(root.Content[:i], root.Content[i+2:]...)
+			return
+		}
+	}
 }

@@ -1,0 +1,218 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/epp-build/epp-build/internal/testutil/gitfixture"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// lineFile is n numbered lines.
+func lineFile(prefix string, n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		b.WriteString(fmt.Sprintf("%s %d line\n", prefix, i))
+	}
+	return b.String()
+}
+
+// twoPins is an upstream with tags v1 and v2. Between them a.txt gains
+// lines at the top (a patch moves), b.txt changes the line the series
+// edits (a conflict) and c.txt receives the series' fix (already upstream).
+type twoPins struct {
+	upstream
+	v1, v2 string
+}
+
+func newTwoPins(t *testing.T) twoPins {
+	root := t.TempDir()
+	repo := gitfixture.NewAt(t, filepath.Join(root, "gaie"))
+	v1 := repo.Commit(t, "v1", map[string]string{
+		"a.txt": lineFile("a", 20), "b.txt": lineFile("b", 20), "c.txt": lineFile("c", 20), "d.txt": lineFile("d", 20),
+	})
+	repo.Tag(t, "v1", v1, true)
+	v2 := repo.Commit(t, "v2", map[string]string{
+		"a.txt": "new header 1\nnew header 2\nnew header 3\n" + lineFile("a", 20),
+		"b.txt": strings.Replace(lineFile("b", 20), "b 1 line\n", "b = upstream changed this\n", 1),
+		"c.txt": strings.Replace(lineFile("c", 20), "c 3 line\n", "c 3 fixed line\n", 1),
+	})
+	repo.Tag(t, "v2", v2, true)
+	return twoPins{upstream: upstream{repo: repo, url: repo.HTTPURL(gitfixture.ServeHTTP(t, root)), commit: v1}, v1: v1, v2: v2}
+}
+
+// seriesOnV1 makes patches/v9 with four patches on v1, one per file.
+func seriesOnV1(t *testing.T, u twoPins, patchesRoot, cache string) string {
+	dir := filepath.Join(patchesRoot, "v9")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "recipe.yaml"), []byte("upstream:\n  repository: "+u.url+"\n  ref: v1\n  commit: "+u.v1+"\npatches: []\n"), 0o644))
+	work := filepath.Join(t.TempDir(), "work")
+	r := run(t, cache, "apply", "--recipe", dir, "--out", work)
+	require.Equal(t, 0, r.code, r.stderr)
+	edits := []struct{ file, from, to, subject string }{
+		{"a.txt", "a 1 line\n", "a = dynamo\n", "Route a"},
+		{"b.txt", "b 1 line\n", "b = dynamo\n", "Route b"},
+		{"c.txt", "c 3 line\n", "c 3 fixed line\n", "Fix c"},
+		{"d.txt", "d 2 line\n", "d = dynamo\n", "Route d"},
+	}
+	for _, e := range edits {
+		path := filepath.Join(work, e.file)
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(path, []byte(strings.Replace(string(data), e.from, e.to, 1)), 0o644))
+		gitOut(t, work, "commit", "-q", "-am", e.subject+"\n\nWhy: the test series.\n\nReason: test")
+	}
+	r = run(t, cache, "export", "--dir", work, "--to", dir)
+	require.Equal(t, 0, r.code, r.stderr)
+	return dir
+}
+
+func snapshot(t *testing.T, root string) map[string]string {
+	out := map[string]string{}
+	require.NoError(t, filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() {
+			data, _ := os.ReadFile(p)
+			out[p] = string(data)
+		}
+		return err
+	}))
+	return out
+}
+
+func TestRebaseClassifiesStopsContinuesAndAborts(t *testing.T) {
+	u := newTwoPins(t)
+	cache := t.TempDir()
+	patches := t.TempDir()
+	seriesOnV1(t, u, patches, cache)
+	before := snapshot(t, patches)
+
+	// --abort throws everything away.
+	work := filepath.Join(t.TempDir(), "rebase")
+	r := run(t, cache, "--patches", patches, "rebase", "--version", "v9", "--onto", "v2", "--as", "v10", "--dir", work)
+	require.Equal(t, 6, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, "rebase stopped at 0002-Route-b.patch")
+	assert.Contains(t, r.stderr, "file b.txt")
+	r = run(t, cache, "--patches", patches, "rebase", "--abort", "--dir", work)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.NoDirExists(t, work)
+	assert.Equal(t, before, snapshot(t, patches), "abort leaves the recipes as they were")
+
+	// Again, fixing the conflict by hand and continuing.
+	r = run(t, cache, "--patches", patches, "rebase", "--version", "v9", "--onto", "v2", "--as", "v10", "--dir", work)
+	require.Equal(t, 6, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout, "0001-Route-a.patch  applied at an offset (a.txt +3)")
+	assert.Equal(t, before, snapshot(t, patches), "nothing is written before the rebase finishes")
+	b, err := os.ReadFile(filepath.Join(work, "b.txt"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(work, "b.txt"), []byte(strings.Replace(string(b), "b = upstream changed this\n", "b = dynamo on top of upstream\n", 1)), 0o644))
+	r = run(t, cache, "--patches", patches, "rebase", "--continue", "--dir", work)
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout, "0002-Route-b.patch  conflict resolved by hand")
+	assert.Contains(t, r.stdout, "0003-Fix-c.patch    already upstream (dropped)")
+	assert.Contains(t, r.stdout, "0004-Route-d.patch  applied\n")
+
+	// The new version stands on v2 with three patches and checks clean.
+	recipeText, err := os.ReadFile(filepath.Join(patches, "v10", "recipe.yaml"))
+	require.NoError(t, err)
+	assert.Contains(t, string(recipeText), "commit: "+u.v2)
+	assert.Contains(t, string(recipeText), "- 0001-Route-a.patch\n  - 0002-Route-b.patch\n  - 0004-Route-d.patch\n")
+	r = run(t, cache, "--patches", patches, "check", "--version", "v10")
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	resolved, err := os.ReadFile(filepath.Join(patches, "v10", "0002-Route-b.patch"))
+	require.NoError(t, err)
+	assert.Contains(t, string(resolved), "+b = dynamo on top of upstream")
+	assert.Contains(t, string(resolved), "From: Fixture Author <fixture@example.invalid>", "the resolution keeps the patch's author")
+
+	// diff-series is the table a backport pull request needs.
+	r = run(t, cache, "--patches", patches, "diff-series", "v9", "v10")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Regexp(t, `same\s+Route d`, r.stdout)
+	assert.Regexp(t, `changed\s+Route a`, r.stdout, "its context now holds upstream's new lines")
+	assert.Regexp(t, `changed\s+Route b`, r.stdout)
+	assert.Regexp(t, `dropped\s+Fix c\s+0003-Fix-c.patch\s+-`, r.stdout)
+	assert.Contains(t, r.stdout, "interdiff of \"Route b\"")
+	assert.Contains(t, r.stdout, "-+b = dynamo\n")
+}
+
+func TestPickFromRepoKeepsAuthorshipAndExtends(t *testing.T) {
+	u := newTwoPins(t)
+	cache := t.TempDir()
+	patches := t.TempDir()
+	seriesOnV1(t, u, patches, cache)
+
+	// A fix upstream, authored elsewhere in another timezone.
+	fix := gitfixture.NewAt(t, filepath.Join(t.TempDir(), "fixes"))
+	fix.Git(t, "fetch", "-q", u.repo.Dir, "v1")
+	fix.Git(t, "checkout", "-q", "FETCH_HEAD")
+	fix.Git(t, "remote", "add", "origin", "git@github.com:example/gaie.git")
+	require.NoError(t, os.WriteFile(filepath.Join(fix.Dir, "d.txt"), []byte(lineFile("d", 20)+"appended by the fix\n"), 0o644))
+	fix.Git(t, "add", "-A")
+	cmdEnv := []string{"GIT_AUTHOR_NAME=Jörg Müller", "GIT_AUTHOR_EMAIL=joerg@example.org", "GIT_AUTHOR_DATE=2026-03-04T05:06:07+05:30"}
+	gitWithEnv(t, fix.Dir, cmdEnv, "commit", "-q", "-m", "Fix the tail of d\n\nThe last line was missing.")
+	sha := fix.RevParse(t, "HEAD")
+
+	r := run(t, cache, "--patches", patches, "pick", "--version", "v9.1", "--extends", "v9", "--from", fix.Dir, "--reason", "stuck streams on the v9 line", sha)
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout, "picked 0005-Fix-the-tail-of-d.patch into v9.1")
+	names, _ := filepath.Glob(filepath.Join(patches, "v9.1", "*.patch"))
+	assert.Len(t, names, 1, "the new version holds only its own patch")
+
+	// The inherited recipe applies the base series, then its own.
+	out := filepath.Join(t.TempDir(), "out")
+	r = run(t, cache, "--patches", patches, "apply", "--version", "v9.1", "--out", out)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "Fix the tail of d\nRoute d\nFix c\nRoute b\nRoute a", gitOut(t, out, "log", "--format=%s", "refs/epp-build/upstream..HEAD"))
+	assert.Equal(t, gitOut(t, fix.Dir, "log", "-1", "--format=%an <%ae> %ad", "--date=raw", sha),
+		gitOut(t, out, "log", "-1", "--format=%an <%ae> %ad", "--date=raw"), "authorship is kept byte for byte")
+	assert.Equal(t, "The last line was missing.\n\nUpstream: https://github.com/example/gaie/commit/"+sha+"\nReason: stuck streams on the v9 line",
+		gitOut(t, out, "log", "-1", "--format=%b"))
+
+	r = run(t, cache, "--patches", patches, "log", "--version", "v9.1")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "5. Fix the tail of d  [0005-Fix-the-tail-of-d.patch]")
+	assert.Contains(t, r.stdout, "author:   Jörg Müller <joerg@example.org>, 2026-03-04")
+	assert.Contains(t, r.stdout, "from:     v9")
+	assert.Contains(t, r.stdout, "files:    d.txt")
+
+	r = run(t, cache, "--patches", patches, "check", "--version", "v9.1")
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+}
+
+func TestLintFindsMissingMetadataAndOverlaps(t *testing.T) {
+	u := newTwoPins(t)
+	cache := t.TempDir()
+	patches := t.TempDir()
+	dir := seriesOnV1(t, u, patches, cache)
+	r := run(t, cache, "--patches", patches, "lint")
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+
+	work := filepath.Join(t.TempDir(), "work")
+	r = run(t, cache, "--patches", patches, "apply", "--version", "v9", "--out", work)
+	require.Equal(t, 0, r.code, r.stderr)
+	data, err := os.ReadFile(filepath.Join(work, "a.txt"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(work, "a.txt"), []byte(strings.Replace(string(data), "a = dynamo\n", "a = dynamo twice\n", 1)), 0o644))
+	gitOut(t, work, "commit", "-q", "-am", "Touch a again")
+	r = run(t, cache, "export", "--dir", work, "--to", dir)
+	require.Equal(t, 0, r.code, r.stderr)
+
+	r = run(t, cache, "--patches", patches, "lint")
+	assert.Equal(t, 7, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout, "v9: 0005-Touch-a-again.patch: the message has no body saying why the patch exists")
+	assert.Contains(t, r.stdout, "v9: 0005-Touch-a-again.patch: no Upstream: or Reason: trailer")
+	assert.Contains(t, r.stdout, "changes lines of a.txt that 0001-Route-a.patch also changes")
+}
+
+func gitWithEnv(t *testing.T, dir string, env []string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(gitfixture.Env(), env...)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "git %v: %s", args, out)
+}

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/epp-build/epp-build/internal/backport"
+	"github.com/epp-build/epp-build/internal/patchset"
+	"github.com/epp-build/epp-build/internal/recipe"
+	"github.com/epp-build/epp-build/internal/source"
+	"github.com/spf13/cobra"
+)
+
+func newRebaseCommand(g *globalFlags) *cobra.Command {
+	var f recipeFlags
+	var onto, ontoCommit, as, dir, modVersion, modHash string
+	var cont, skip, abort bool
+	cmd := &cobra.Command{
+		Use:   "rebase --version V --onto REF [--as NEW] | --continue | --skip | --abort",
+		Short: "Replay a version's series onto another upstream pin, patch by patch",
+		Long: `rebase materializes the new upstream pin in --dir and replays the series one patch at
+a time, classifying each: applied, applied at an offset, already upstream (its
+reverse applies: dropped), or conflicting. At a conflict it stops, leaving --dir for
+you to fix: edit the files so they hold the patch's change, then --continue (your
+edits become the patch, with its author and message), --skip to drop the patch, or
+--abort to throw the rebase away. The new series is written only when the rebase
+finishes: into --as NEW (a standalone version), or over V.
+
+` + exitCodesHelp,
+		Example: `  epp-build rebase --version v1.4.2 --onto v1.5.0 --as v1.5.0-dyn --dir ./rebase
+  epp-build rebase --continue --dir ./rebase
+  epp-build rebase --abort --dir ./rebase`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if dir == "" {
+				return usageError{fmt.Errorf("--dir is required: the work tree of the rebase")}
+			}
+			log := cmd.ErrOrStderr()
+			var steps []backport.Step
+			var err error
+			switch {
+			case abort:
+				if err := backport.Abort(dir); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "rebase aborted; %s removed, recipes untouched\n", dir)
+				return nil
+			case cont:
+				steps, err = backport.Continue(cmd.Context(), dir, log)
+			case skip:
+				steps, err = backport.Skip(cmd.Context(), dir, log)
+			default:
+				if onto == "" {
+					return usageError{fmt.Errorf("--onto is required: the upstream tag or commit to rebase onto")}
+				}
+				r, lerr := f.load(g)
+				if lerr != nil {
+					return lerr
+				}
+				u := r.Upstream
+				u.Ref, u.Commit, u.ModuleVersion, u.ModuleHash = onto, ontoCommit, modVersion, modHash
+				if f.upstream != "" {
+					u.Repository = f.upstream
+				}
+				if u.ModuleVersion == "" {
+					u.Module = ""
+				}
+				if u.Commit == "" {
+					if u.Commit, err = source.Resolve(cmd.Context(), u.Repository, onto); err != nil {
+						return fmt.Errorf("%w (or give the commit with --onto-commit)", err)
+					}
+					fmt.Fprintf(log, "%s resolves to %s\n", onto, u.Commit)
+				}
+				steps, err = backport.Start(cmd.Context(), r, u, as, dir, materializer(&f, log), log)
+			}
+			printSteps(cmd, steps)
+			return err
+		},
+	}
+	f.register(cmd)
+	cmd.Flags().StringVar(&onto, "onto", "", "upstream tag or commit to rebase onto")
+	cmd.Flags().StringVar(&ontoCommit, "onto-commit", "", "the commit --onto must resolve to (default: ask the repository)")
+	cmd.Flags().StringVar(&modVersion, "onto-module-version", "", "module version of the new pin, for the module proxy source")
+	cmd.Flags().StringVar(&modHash, "onto-module-hash", "", "h1: hash of that module version")
+	cmd.Flags().StringVar(&as, "as", "", "write the rebased series as this new version instead of over --version")
+	cmd.Flags().StringVar(&dir, "dir", "", "work tree of the rebase (created by the start, kept at a conflict)")
+	cmd.Flags().BoolVar(&cont, "continue", false, "go on after fixing a conflict in --dir")
+	cmd.Flags().BoolVar(&skip, "skip", false, "drop the patch the rebase stopped at")
+	cmd.Flags().BoolVar(&abort, "abort", false, "throw the rebase in --dir away")
+	cmd.MarkFlagsMutuallyExclusive("continue", "skip", "abort")
+	return cmd
+}
+
+// materializer wires the source stage for rebase.
+func materializer(f *recipeFlags, log interface{ Write([]byte) (int, error) }) backport.Materializer {
+	return func(ctx context.Context, u recipe.Upstream, dst string) error {
+		r := &recipe.Recipe{Upstream: u}
+		tree, err := f.fetch(ctx, r, log)
+		if err != nil {
+			return err
+		}
+		return tree.Materialize(ctx, dst)
+	}
+}
+
+func printSteps(cmd *cobra.Command, steps []backport.Step) {
+	if len(steps) == 0 {
+		return
+	}
+	tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "PATCH\tOUTCOME")
+	for _, s := range steps {
+		fmt.Fprintf(tw, "%s\t%s%s\n", s.Patch, s.Outcome, offsets(s.Offsets))
+	}
+	tw.Flush()
+}
+
+func offsets(os []patchset.Offset) string {
+	out := ""
+	for _, o := range os {
+		out += fmt.Sprintf(" (%s %+d)", o.File, o.Lines)
+	}
+	return out
+}

@@ -1,0 +1,205 @@
+// Package backport moves fixes between release lines: pick patches or
+// commits into a version's series with their provenance, and rebase a
+// series onto another upstream pin, stopping at conflicts like git rebase.
+package backport
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/epp-build/epp-build/internal/export"
+	"github.com/epp-build/epp-build/internal/patchset"
+	"github.com/epp-build/epp-build/internal/recipe"
+	"github.com/epp-build/epp-build/internal/review"
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// Applier applies r's series into out, which must not exist (the source
+// and patchset stages, wired by the caller).
+type Applier func(ctx context.Context, r *recipe.Recipe, out string) error
+
+// PickOptions say where picks come from and why they are carried.
+type PickOptions struct {
+	// Upstream is the Upstream: trailer for every pick (a PR or commit
+	// URL); commits of a repository whose origin is a web host get their
+	// commit URL when it is empty.
+	Upstream string
+	// Reason is the Reason: trailer.
+	Reason string
+	// Repo, when set, is a local repository and the sources are its
+	// revisions or ranges (A..B).
+	Repo string
+}
+
+// Collect reads the patches to pick: patch files (one or many patches
+// each) or, with opt.Repo, commits; each gets Upstream: and Reason:
+// trailers unless it already has them.
+func Collect(sources []string, opt PickOptions) ([]*patchset.Patch, error) {
+	var out []*patchset.Patch
+	for _, src := range sources {
+		var ps []*patchset.Patch
+		var err error
+		if opt.Repo != "" {
+			ps, err = fromRepo(opt.Repo, src, opt.Upstream)
+		} else {
+			ps, err = patchset.ParseFile(src, filepath.Base(src))
+			for _, p := range ps {
+				p.Header.Body = withTrailer(p.Header.Body, "Upstream", opt.Upstream)
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ps...)
+	}
+	for _, p := range out {
+		p.Header.Body = withTrailer(p.Header.Body, "Reason", opt.Reason)
+		tr := review.Trailers(p.Header.Body)
+		if len(tr["Upstream"]) == 0 {
+			return nil, fmt.Errorf("pick %q: no Upstream: trailer and no --upstream: say where the change comes from (a PR or commit URL)", p.Header.Title)
+		}
+		if len(tr["Reason"]) == 0 {
+			return nil, fmt.Errorf("pick %q: no Reason: trailer and no --reason: say why the line carries it", p.Header.Title)
+		}
+	}
+	return out, nil
+}
+
+// fromRepo formats the commits of rev (one commit, or A..B) in repoDir.
+func fromRepo(repoDir, rev, upstream string) ([]*patchset.Patch, error) {
+	repo, err := git.PlainOpenWithOptions(repoDir, &git.PlainOpenOptions{DetectDotGit: true})
+	if err != nil {
+		return nil, fmt.Errorf("pick from %s: %w", repoDir, err)
+	}
+	commits, err := revisions(repo, rev)
+	if err != nil {
+		return nil, fmt.Errorf("pick %s from %s: %w", rev, repoDir, err)
+	}
+	web := webURL(repo)
+	var out []*patchset.Patch
+	for _, c := range commits {
+		data, err := export.FormatCommit(repo.Storer, c)
+		if err != nil {
+			return nil, err
+		}
+		ps, err := patchset.Parse(c.Hash.String()[:12]+".patch", data)
+		if err != nil {
+			return nil, err
+		}
+		link := upstream
+		if link == "" && web != "" {
+			link = web + "/commit/" + c.Hash.String()
+		}
+		ps[0].Header.Body = withTrailer(ps[0].Header.Body, "Upstream", link)
+		out = append(out, ps...)
+	}
+	return out, nil
+}
+
+func revisions(repo *git.Repository, rev string) ([]*object.Commit, error) {
+	from, to, isRange := strings.Cut(rev, "..")
+	if !isRange {
+		to = rev
+	}
+	head, err := repo.ResolveRevision(plumbing.Revision(to))
+	if err != nil {
+		return nil, err
+	}
+	stop := plumbing.ZeroHash
+	if isRange {
+		h, err := repo.ResolveRevision(plumbing.Revision(from))
+		if err != nil {
+			return nil, err
+		}
+		stop = *h
+	}
+	var commits []*object.Commit
+	for h := *head; ; {
+		c, err := repo.CommitObject(h)
+		if err != nil {
+			return nil, err
+		}
+		commits = append([]*object.Commit{c}, commits...)
+		if !isRange || c.NumParents() == 0 {
+			break
+		}
+		h = c.ParentHashes[0]
+		if h == stop {
+			break
+		}
+	}
+	return commits, nil
+}
+
+var scpLike = regexp.MustCompile(`^git@([^:]+):(.+)$`)
+
+// webURL is the browsable URL of the repository's origin, when it has one.
+func webURL(repo *git.Repository) string {
+	remote, err := repo.Remote("origin")
+	if err != nil || len(remote.Config().URLs) == 0 {
+		return ""
+	}
+	u := remote.Config().URLs[0]
+	if m := scpLike.FindStringSubmatch(u); m != nil {
+		u = "https://" + m[1] + "/" + m[2]
+	}
+	if !strings.HasPrefix(u, "https://") {
+		return ""
+	}
+	return strings.TrimSuffix(strings.TrimSuffix(u, "/"), ".git")
+}
+
+// withTrailer adds "key: value" to the body's trailer block unless the
+// body has that key already or value is empty.
+func withTrailer(body, key, value string) string {
+	if value == "" || len(review.Trailers(body)[key]) > 0 {
+		return body
+	}
+	body = strings.TrimRight(body, "\n")
+	switch {
+	case body == "":
+		return key + ": " + value
+	case len(review.Trailers(body)) > 0:
+		return body + "\n" + key + ": " + value
+	default:
+		return body + "\n\n" + key + ": " + value
+	}
+}
+
+// Pick applies r's series in work (a folder that must not exist), adds
+// picks on top as commits and returns the new series, exported. The
+// caller writes it; nothing is written if a pick does not apply.
+func Pick(ctx context.Context, r *recipe.Recipe, apply Applier, picks []*patchset.Patch, work string) ([]export.Patch, *patchset.Result, error) {
+	if err := apply(ctx, r, work); err != nil {
+		return nil, nil, err
+	}
+	res, err := patchset.ApplyToRepo(ctx, work, picks, patchset.Options{Branch: "epp-build/" + r.Version})
+	if err != nil {
+		return nil, nil, err
+	}
+	series, err := export.Series(work)
+	return series, res, err
+}
+
+// NewVersion creates patches/<name> extending base, for a line that is
+// base plus picks.
+func NewVersion(root, name, base string) (string, error) {
+	dir := filepath.Join(root, name)
+	if _, err := os.Stat(dir); err == nil {
+		return "", fmt.Errorf("version %s exists already (%s)", name, dir)
+	}
+	if _, err := recipe.LoadVersion(root, base); err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	text := fmt.Sprintf("# %s: %s plus backports.\nextends: %s\npatches: []\n", name, base, base)
+	return dir, os.WriteFile(filepath.Join(dir, recipe.FileName), []byte(text), 0o644)
+}

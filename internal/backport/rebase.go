@@ -1,0 +1,326 @@
+package backport
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/epp-build/epp-build/internal/export"
+	"github.com/epp-build/epp-build/internal/patchset"
+	"github.com/epp-build/epp-build/internal/recipe"
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// Outcome classifies what happened to one patch of a rebase.
+type Outcome string
+
+const (
+	Clean    Outcome = "applied"
+	AtOffset Outcome = "applied at an offset"
+	Upstream Outcome = "already upstream (dropped)"
+	Resolved Outcome = "conflict resolved by hand"
+	Skipped  Outcome = "skipped"
+)
+
+// Step is one patch's line in the rebase report.
+type Step struct {
+	Patch   string            `json:"patch"`
+	Outcome Outcome           `json:"outcome"`
+	Offsets []patchset.Offset `json:"offsets,omitempty"`
+}
+
+// state is kept in the work tree between --continue runs.
+type state struct {
+	Version  string          `json:"version"`
+	As       string          `json:"as,omitempty"`
+	Recipe   string          `json:"recipe"`
+	Upstream recipe.Upstream `json:"upstream"`
+	Patches  []string        `json:"patches"`
+	Next     int             `json:"next"`
+	Steps    []Step          `json:"steps"`
+	// Conflict is the patch that stopped the rebase, if any.
+	Conflict string `json:"conflict,omitempty"`
+}
+
+const stateFile = "epp-build/rebase.json"
+
+// ConflictStop is returned when the rebase stopped at a patch that does
+// not apply; the work tree is left for the user to fix.
+type ConflictStop struct {
+	Dir   string
+	Patch string
+	Err   error
+}
+
+func (e *ConflictStop) Error() string {
+	return fmt.Sprintf("rebase stopped at %s: %v\nfix the files in %s so they hold that patch's change (the patch is %s), then run `epp-build rebase --continue --dir %s`; or --skip to drop the patch, or --abort to throw the rebase away",
+		e.Patch, e.Err, e.Dir, filepath.Join(e.Dir, ".git", "epp-build", "rebase", e.Patch), e.Dir)
+}
+
+func (e *ConflictStop) Unwrap() error { return e.Err }
+
+// Materializer fetches the upstream pin u and makes dst a work tree at it.
+type Materializer func(ctx context.Context, u recipe.Upstream, dst string) error
+
+// Start begins rebasing r's series onto the pin u in dir (which must not
+// exist): the upstream is materialized there and the patches replayed one
+// by one. It returns the finished steps, or a *ConflictStop.
+func Start(ctx context.Context, r *recipe.Recipe, u recipe.Upstream, as, dir string, materialize Materializer, log io.Writer) ([]Step, error) {
+	if as == "" && r.Extends != "" {
+		return nil, fmt.Errorf("%s extends %s: rebase it into a new version with --as (its series becomes standalone)", r.Version, r.Extends)
+	}
+	if _, err := os.Stat(dir); err == nil {
+		return nil, fmt.Errorf("%s exists: a rebase in progress? use --continue, --skip or --abort, or choose another --dir", dir)
+	}
+	if err := materialize(ctx, u, dir); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	st := &state{Version: r.Version, As: as, Recipe: r.Dir, Upstream: u}
+	keep := filepath.Join(dir, ".git", "epp-build", "rebase")
+	if err := os.MkdirAll(keep, 0o755); err != nil {
+		return nil, err
+	}
+	// The patches are copied into the work tree so later edits to the
+	// recipe folder cannot change a rebase under way.
+	for _, sp := range r.Series {
+		data, err := os.ReadFile(sp.Path)
+		if err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
+		if err := os.WriteFile(filepath.Join(keep, sp.Name), data, 0o644); err != nil {
+			return nil, err
+		}
+		st.Patches = append(st.Patches, sp.Name)
+	}
+	return run(ctx, dir, st, log)
+}
+
+// Continue goes on after the user fixed a conflict: their changes (or
+// their own commit) stand in for the patch.
+func Continue(ctx context.Context, dir string, log io.Writer) ([]Step, error) {
+	st, err := load(dir)
+	if err != nil {
+		return nil, err
+	}
+	if st.Conflict == "" {
+		return nil, fmt.Errorf("the rebase in %s is not stopped at a conflict", dir)
+	}
+	p, err := readPatch(dir, st.Conflict)
+	if err != nil {
+		return nil, err
+	}
+	head, err := commitResolution(dir, p)
+	if err != nil {
+		return nil, err
+	}
+	if err := remember(dir, patchset.Applied{File: st.Conflict, Subject: p.Header.Title, Commit: head}); err != nil {
+		return nil, err
+	}
+	st.Steps = append(st.Steps, Step{Patch: st.Conflict, Outcome: Resolved})
+	st.Conflict = ""
+	st.Next++
+	return run(ctx, dir, st, log)
+}
+
+// Skip drops the patch the rebase stopped at, with any edits made for it.
+func Skip(ctx context.Context, dir string, log io.Writer) ([]Step, error) {
+	st, err := load(dir)
+	if err != nil {
+		return nil, err
+	}
+	if st.Conflict == "" {
+		return nil, fmt.Errorf("the rebase in %s is not stopped at a conflict", dir)
+	}
+	repo, err := git.PlainOpen(dir)
+	if err != nil {
+		return nil, err
+	}
+	wt, err := repo.Worktree()
+	if err != nil {
+		return nil, err
+	}
+	if err := wt.Reset(&git.ResetOptions{Mode: git.HardReset}); err != nil {
+		return nil, fmt.Errorf("discard the edits in %s: %w", dir, err)
+	}
+	if err := wt.Clean(&git.CleanOptions{Dir: true}); err != nil {
+		return nil, err
+	}
+	st.Steps = append(st.Steps, Step{Patch: st.Conflict, Outcome: Skipped})
+	st.Conflict = ""
+	st.Next++
+	return run(ctx, dir, st, log)
+}
+
+// Abort throws the rebase away: the work tree goes, the recipe folders
+// were never touched.
+func Abort(dir string) error {
+	if _, err := load(dir); err != nil {
+		return err
+	}
+	return os.RemoveAll(dir)
+}
+
+// run replays the remaining patches and, when all are through, writes
+// the new series.
+func run(ctx context.Context, dir string, st *state, log io.Writer) ([]Step, error) {
+	for ; st.Next < len(st.Patches); st.Next++ {
+		name := st.Patches[st.Next]
+		p, err := readPatch(dir, name)
+		if err != nil {
+			return nil, err
+		}
+		res, err := patchset.ApplyToRepo(ctx, dir, []*patchset.Patch{p}, patchset.Options{Branch: "epp-build/rebase"})
+		if err == nil {
+			if err := remember(dir, res.Patches[0]); err != nil {
+				return nil, err
+			}
+			step := Step{Patch: name, Outcome: Clean, Offsets: res.Patches[0].Offsets}
+			if len(step.Offsets) > 0 {
+				step.Outcome = AtOffset
+			}
+			st.Steps = append(st.Steps, step)
+			fmt.Fprintf(log, "%s: %s\n", name, step.Outcome)
+			continue
+		}
+		var conflict *patchset.ConflictError
+		var fileErr *patchset.FileError
+		if !errors.As(err, &conflict) && !errors.As(err, &fileErr) {
+			return nil, err
+		}
+		if done, rerr := patchset.AlreadyApplied(ctx, dir, p); rerr != nil {
+			return nil, rerr
+		} else if done {
+			st.Steps = append(st.Steps, Step{Patch: name, Outcome: Upstream})
+			fmt.Fprintf(log, "%s: %s\n", name, Upstream)
+			continue
+		}
+		st.Conflict = name
+		if err := save(dir, st); err != nil {
+			return nil, err
+		}
+		return st.Steps, &ConflictStop{Dir: dir, Patch: name, Err: err}
+	}
+	if err := finish(dir, st); err != nil {
+		return nil, err
+	}
+	if err := os.Remove(filepath.Join(dir, ".git", stateFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	return st.Steps, nil
+}
+
+// finish writes the rebased series: into a new version folder (--as) or
+// over the version itself.
+func finish(dir string, st *state) error {
+	patches, err := export.Series(dir)
+	if err != nil {
+		return err
+	}
+	target := st.Recipe
+	if st.As != "" {
+		target = filepath.Join(filepath.Dir(st.Recipe), st.As)
+		if err := os.MkdirAll(target, 0o755); err != nil {
+			return err
+		}
+		data, err := os.ReadFile(filepath.Join(st.Recipe, recipe.FileName))
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(target, recipe.FileName), data, 0o644); err != nil {
+			return err
+		}
+	}
+	if err := export.Write(target, patches); err != nil {
+		return err
+	}
+	names := make([]string, len(patches))
+	for i, p := range patches {
+		names[i] = p.Name
+	}
+	return recipe.Rebased(target, st.Upstream, names)
+}
+
+// commitResolution commits the user's fix with the patch's author, date
+// and message, unless they committed it themselves; it returns HEAD.
+func commitResolution(dir string, p *patchset.Patch) (string, error) {
+	repo, err := git.PlainOpen(dir)
+	if err != nil {
+		return "", err
+	}
+	wt, err := repo.Worktree()
+	if err != nil {
+		return "", err
+	}
+	status, err := wt.Status()
+	if err != nil {
+		return "", err
+	}
+	if !status.IsClean() {
+		if err := wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {
+			return "", err
+		}
+		author := object.Signature{Name: p.Header.Author.Name, Email: p.Header.Author.Email, When: p.Header.AuthorDate}
+		if _, err = wt.Commit(p.Header.Message()+"\n", &git.CommitOptions{
+			Author:    &author,
+			Committer: &object.Signature{Name: patchset.Committer, Email: "epp-build@invalid", When: time.Now()},
+		}); err != nil {
+			return "", err
+		}
+	}
+	head, err := repo.Head()
+	if err != nil {
+		return "", err
+	}
+	return head.Hash().String(), nil
+}
+
+// remember adds a patch to the work tree's apply record, so the export at
+// the end keeps each patch's file name.
+func remember(dir string, a patchset.Applied) error {
+	rec, err := patchset.ReadRecord(dir)
+	if err != nil {
+		return err
+	}
+	if rec == nil {
+		rec = &patchset.Record{}
+	}
+	rec.Patches = append(rec.Patches, a)
+	rec.Head = a.Commit
+	return patchset.WriteRecord(dir, rec)
+}
+
+func readPatch(dir, name string) (*patchset.Patch, error) {
+	ps, err := patchset.ParseFile(filepath.Join(dir, ".git", "epp-build", "rebase", name), name)
+	if err != nil {
+		return nil, err
+	}
+	if len(ps) != 1 {
+		return nil, fmt.Errorf("patch %s holds %d patches; rebase takes one patch per file (export the series first)", name, len(ps))
+	}
+	return ps[0], nil
+}
+
+func load(dir string) (*state, error) {
+	data, err := os.ReadFile(filepath.Join(dir, ".git", stateFile))
+	if err != nil {
+		return nil, fmt.Errorf("no rebase in progress in %s (%v)", dir, err)
+	}
+	var st state
+	return &st, json.Unmarshal(data, &st)
+}
+
+func save(dir string, st *state) error {
+	data, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, ".git", stateFile), data, 0o644)
+}

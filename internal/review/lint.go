@@ -1,0 +1,146 @@
+package review
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/bluekeyes/go-gitdiff/gitdiff"
+	"github.com/epp-build/epp-build/internal/recipe"
+)
+
+// Problem is one lint finding.
+type Problem struct {
+	Version string `json:"version"`
+	Patch   string `json:"patch,omitempty"`
+	Message string `json:"message"`
+}
+
+func (p Problem) String() string {
+	if p.Patch == "" {
+		return p.Version + ": " + p.Message
+	}
+	return p.Version + ": " + p.Patch + ": " + p.Message
+}
+
+// Lint checks every recipe under root: it loads (pins well formed, list
+// and files agree), each patch says why it exists and where it comes
+// from, and no patch edits lines another patch edits unless it says why
+// the order matters (an Order: trailer).
+func Lint(root string) ([]Problem, error) {
+	versions, err := recipe.Versions(root)
+	if err != nil {
+		return nil, err
+	}
+	var out []Problem
+	for _, v := range versions {
+		r, err := recipe.LoadVersion(root, v)
+		if err != nil {
+			out = append(out, Problem{Version: v, Message: err.Error()})
+			continue
+		}
+		entries, err := Log(r)
+		if err != nil {
+			out = append(out, Problem{Version: v, Message: err.Error()})
+			continue
+		}
+		own := map[string]bool{}
+		for _, name := range r.Patches {
+			own[name] = true
+		}
+		for i, e := range entries {
+			if !own[e.File] {
+				continue // the base version is linted on its own
+			}
+			out = append(out, metadataProblems(v, e)...)
+			for _, earlier := range entries[:i] {
+				if msg := overlap(earlier, e); msg != "" && len(Trailers(e.patch.Header.Body)["Order"]) == 0 {
+					out = append(out, Problem{Version: v, Patch: e.File, Message: msg + "; say why the order matters in an Order: trailer, or merge the patches"})
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+func metadataProblems(v string, e Entry) []Problem {
+	var out []Problem
+	body := strings.TrimSpace(e.patch.Header.Body)
+	tr := Trailers(body)
+	if strings.TrimSpace(stripTrailers(body)) == "" {
+		out = append(out, Problem{Version: v, Patch: e.File, Message: "the message has no body saying why the patch exists"})
+	}
+	if len(tr["Upstream"]) == 0 && len(tr["Reason"]) == 0 {
+		out = append(out, Problem{Version: v, Patch: e.File, Message: "no Upstream: or Reason: trailer: say where the change comes from or why it is carried"})
+	}
+	return out
+}
+
+// stripTrailers drops the trailer paragraph of body.
+func stripTrailers(body string) string {
+	if len(Trailers(body)) == 0 {
+		return body
+	}
+	i := strings.LastIndex(body, "\n\n")
+	if i < 0 {
+		return ""
+	}
+	return body[:i]
+}
+
+// overlap says whether b changes lines that a changed (same file, b's
+// preimage range meets a's postimage range).
+func overlap(a, b Entry) string {
+	for _, fb := range b.patch.Files {
+		for _, fa := range a.patch.Files {
+			if fa.NewName == "" || fb.OldName != fa.NewName {
+				continue
+			}
+			for _, hb := range fb.TextFragments {
+				for _, ha := range fa.TextFragments {
+					if rangesMeet(changedRange(ha, false), changedRange(hb, true)) {
+						return fmt.Sprintf("changes lines of %s that %s also changes (hunk %s)", fb.OldName, a.File, strings.TrimSpace(hb.Header()))
+					}
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// changedRange is the line range a hunk changes, without its context: on
+// the old side for old, else on the new side.
+func changedRange(f *gitdiff.TextFragment, old bool) [2]int64 {
+	pos := f.NewPosition
+	if old {
+		pos = f.OldPosition
+	}
+	first, last := int64(-1), int64(-1)
+	n := pos
+	for _, l := range f.Lines {
+		isOld, isNew := l.Op != gitdiff.OpAdd, l.Op != gitdiff.OpDelete
+		if (old && !isOld) || (!old && !isNew) {
+			if l.Op != gitdiff.OpContext {
+				if first < 0 {
+					first = n
+				}
+				last = n
+			}
+			continue
+		}
+		if l.Op != gitdiff.OpContext {
+			if first < 0 {
+				first = n
+			}
+			last = n
+		}
+		n++
+	}
+	return [2]int64{first, last}
+}
+
+func rangesMeet(a, b [2]int64) bool {
+	if a[0] < 0 || b[0] < 0 {
+		return false
+	}
+	return a[0] <= b[1] && b[0] <= a[1]
+}
