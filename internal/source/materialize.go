@@ -11,8 +11,9 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
-	"sort"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -78,71 +79,70 @@ func (t *Tree) copyFiles(ctx context.Context, dst string) ([]indexEntry, error) 
 	// sees them as "racily clean" and re-hashes them on the first status.
 	stamp := time.Now().Add(-time.Second)
 	out := make([]indexEntry, len(files))
-	jobs := make(chan int)
-	var (
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		firstErr error
-	)
-	fail := func(err error) {
-		mu.Lock()
-		if firstErr == nil {
-			firstErr = err
+	err := parallel(len(files), func(i int) error {
+		if err := ctx.Err(); err != nil {
+			return err
 		}
-		mu.Unlock()
-	}
-	workers := copyWorkers()
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				e, err := copyOne(t.Files, dst, files[i], stamp)
-				if err != nil {
-					fail(err)
-					continue
-				}
-				out[i] = e
-			}
-		}()
-	}
-	for i := range files {
-		if ctx.Err() != nil {
-			fail(ctx.Err())
-			break
-		}
-		mu.Lock()
-		stop := firstErr != nil
-		mu.Unlock()
-		if stop {
-			break
-		}
-		jobs <- i
-	}
-	close(jobs)
-	wg.Wait()
-	return out, firstErr
+		e, err := copyOne(t.Files, dst, files[i], stamp)
+		out[i] = e
+		return err
+	})
+	return out, err
 }
 
-// makeDirs creates every folder the file list needs, parents first.
+// makeDirs creates every folder the file list needs, one depth level at a
+// time so that folders of the same level are created in parallel.
 func makeDirs(dst string, files []fileEntry) error {
 	dirs := map[string]bool{}
+	var levels [][]string
 	for _, f := range files {
 		for d := path.Dir(f.Path); d != "." && !dirs[d]; d = path.Dir(d) {
 			dirs[d] = true
+			depth := strings.Count(d, "/")
+			for len(levels) <= depth {
+				levels = append(levels, nil)
+			}
+			levels[depth] = append(levels[depth], d)
 		}
 	}
-	sorted := make([]string, 0, len(dirs))
-	for d := range dirs {
-		sorted = append(sorted, d)
-	}
-	sort.Strings(sorted)
-	for _, d := range sorted {
-		if err := os.Mkdir(filepath.Join(dst, filepath.FromSlash(d)), 0o755); err != nil {
+	for _, level := range levels {
+		if err := parallel(len(level), func(i int) error {
+			return os.Mkdir(filepath.Join(dst, filepath.FromSlash(level[i])), 0o755)
+		}); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// parallel runs fn(0..n-1) on copyWorkers goroutines and returns the first
+// error; after an error the remaining calls are skipped.
+func parallel(n int, fn func(i int) error) error {
+	var (
+		next     atomic.Int64
+		failed   atomic.Bool
+		wg       sync.WaitGroup
+		errOnce  sync.Once
+		firstErr error
+	)
+	for range min(copyWorkers(), n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !failed.Load() {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				if err := fn(i); err != nil {
+					errOnce.Do(func() { firstErr = err })
+					failed.Store(true)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return firstErr
 }
 
 // copyOne copies one file, symlink or submodule folder and stats the result.
