@@ -128,12 +128,12 @@ func markCorrupt(dir string, reason error) {
 	_ = os.WriteFile(filepath.Join(dir, corruptMark), []byte(reason.Error()+"\n"), 0o644)
 }
 
-// shortReason is an error on one line and at most 160 characters: enough
+// shortReason is an error on one line and at most 240 characters: enough
 // for a notice.
 func shortReason(err error) string {
 	msg := strings.Join(strings.Fields(err.Error()), " ")
-	if len(msg) > 160 {
-		msg = msg[:157] + "..."
+	if len(msg) > 240 {
+		msg = msg[:237] + "..."
 	}
 	return msg
 }
