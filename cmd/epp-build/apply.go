@@ -77,7 +77,7 @@ func applyRecipe(ctx context.Context, f *recipeFlags, r *recipe.Recipe, out stri
 		if err != nil {
 			return patchset.Base{}, err
 		}
-		return patchset.Base{UpstreamCommit: tree.Commit, Via: string(tree.Via), Materialize: tree.Materialize}, nil
+		return patchset.Base{UpstreamCommit: tree.Commit, Time: tree.Time, Via: string(tree.Via), Materialize: tree.Materialize}, nil
 	}
 	return patchset.ApplyTo(ctx, r, patches, fetch, out, opt)
 }

@@ -57,6 +57,7 @@ multi-arch EPP image.
 		newLogCommand(g),
 		newDiffSeriesCommand(g),
 		newLintCommand(g),
+		newBuildCommand(g),
 	)
 	return root
 }

@@ -224,11 +224,12 @@ func TestBadOptionsAreNamed(t *testing.T) {
 	}
 }
 
-func TestCAPIPinNotWiredYet(t *testing.T) {
+func TestNoCAPISourceIsAClearError(t *testing.T) {
 	opt, _, _ := testOptions(t, "127.0.0.1:1", "x/y")
 	opt.CAPISrc = ""
 	_, err := Run(context.Background(), testInput(t), opt)
-	require.ErrorIs(t, err, ErrCAPIPinNotWired)
+	require.ErrorIs(t, err, ErrNoCAPI)
+	assert.Contains(t, err.Error(), "--capi-src")
 }
 
 func TestRegistryDown(t *testing.T) {

@@ -32,6 +32,9 @@ type Input struct {
 	UpstreamCommit string
 	UpstreamTime   time.Time // SOURCE_DATE_EPOCH
 	Patches        []PatchDigest
+	// CAPICommit is the commit of the C API pin when CAPISrc was fetched
+	// from it ("" for a local --capi-src).
+	CAPICommit string
 }
 
 // Compile modes.
@@ -78,8 +81,8 @@ const (
 	defaultGeneration = "pipeline"
 )
 
-// ErrCAPIPinNotWired is returned until the source stage fetches the pin.
-var ErrCAPIPinNotWired = errors.New("fetching the C API pin is not wired yet; pass --capi-src")
+// ErrNoCAPI means there is no C API source: no --capi-src and no pin.
+var ErrNoCAPI = errors.New("no C API source: the recipe has no capi pin; pass --capi-src DIR (a checkout of the crate)")
 
 type plan struct {
 	targets    []capi.Target

@@ -31,7 +31,7 @@ func Run(ctx context.Context, in Input, opt Options) (*report.Report, error) {
 		return nil, err
 	}
 	if opt.CAPISrc == "" {
-		return nil, ErrCAPIPinNotWired
+		return nil, ErrNoCAPI
 	}
 	stdout, stderr := writerOr(opt.Stdout), writerOr(opt.Stderr)
 	rep := report.New()
@@ -88,7 +88,9 @@ func Run(ctx context.Context, in Input, opt Options) (*report.Report, error) {
 	}
 	stage("capi", t0)
 	rep.Inputs.CAPI = report.CAPI{Source: "local", TreeHash: capiRes.TreeHash, Crate: p.crate, Library: p.library, Generation: p.generation}
-	if commit := gitCommit(ctx, opt.CAPISrc); commit != "" {
+	if in.CAPICommit != "" {
+		rep.Inputs.CAPI.Source, rep.Inputs.CAPI.Commit = "pin", in.CAPICommit
+	} else if commit := gitCommit(ctx, opt.CAPISrc); commit != "" {
 		rep.Inputs.CAPI.Commit = commit
 	}
 	tc := capiRes.Toolchain

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/go-git/go-git/v5"
@@ -19,8 +20,10 @@ import (
 // Base is the upstream tree a series applies to, as the source stage
 // delivers it.
 type Base struct {
-	// UpstreamCommit is the pinned commit; Via says which source gave it.
+	// UpstreamCommit is the pinned commit, Time its commit time; Via says
+	// which source gave it.
 	UpstreamCommit string
+	Time           time.Time
 	Via            string
 	// Materialize makes dst (which must not exist) a git work tree at the
 	// upstream base.
@@ -97,7 +100,7 @@ func ApplyTo(ctx context.Context, r *recipe.Recipe, patches []*Patch, fetch func
 	}
 	rec := &Record{
 		Version: r.Version, Repository: r.Upstream.Repository, Ref: r.Upstream.Ref,
-		UpstreamCommit: base.UpstreamCommit, Via: base.Via, Result: *res,
+		UpstreamCommit: base.UpstreamCommit, UpstreamTime: base.Time, Via: base.Via, Result: *res,
 	}
 	if err := WriteRecord(work, rec); err != nil {
 		return nil, err

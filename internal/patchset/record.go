@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // RecordFile is where apply keeps what it did, inside the work tree's .git
@@ -19,8 +20,9 @@ type Record struct {
 	Version        string `json:"version"`
 	Repository     string `json:"repository"`
 	Ref            string `json:"ref"`
-	UpstreamCommit string `json:"upstreamCommit"`
-	Via            string `json:"via"`
+	UpstreamCommit string    `json:"upstreamCommit"`
+	UpstreamTime   time.Time `json:"upstreamTime"`
+	Via            string    `json:"via"`
 	Result
 }
 

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/epp-build/epp-build/internal/build"
+	"github.com/epp-build/epp-build/internal/recipe"
+	"github.com/epp-build/epp-build/internal/source"
+	"github.com/spf13/cobra"
+)
+
+func newBuildCommand(g *globalFlags) *cobra.Command {
+	var f recipeFlags
+	var opt build.Options
+	var platforms []string
+	var tree string
+	cmd := &cobra.Command{
+		Use:   "build --version V --image REF [--platform P,...] (--push | --oci-tar FILE)",
+		Short: "Apply the version, build the C API per arch and the multi-arch EPP image in one BuildKit solve",
+		Long: `build applies the version (reusing the cache and an already applied tree), builds the
+Dynamo C API with cargo for every platform (the recipe's capi pin, or --capi-src),
+checks the Go binding's prototypes against the library's header, compiles the EPP
+(host mode: cross-compiled here with cgo; container mode: in the Dockerfile's builder
+stage, never emulated), and builds every platform in ONE BuildKit solve. With --push
+the image is pushed by digest, its index verified (each platform present with the
+right OS, architecture and ELF machine), its entrypoint run with --help per
+platform, and only then tagged: a failed build never moves the tag. --report writes
+what went in and what came out as JSON.
+
+BuildKit: --buildkit or BUILDKIT_HOST (unix://, tcp:// with --tls-*,
+docker-container://). Registry credentials come from the Docker config; they are
+never printed.
+
+` + exitCodesHelp,
+		Example: `  epp-build build --version v0.7.0 --image 127.0.0.1:5000/dynamo/epp:v0.7.0 \
+      --platform linux/amd64,linux/arm64 --push --capi-src testdata/capi-double \
+      --buildkit unix:///run/buildkit/buildkitd.sock --report build.json
+  epp-build build --version v0.7.0 --image registry.example/dynamo/epp:v0.7.0 --oci-tar epp.tar`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			r, err := f.load(g)
+			if err != nil {
+				return err
+			}
+			log := cmd.ErrOrStderr()
+			if tree == "" {
+				cache, err := cacheRoot(f.cacheDir)
+				if err != nil {
+					return err
+				}
+				tree = filepath.Join(cache, "trees", r.Version)
+			}
+			res, err := applyRecipe(cmd.Context(), &f, r, tree, log, true, nil)
+			if err != nil {
+				return err
+			}
+			rec := res.Record
+			in := build.Input{Recipe: r, TreeDir: res.Dir, UpstreamCommit: rec.UpstreamCommit, UpstreamTime: rec.UpstreamTime}
+			for _, a := range rec.Patches {
+				in.Patches = append(in.Patches, build.PatchDigest{Name: a.File, SHA256: a.SHA256})
+			}
+			if opt.CAPISrc == "" && r.CAPI != nil {
+				src, cleanup, err := fetchCAPI(cmd.Context(), &f, r.CAPI, log)
+				if err != nil {
+					return err
+				}
+				defer cleanup()
+				opt.CAPISrc, in.CAPICommit = src, r.CAPI.Commit
+			}
+			if opt.Platforms, err = build.ParsePlatforms(platforms); err != nil {
+				return usageError{err}
+			}
+			if opt.CacheDir == "" {
+				if opt.CacheDir, err = cacheRoot(f.cacheDir); err != nil {
+					return err
+				}
+			}
+			opt.Stdout, opt.Stderr = cmd.OutOrStdout(), log
+			_, err = build.Run(cmd.Context(), in, opt)
+			return err
+		},
+	}
+	f.register(cmd)
+	fl := cmd.Flags()
+	fl.StringVar(&tree, "tree", "", "where the applied tree is kept (default: the cache folder + /trees/VERSION)")
+	fl.StringVar(&opt.Image, "image", "", "image reference to tag, REGISTRY/REPO:TAG")
+	fl.StringSliceVar(&platforms, "platform", []string{"linux/amd64", "linux/arm64"}, "platforms to build (linux/amd64, linux/arm64)")
+	fl.BoolVar(&opt.Push, "push", false, "push to the registry (by digest; tagged after verify and smoke)")
+	fl.StringVar(&opt.OCITar, "oci-tar", "", "also write the image as an OCI tarball")
+	fl.StringVar(&opt.BuildKit, "buildkit", "", "BuildKit address (default $BUILDKIT_HOST)")
+	fl.StringVar(&opt.TLS.CACert, "tls-ca", "", "CA certificate for a tcp:// buildkitd")
+	fl.StringVar(&opt.TLS.Cert, "tls-cert", "", "client certificate for a tcp:// buildkitd")
+	fl.StringVar(&opt.TLS.Key, "tls-key", "", "client key for a tcp:// buildkitd")
+	fl.StringVar(&opt.TLS.ServerName, "tls-server-name", "", "server name to verify for a tcp:// buildkitd")
+	fl.BoolVar(&opt.Insecure, "insecure", false, "allow a plain-HTTP or untrusted registry")
+	fl.StringVar(&opt.CAPISrc, "capi-src", "", "local checkout of the C API crate instead of the recipe's pin")
+	fl.StringVar(&opt.Compile, "compile", build.CompileHost, "where the EPP is compiled: host or container")
+	fl.StringVar(&opt.Progress, "progress", "auto", "BuildKit progress: auto, plain or quiet")
+	fl.StringVar(&opt.Report, "report", "", "write the JSON build report here")
+	fl.StringVar(&opt.BuilderImage, "builder-image", "", "container mode: the builder image (Go and cross C compilers)")
+	fl.StringVar(&opt.BaseImage, "base-image", "", "runtime base image (default ubuntu:24.04)")
+	return cmd
+}
+
+// fetchCAPI fetches the recipe's C API pin with the source stage and
+// returns the crate's folder in a temporary work tree.
+func fetchCAPI(ctx context.Context, f *recipeFlags, c *recipe.CAPI, log io.Writer) (string, func(), error) {
+	tree, err := source.Fetch(ctx, source.Request{
+		Pin: recipe.Upstream{Repository: c.Repository, Ref: c.Ref, Commit: c.Commit}, Kind: source.Git, CacheDir: f.cacheDir,
+		Notice: func(format string, args ...any) { fmt.Fprintf(log, "notice: "+format+"\n", args...) },
+	})
+	if err != nil {
+		return "", nil, fmt.Errorf("C API pin %s@%s: %w (or pass --capi-src DIR)", c.Repository, c.Ref, err)
+	}
+	tmp, err := os.MkdirTemp("", "epp-build-capi-")
+	if err != nil {
+		return "", nil, err
+	}
+	cleanup := func() { os.RemoveAll(tmp) }
+	if err := tree.Materialize(ctx, filepath.Join(tmp, "src")); err != nil {
+		cleanup()
+		return "", nil, err
+	}
+	return filepath.Join(tmp, "src", filepath.FromSlash(c.Dir)), cleanup, nil
+}
+
+func cacheRoot(flag string) (string, error) {
+	if flag != "" {
+		return flag, nil
+	}
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no user cache folder (%w); pass --cache-dir", err)
+	}
+	return filepath.Join(dir, "epp-build"), nil
+}
