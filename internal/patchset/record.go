@@ -17,9 +17,9 @@ const RecordFile = "epp-build/applied.json"
 // and, per patch, the patch's hash and the blobs of the files it touched.
 // A re-run compares against it to tell whether anything changed and why.
 type Record struct {
-	Version        string `json:"version"`
-	Repository     string `json:"repository"`
-	Ref            string `json:"ref"`
+	Version        string    `json:"version"`
+	Repository     string    `json:"repository"`
+	Ref            string    `json:"ref"`
 	UpstreamCommit string    `json:"upstreamCommit"`
 	UpstreamTime   time.Time `json:"upstreamTime"`
 	Via            string    `json:"via"`
