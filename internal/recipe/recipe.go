@@ -85,6 +85,9 @@ type Package struct {
 	// From is relative to the recipe folder that declares it.
 	From string `yaml:"from"`
 	To   string `yaml:"to"`
+	// Exclude lists file-name patterns (path.Match) not to copy, such as
+	// tests that need this repository's test doubles.
+	Exclude []string `yaml:"exclude,omitempty"`
 	// FromDir is From resolved.
 	FromDir string `yaml:"-"`
 }

@@ -9,6 +9,7 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -41,7 +42,7 @@ func Overlays(r *recipe.Recipe) (map[string][]patchset.Overlay, error) {
 	}
 	out := map[string][]patchset.Overlay{}
 	for i, g := range r.Generated {
-		files, err := readPackage(dirs[i], rewrites)
+		files, err := readPackage(dirs[i], g.Exclude, rewrites)
 		if err != nil {
 			return nil, fmt.Errorf("recipe %s: generated[%d] from %s: %w", r.Version, i, g.From, err)
 		}
@@ -82,9 +83,9 @@ func importPath(dir string) (string, error) {
 	}
 }
 
-// readPackage reads the regular files of dir (not its subfolders, and not
-// go.mod/go.sum) with Go imports rewritten.
-func readPackage(dir string, rewrites map[string]string) (map[string]patchset.OverlayFile, error) {
+// readPackage reads the regular files of dir (not its subfolders, not
+// go.mod/go.sum, none matching exclude) with Go imports rewritten.
+func readPackage(dir string, exclude []string, rewrites map[string]string) (map[string]patchset.OverlayFile, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
@@ -92,7 +93,7 @@ func readPackage(dir string, rewrites map[string]string) (map[string]patchset.Ov
 	files := map[string]patchset.OverlayFile{}
 	for _, e := range entries {
 		name := e.Name()
-		if !e.Type().IsRegular() || name == "go.mod" || name == "go.sum" {
+		if !e.Type().IsRegular() || name == "go.mod" || name == "go.sum" || excluded(name, exclude) {
 			continue
 		}
 		data, err := os.ReadFile(filepath.Join(dir, name))
@@ -164,4 +165,13 @@ func rewrite(path string, rewrites map[string]string) (string, bool) {
 		return "", false
 	}
 	return rewrites[best] + strings.TrimPrefix(path, best), true
+}
+
+func excluded(name string, patterns []string) bool {
+	for _, p := range patterns {
+		if ok, _ := path.Match(p, name); ok {
+			return true
+		}
+	}
+	return false
 }
