@@ -67,9 +67,6 @@ func writeFile(full string, mode filemode.FileMode, data []byte) error {
 		if err := os.WriteFile(tmp, data, perm); err != nil {
 			return fmt.Errorf("write %s: %w", full, err)
 		}
-		if err := os.Chmod(tmp, perm); err != nil {
-			return err
-		}
 	}
 	if err := os.Rename(tmp, full); err != nil {
 		os.Remove(tmp)

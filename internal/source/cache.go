@@ -48,6 +48,25 @@ type builder func(ctx context.Context, tmp string) (*entryMeta, error)
 // get returns the entry for key: the cached one when it verifies against
 // want, otherwise a freshly built one. Concurrent callers, in this process or
 // others, build each key once.
+// lookup returns the valid entry for key, or nil when there is none (an
+// invalid one is left for get to drop and rebuild).
+func (c *cache) lookup(ctx context.Context, key string, want expectation) *Tree {
+	dir := filepath.Join(c.root, key)
+	if _, err := os.Lstat(dir); err != nil {
+		return nil
+	}
+	unlock, err := c.lock(ctx, key)
+	if err != nil {
+		return nil
+	}
+	defer unlock()
+	tree, err := loadEntry(dir, want)
+	if err != nil {
+		return nil
+	}
+	return tree
+}
+
 func (c *cache) get(ctx context.Context, key string, want expectation, build builder) (*Tree, error) {
 	unlock, err := c.lock(ctx, key)
 	if err != nil {

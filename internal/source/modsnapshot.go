@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/epp-build/epp-build/internal/recipe"
 	"io"
 	"os"
 	"path/filepath"
@@ -29,14 +30,18 @@ const (
 
 // fetchGoProxy downloads the pinned module version, checks its h1: hash and
 // origin commit, and caches it as a single synthesized commit.
+// goProxyKey is the cache key and expectation of a module proxy entry.
+func goProxyKey(pin recipe.Upstream) (string, expectation) {
+	sum := sha256.Sum256([]byte(pin.Module + "@" + pin.ModuleVersion + " " + pin.ModuleHash))
+	return "mod-" + hex.EncodeToString(sum[:]), expectation{commit: pin.Commit, module: pin.Module, moduleVersion: pin.ModuleVersion, moduleHash: pin.ModuleHash}
+}
+
 func fetchGoProxy(ctx context.Context, c *cache, req Request) (*Tree, error) {
 	pin := req.Pin
 	if !req.hasModule() {
 		return nil, errors.New("the goproxy source needs upstream.module, upstream.moduleVersion and upstream.moduleHash in the recipe")
 	}
-	sum := sha256.Sum256([]byte(pin.Module + "@" + pin.ModuleVersion + " " + pin.ModuleHash))
-	key := "mod-" + hex.EncodeToString(sum[:])
-	want := expectation{commit: pin.Commit, module: pin.Module, moduleVersion: pin.ModuleVersion, moduleHash: pin.ModuleHash}
+	key, want := goProxyKey(pin)
 	return c.get(ctx, key, want, func(ctx context.Context, tmp string) (*entryMeta, error) {
 		proxies, err := newProxyClient()
 		if err != nil {

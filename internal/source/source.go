@@ -83,7 +83,19 @@ func Fetch(ctx context.Context, req Request) (*Tree, error) {
 
 // fetchAuto tries git and falls back to the module proxy when git cannot be
 // reached. A commit mismatch is never papered over by another source.
+//
+// A valid cache entry from either source is used before any network: a
+// warm run must not wait for an unreachable git host to time out.
 func fetchAuto(ctx context.Context, c *cache, req Request) (*Tree, error) {
+	if tree := c.lookup(ctx, "git-"+req.Pin.Commit, expectation{commit: req.Pin.Commit}); tree != nil {
+		return tree, nil
+	}
+	if req.hasModule() {
+		key, want := goProxyKey(req.Pin)
+		if tree := c.lookup(ctx, key, want); tree != nil {
+			return tree, nil
+		}
+	}
 	tree, err := fetchGit(ctx, c, req)
 	if err == nil {
 		return tree, nil
