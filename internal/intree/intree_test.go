@@ -1,0 +1,110 @@
+package intree
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/epp-build/epp-build/internal/patchset"
+	"github.com/epp-build/epp-build/internal/recipe"
+	"github.com/epp-build/epp-build/internal/source"
+	"github.com/epp-build/epp-build/internal/testenv"
+	"github.com/stretchr/testify/require"
+)
+
+// release describes how a version's patched tree is checked.
+type release struct {
+	version string
+	// binding is the folder of the in-tree cgo binding, where the C API
+	// library is staged as lib/<goarch>/libdynamo_llm_capi.a.
+	binding string
+	// ours are the packages the series adds (vet and race tests);
+	// upstream are upstream's packages the series touches.
+	ours, upstream []string
+}
+
+var releases = []release{{
+	version: "v0.7.0",
+	binding: "pkg/epp/scheduling/plugins/dynamo/pipeline",
+	ours: []string{
+		"./pkg/bbr/dynamo/...", "./pkg/epp/requestcontrol/plugins/dynamo/...", "./pkg/epp/scheduling/plugins/dynamo/...",
+	},
+	upstream: []string{"./pkg/bbr/...", "./pkg/epp/requestcontrol/...", "./pkg/epp/scheduling/..."},
+}}
+
+// TestReleaseTreeBuildsAndPasses applies each version through the module
+// proxy source (what CI can reach), links cmd/epp with cgo against the C
+// API test double, vets the new packages and runs them and upstream's
+// touched packages under -race.
+func TestReleaseTreeBuildsAndPasses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds GAIE: minutes on two cores")
+	}
+	testenv.Tool(t, "cargo", "the C API test double is built with cargo")
+	archive := buildDouble(t)
+	for _, rel := range releases {
+		t.Run(rel.version, func(t *testing.T) {
+			dir := applyVersion(t, rel.version)
+			lib := filepath.Join(dir, filepath.FromSlash(rel.binding), "lib", runtime.GOARCH)
+			require.NoError(t, os.MkdirAll(lib, 0o755))
+			data, err := os.ReadFile(archive)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(filepath.Join(lib, "libdynamo_llm_capi.a"), data, 0o644))
+
+			goCmd(t, dir, "build", "-o", filepath.Join(t.TempDir(), "epp"), "./cmd/epp")
+			goCmd(t, dir, append([]string{"vet"}, rel.ours...)...)
+			goCmd(t, dir, append([]string{"test", "-race", "-count=1"}, append(rel.ours, rel.upstream...)...)...)
+		})
+	}
+}
+
+// applyVersion applies patches/<version> into a temporary folder.
+func applyVersion(t *testing.T, version string) string {
+	r, err := recipe.LoadVersion(filepath.Join("..", "..", "patches"), version)
+	require.NoError(t, err)
+	patches, err := patchset.LoadSeries(r)
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	fetch := func(ctx context.Context) (patchset.Base, error) {
+		tree, err := source.Fetch(ctx, source.Request{Pin: r.Upstream, Kind: source.GoProxy})
+		if err != nil {
+			testenv.Require(t, "the Go module proxy", err.Error())
+		}
+		return patchset.Base{UpstreamCommit: tree.Commit, Time: tree.Time, Via: string(tree.Via), Materialize: tree.Materialize}, nil
+	}
+	out := filepath.Join(t.TempDir(), "tree")
+	_, err = patchset.ApplyTo(ctx, r, patches, fetch, out, patchset.Options{Branch: "epp-build/" + version})
+	require.NoError(t, err)
+	return out
+}
+
+// buildDouble builds the Rust C API test double with ffi/build-double.sh
+// and returns the archive.
+func buildDouble(t *testing.T) string {
+	cache, err := os.UserCacheDir()
+	require.NoError(t, err)
+	target := filepath.Join(cache, "epp-build", "capi-double")
+	cmd := exec.Command("bash", filepath.Join("..", "..", "ffi", "build-double.sh"))
+	cmd.Env = append(os.Environ(), "CAPI_DOUBLE_TARGET_DIR="+target)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	return filepath.Join(target, "release", "libdynamo_llm_capi.a")
+}
+
+func goCmd(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=1", "GOFLAGS=-mod=mod", "GOWORK=off",
+		"GONOSUMDB=sigs.k8s.io/gateway-api-inference-extension")
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	t.Logf("go %s: %s", strings.Join(args, " "), time.Since(start).Round(time.Second))
+	require.NoError(t, err, "go %s in %s:\n%s", strings.Join(args, " "), dir, out)
+}
