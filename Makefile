@@ -2,7 +2,7 @@
 # through .ci/run); `make bench` prints speed and memory against the git CLI.
 GO ?= go
 GOFMT ?= gofmt
-NESTED := ffi plugins/dynamo-v0.7
+NESTED := ffi $(wildcard plugins/*)
 FUZZTIME ?= 20s
 VERSIONS := $(notdir $(wildcard patches/*))
 
