@@ -29,6 +29,9 @@ func WriteRecipe(r *recipe.Recipe, patches []Patch) error {
 // Write stores the series in the recipe folder dir: every patch file,
 // the recipe's patches list in order, and no stale *.patch files.
 func Write(dir string, patches []Patch) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
 	keep := map[string]bool{}
 	names := make([]string, 0, len(patches))
 	for _, p := range patches {
