@@ -70,11 +70,16 @@ finishes: into --as NEW (a standalone version), or over V.
 					if u.Commit, err = source.Resolve(cmd.Context(), u.Repository, onto); err != nil {
 						return fmt.Errorf("%w (or give the commit with --onto-commit)", err)
 					}
-					fmt.Fprintf(log, "%s resolves to %s\n", onto, u.Commit)
+					if u.Commit != onto {
+						fmt.Fprintf(log, "%s resolves to %s\n", onto, u.Commit)
+					}
 				}
 				steps, err = backport.Start(cmd.Context(), r, u, as, dir, materializer(&f, log), log)
 			}
 			printSteps(cmd, steps)
+			if err == nil && !abort {
+				fmt.Fprintf(cmd.OutOrStdout(), "rebase finished; the work tree %s is yours to inspect or remove\n", dir)
+			}
 			return err
 		},
 	}

@@ -76,16 +76,22 @@ func patchList(names []string) *yaml.Node {
 	return list
 }
 
-// setKey replaces the value of key in a mapping, or appends the key.
+// setKey replaces the value of key in a mapping, or adds the key before
+// the patches list (which reads best last).
 func setKey(root *yaml.Node, key string, value *yaml.Node) {
+	at := len(root.Content)
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		if root.Content[i].Value == key {
 			value.HeadComment = root.Content[i+1].HeadComment
 			root.Content[i+1] = value
 			return
 		}
+		if root.Content[i].Value == "patches" {
+			at = i
+		}
 	}
-	root.Content = append(root.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, value)
+	kv := []*yaml.Node{{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, value}
+	root.Content = append(root.Content[:at], append(kv, root.Content[at:]...)...)
 }
 
 func deleteKey(root *yaml.Node, key string) {

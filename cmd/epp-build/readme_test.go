@@ -1,0 +1,78 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestREADMEBackportingRunsAsWritten runs every command of the README's
+// backporting walkthrough, in order, in a copy of the repository's
+// patches/ and docs/ (the module proxy serves the upstream pins).
+func TestREADMEBackportingRunsAsWritten(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fetches two GAIE versions from the module proxy")
+	}
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	require.NoError(t, err)
+	commands := walkthrough(t, string(readme))
+	require.GreaterOrEqual(t, len(commands), 6)
+
+	root := t.TempDir()
+	for _, dir := range []string{"patches", "docs", "plugins", "ffi"} {
+		require.NoError(t, os.CopyFS(filepath.Join(root, dir), os.DirFS(filepath.Join("..", "..", dir))))
+	}
+	cache := os.Getenv("XDG_CACHE_HOME") // share the upstream cache with the other tests of this run
+	if cache == "" {
+		cache = t.TempDir()
+	}
+	outputs := map[string]string{}
+	for _, c := range commands {
+		require.True(t, strings.HasPrefix(c, "go run ./cmd/epp-build "), "README step %q", c)
+		sub := strings.Fields(c)[3]
+		// The shell parses the step as a reader's shell would (quotes).
+		cmd := exec.Command("bash", "-c", binary+strings.TrimPrefix(c, "go run ./cmd/epp-build"))
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cache, "GONOSUMDB=sigs.k8s.io/gateway-api-inference-extension")
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "README step `%s`:\n%s", c, out)
+		outputs[sub] += string(out)
+	}
+	assert.Contains(t, outputs["pick"], "picked 0001-Dockerfile-build-the-EPP-for-the-target-platform-not.patch into v1.4.3")
+	assert.Regexp(t, regexp.MustCompile(`0002-bbr\.Dockerfile\S+\s+applied`), outputs["rebase"])
+	assert.Contains(t, outputs["log"], "reason:   multi-arch images held amd64 binaries")
+	assert.Regexp(t, `same\s+Dockerfile: build the EPP`, outputs["diff-series"])
+	assert.Contains(t, outputs["lint"], "no problems")
+	assert.FileExists(t, filepath.Join(root, "patches", "v1.2.9", "recipe.yaml"))
+}
+
+// walkthrough returns the commands of the README's Backporting code block,
+// continuation lines joined and comments dropped.
+func walkthrough(t *testing.T, readme string) []string {
+	_, after, ok := strings.Cut(readme, "## Backporting")
+	require.True(t, ok, "the README has a Backporting section")
+	_, block, ok := strings.Cut(after, "```sh\n")
+	require.True(t, ok)
+	block, _, ok = strings.Cut(block, "```")
+	require.True(t, ok)
+	var commands []string
+	var cur strings.Builder
+	for _, line := range strings.Split(block, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		cur.WriteString(strings.TrimSuffix(line, "\\") + " ")
+		if !strings.HasSuffix(line, "\\") {
+			commands = append(commands, strings.TrimSpace(cur.String()))
+			cur.Reset()
+		}
+	}
+	return commands
+}
