@@ -1,0 +1,160 @@
+package disagg_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	fwksched "sigs.k8s.io/gateway-api-inference-extension/pkg/epp/framework/interface/scheduling"
+
+	"github.com/epp-build/epp-build/plugins/dynamo-v1.4/disagg"
+	"github.com/epp-build/epp-build/plugins/dynamo-v1.4/kvrouter"
+	rt "github.com/epp-build/epp-build/plugins/dynamo-v1.4/kvrouter/kvroutertest"
+)
+
+// reserved runs the prefill scorer so the request holds a reservation.
+func reserved(t *testing.T, ctx context.Context, fake *rt.Fake, r *disagg.Runtime) (*fwksched.InferenceRequest, *fwksched.CycleState) {
+	t.Helper()
+	req, cs := newRequest(nil), disaggCycle()
+	newPrefill(t, r, disagg.HooksFor(fake), disagg.PrefillParams{}).Score(ctx, cs, req, endpoints())
+	require.True(t, prefillEnabled(cs))
+	return req, cs
+}
+
+func TestDecodeCancellationWaitsForRegistration(t *testing.T) {
+	fake := &rt.Fake{}
+	unblock := make(chan struct{})
+	fake.AddFunc = func(string) error { <-unblock; return nil }
+	r := newRuntime(t, fake)
+	ctx, cancel := context.WithCancel(background)
+	req, cs := reserved(t, ctx, fake, r)
+	id := req.Headers[disagg.BookingIDHeader]
+	decode := disagg.NewDecodeScorer("", r, disagg.DecodeParams{})
+
+	done := make(chan struct{})
+	go func() { defer close(done); decode.Score(ctx, cs, req, endpoints()) }()
+	fake.WaitFor(t, rt.OpAdd, 1) // add_request is in the router
+	b := r.Bookings.Lookup(id, req)
+	require.NotNil(t, b)
+	cancel()
+	<-b.Ended() // the cancellation reached the booking...
+	assert.Equal(t, []string{rt.OpBegin, rt.OpReserve, rt.OpAdd}, fake.Ops(id), "...but nothing is freed under a registration")
+
+	close(unblock)
+	<-done
+	fake.WaitFor(t, rt.OpFree, 1)
+	settle(t, r)
+	assert.Equal(t, []string{rt.OpBegin, rt.OpReserve, rt.OpAdd, rt.OpFree}, fake.Ops(id))
+}
+
+func TestRegistrationFailureGoesAggregated(t *testing.T) {
+	fake := &rt.Fake{AddFunc: func(string) error { return errors.New("add_request: code 4 (query failed)") }}
+	r := newRuntime(t, fake)
+	req, cs := reserved(t, background, fake, r)
+	id := req.Headers[disagg.BookingIDHeader]
+	decode := disagg.NewDecodeScorer("", r, disagg.DecodeParams{})
+
+	allZero(t, decode.Score(background, cs, req, endpoints()), 2)
+	assert.Equal(t, disagg.ModeAggregated, req.Headers[disagg.RoutingModeHeader])
+	for _, h := range []string{disagg.WorkerIDHeader, disagg.DPRankHeader, disagg.PrefillWorkerIDHeader, disagg.PrefillDPRankHeader, disagg.BookingIDHeader} {
+		assert.NotContains(t, req.Headers, h)
+	}
+	fake.WaitFor(t, rt.OpRelease, 1)
+	settle(t, r)
+	assert.Equal(t, []string{rt.OpBegin, rt.OpReserve, rt.OpAdd, rt.OpRelease}, fake.Ops(id), "the reservation is released, nothing freed")
+
+	// The response of a request rolled back has nothing to clean up.
+	decode.ResponseBody(background, req, chunk(true), nil)
+	assert.Zero(t, fake.Count(rt.OpFree))
+}
+
+func TestDecodeAggregatedWithoutPrefill(t *testing.T) {
+	fake := &rt.Fake{}
+	r := newRuntime(t, fake)
+	decode := disagg.NewDecodeScorer("", r, disagg.DecodeParams{})
+	req := newRequest(map[string]string{disagg.PrefillWorkerIDHeader: "42"})
+	cs := fwksched.NewCycleState() // no prefill profile ran
+	decode.Score(background, cs, req, endpoints())
+
+	calls := fake.Calls()
+	require.Len(t, calls, 2)
+	assert.Equal(t, rt.OpRouteDecode, calls[0].Op)
+	assert.False(t, calls[0].Disaggregated)
+	assert.JSONEq(t, `{"model":"qwen","messages":[{"role":"user","content":"route me"}]}`, calls[0].Request, "the full body is routed")
+	assert.Equal(t, rt.OpAdd, calls[1].Op)
+	assert.Regexp(t, uuidV4, calls[1].ID)
+	assert.Equal(t, disagg.ModeAggregated, req.Headers[disagg.RoutingModeHeader])
+	assert.Equal(t, "7", req.Headers[disagg.WorkerIDHeader])
+	assert.Equal(t, "1", req.Headers[disagg.DPRankHeader])
+	assert.NotContains(t, req.Headers, disagg.PrefillWorkerIDHeader)
+}
+
+func TestDecodeRoutingFailureReleasesReservation(t *testing.T) {
+	fake := &rt.Fake{RouteDecodeFunc: func(context.Context, []byte, []byte, bool) (kvrouter.Decision, error) {
+		return kvrouter.Decision{}, errors.New("code 5 (disaggregated serving enforced but unavailable)")
+	}}
+	r := newRuntime(t, fake)
+	req, cs := reserved(t, background, fake, r)
+	id := req.Headers[disagg.BookingIDHeader]
+	allZero(t, disagg.NewDecodeScorer("", r, disagg.DecodeParams{}).Score(background, cs, req, endpoints()), 2)
+	fake.WaitFor(t, rt.OpRelease, 1)
+	settle(t, r)
+	assert.Equal(t, []string{rt.OpBegin, rt.OpReserve, rt.OpRelease}, fake.Ops(id))
+	assert.Equal(t, disagg.ModeAggregated, req.Headers[disagg.RoutingModeHeader])
+}
+
+func TestResponseBodyMarksFirstChunkAndFreesAtEnd(t *testing.T) {
+	fake := &rt.Fake{}
+	var mu sync.Mutex
+	failures := 1
+	fake.MarkFunc = func(string) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if failures > 0 {
+			failures--
+			return errors.New("transient")
+		}
+		return nil
+	}
+	r := newRuntime(t, fake)
+	req, cs := reserved(t, background, fake, r)
+	id := req.Headers[disagg.BookingIDHeader]
+	decode := disagg.NewDecodeScorer("", r, disagg.DecodeParams{})
+	decode.Score(background, cs, req, endpoints())
+
+	decode.ResponseBody(background, req, chunk(false), nil)
+	decode.ResponseBody(background, req, chunk(false), nil)
+	fake.WaitFor(t, rt.OpMark, 2) // one transient failure, one retry
+	decode.ResponseBody(background, req, chunk(true), nil)
+	decode.ResponseBody(background, req, chunk(true), nil) // the forced completion after the stream closes
+	fake.WaitFor(t, rt.OpFree, 1)
+	settle(t, r)
+	assert.Equal(t, []string{rt.OpBegin, rt.OpReserve, rt.OpAdd, rt.OpMark, rt.OpMark, rt.OpFree}, fake.Ops(id))
+}
+
+func TestEmptyTerminalResponseFreesWithoutMarking(t *testing.T) {
+	fake := &rt.Fake{}
+	r := newRuntime(t, fake)
+	req, cs := reserved(t, background, fake, r)
+	id := req.Headers[disagg.BookingIDHeader]
+	decode := disagg.NewDecodeScorer("", r, disagg.DecodeParams{})
+	decode.Score(background, cs, req, endpoints())
+	decode.ResponseBody(background, req, chunk(true), nil)
+	fake.WaitFor(t, rt.OpFree, 1)
+	settle(t, r)
+	assert.Equal(t, []string{rt.OpBegin, rt.OpReserve, rt.OpAdd, rt.OpFree}, fake.Ops(id))
+}
+
+func TestWorkerLabelSelectsEndpoint(t *testing.T) {
+	fake := &rt.Fake{}
+	r := newRuntime(t, fake)
+	eps := endpoints("pod-a", "pod-b")
+	eps[1].GetMetadata().Labels = map[string]string{disagg.DefaultWorkerIDLabel: "7"}
+	scores := disagg.NewDecodeScorer("", r, disagg.DecodeParams{}).Score(background, fwksched.NewCycleState(), newRequest(nil), eps)
+	assert.Equal(t, 0.0, scores[eps[0]])
+	assert.Equal(t, 1.0, scores[eps[1]])
+}
