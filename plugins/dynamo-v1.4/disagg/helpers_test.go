@@ -72,7 +72,9 @@ func newPrefill(t *testing.T, r *disagg.Runtime, hooks disagg.PrefillHooks, p di
 	return s
 }
 
-func chunk(end bool) *fwkrc.Response { return &fwkrc.Response{RequestId: "req-from-gateway", EndOfStream: end} }
+func chunk(end bool) *fwkrc.Response {
+	return &fwkrc.Response{RequestId: "req-from-gateway", EndOfStream: end}
+}
 
 // settle waits until the runtime owns no booking.
 func settle(t *testing.T, r *disagg.Runtime) {
