@@ -35,6 +35,12 @@ var releases = []release{{
 		"./pkg/bbr/dynamo/...", "./pkg/epp/requestcontrol/plugins/dynamo/...", "./pkg/epp/scheduling/plugins/dynamo/...",
 	},
 	upstream: []string{"./pkg/bbr/...", "./pkg/epp/requestcontrol/...", "./pkg/epp/scheduling/..."},
+}, {
+	version: "v1.4.2",
+	binding: "pkg/epp/framework/plugins/dynamo/routers",
+	ours:    []string{"./pkg/epp/framework/plugins/dynamo/..."},
+	// The series adds its own packages and registers them in cmd/epp;
+	// building cmd/epp covers the upstream side.
 }}
 
 // TestReleaseTreeBuildsAndPasses applies each version through the module
