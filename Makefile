@@ -28,7 +28,7 @@ lint:
 	@for m in $(NESTED); do (cd $$m && $(GO) vet ./...) || exit 1; done
 
 unit:
-	$(GO) test -race -timeout 45m ./...
+	$(GO) test -race -timeout 75m ./...
 
 nested:
 	@for m in $(NESTED); do echo "== go test $$m"; (cd $$m && $(GO) test -race -timeout 20m ./...) || exit 1; done
