@@ -132,9 +132,5 @@ func cacheRoot(flag string) (string, error) {
 	if flag != "" {
 		return flag, nil
 	}
-	dir, err := os.UserCacheDir()
-	if err != nil {
-		return "", fmt.Errorf("no user cache folder (%w); pass --cache-dir", err)
-	}
-	return filepath.Join(dir, "epp-build"), nil
+	return source.CacheDir()
 }

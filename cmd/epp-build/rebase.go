@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"text/tabwriter"
 
 	"github.com/epp-build/epp-build/internal/backport"
@@ -98,7 +99,7 @@ finishes: into --as NEW (a standalone version), or over V.
 }
 
 // materializer wires the source stage for rebase.
-func materializer(f *recipeFlags, log interface{ Write([]byte) (int, error) }) backport.Materializer {
+func materializer(f *recipeFlags, log io.Writer) backport.Materializer {
 	return func(ctx context.Context, u recipe.Upstream, dst string) error {
 		r := &recipe.Recipe{Upstream: u}
 		tree, err := f.fetch(ctx, r, log)
@@ -121,9 +122,9 @@ func printSteps(cmd *cobra.Command, steps []backport.Step) {
 	tw.Flush()
 }
 
-func offsets(os []patchset.Offset) string {
+func offsets(moved []patchset.Offset) string {
 	out := ""
-	for _, o := range os {
+	for _, o := range moved {
 		out += fmt.Sprintf(" (%s %+d)", o.File, o.Lines)
 	}
 	return out

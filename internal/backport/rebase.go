@@ -270,7 +270,7 @@ func commitResolution(dir string, p *patchset.Patch) (string, error) {
 		author := object.Signature{Name: p.Header.Author.Name, Email: p.Header.Author.Email, When: p.Header.AuthorDate}
 		if _, err = wt.Commit(p.Header.Message()+"\n", &git.CommitOptions{
 			Author:    &author,
-			Committer: &object.Signature{Name: patchset.Committer, Email: "epp-build@invalid", When: time.Now()},
+			Committer: &object.Signature{Name: patchset.Committer, Email: patchset.CommitterEmail, When: time.Now()},
 		}); err != nil {
 			return "", err
 		}

@@ -15,12 +15,13 @@ import (
 // after it as the series.
 const UpstreamRef = "refs/epp-build/upstream"
 
-// Committer is who applied the series. Authors and dates come from the
-// patches; a fixed committer with the author's date makes commit ids
-// depend only on the inputs.
-var Committer = "epp-build"
-
-const committerEmail = "epp-build@invalid"
+// Committer and CommitterEmail say who applied the series. Authors and
+// dates come from the patches; a fixed committer with the author's date
+// makes commit ids depend only on the inputs.
+const (
+	Committer      = "epp-build"
+	CommitterEmail = "epp-build@invalid"
+)
 
 // Applied is what one patch became.
 type Applied struct {
@@ -165,7 +166,7 @@ func commitPatch(t *tree, p *Patch, parent plumbing.Hash) (plumbing.Hash, error)
 	author := object.Signature{Name: p.Header.Author.Name, Email: p.Header.Author.Email, When: p.Header.AuthorDate}
 	c := &object.Commit{
 		Author:       author,
-		Committer:    object.Signature{Name: Committer, Email: committerEmail, When: p.Header.AuthorDate},
+		Committer:    object.Signature{Name: Committer, Email: CommitterEmail, When: p.Header.AuthorDate},
 		Message:      p.Header.Message() + "\n",
 		TreeHash:     root,
 		ParentHashes: []plumbing.Hash{parent},

@@ -86,8 +86,8 @@ func (t *tree) load(base storer.EncodedObjectStorer, dir string, tr *object.Tree
 
 func (t *tree) exists(p string) bool { _, ok := t.files[p]; return ok }
 
-// symlinkOnPath returns the first proper parent of p that is a symlink,
-// or a file standing where p needs a directory.
+// blockingParent returns the first proper parent of p that is a file (a
+// symlink, or a regular file standing where p needs a directory).
 func (t *tree) blockingParent(p string) string {
 	for d := path.Dir(p); d != "."; d = path.Dir(d) {
 		if _, ok := t.files[d]; ok {

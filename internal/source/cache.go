@@ -28,7 +28,7 @@ type cache struct {
 
 func openCache(dir string, notice func(string, ...any)) (*cache, error) {
 	if dir == "" {
-		d, err := defaultCacheDir()
+		d, err := CacheDir()
 		if err != nil {
 			return nil, err
 		}

@@ -130,8 +130,9 @@ func (r Request) hasModule() bool {
 	return r.Pin.Module != "" && r.Pin.ModuleVersion != "" && r.Pin.ModuleHash != ""
 }
 
-// defaultCacheDir is os.UserCacheDir()/epp-build.
-func defaultCacheDir() (string, error) {
+// CacheDir is the cache root a Request with CacheDir "" uses:
+// os.UserCacheDir()/epp-build.
+func CacheDir() (string, error) {
 	base, err := os.UserCacheDir()
 	if err != nil {
 		return "", fmt.Errorf("no cache folder: %w (set --cache-dir or XDG_CACHE_HOME)", err)
