@@ -201,7 +201,10 @@ func (s *PrefillScorer) reservePrefill(ctx context.Context, id string, req *fwks
 	go func() {
 		defer func() { <-s.slots }()
 		dec, err := s.hooks.Reserve(rctx, id, body, pods)
-		if claimed.CompareAndSwap(false, true) {
+		// A result that returns after the scorer's deadline or the request's
+		// cancellation is late even if the scorer has not noticed yet: the
+		// request must not route on a reservation it already gave up.
+		if rctx.Err() == nil && claimed.CompareAndSwap(false, true) {
 			done <- reserveOutcome{dec, err}
 			return
 		}

@@ -121,6 +121,32 @@ func TestCancelPendingReservationCancelsThenReleasesNeverFrees(t *testing.T) {
 	}
 }
 
+// A reservation that succeeds only after the request was cancelled is
+// late, however the goroutines interleave: the scorer never routes on it
+// and the booking is released. Repeated because the losing interleaving is
+// rare on an idle machine and common on a loaded one.
+func TestReservationSucceedingAfterCancelIsReleased(t *testing.T) {
+	for i := 0; i < 200; i++ {
+		fake := &rt.Fake{}
+		hooks := disagg.HooksFor(fake)
+		entered := make(chan struct{})
+		hooks.Reserve = func(ctx context.Context, id string, req, pods []byte) (kvrouter.Decision, error) {
+			close(entered)
+			<-ctx.Done()
+			return fake.ReservePrefill(context.Background(), id, req, pods)
+		}
+		r := newRuntime(t, fake)
+		prefill := newPrefill(t, r, hooks, disagg.PrefillParams{})
+		ctx, cancel := context.WithCancel(background)
+		go func() { <-entered; cancel() }()
+		req, cs := newRequest(nil), disaggCycle()
+		allZero(t, prefill.Score(ctx, cs, req, endpoints()), 2)
+		fake.WaitFor(t, rt.OpRelease, 1)
+		require.NotContains(t, req.Headers, disagg.PrefillWorkerIDHeader, "iteration %d", i)
+		require.False(t, prefillEnabled(cs), "iteration %d", i)
+	}
+}
+
 func TestScorerWithoutCancelHookDoesNotPanic(t *testing.T) {
 	fake := &rt.Fake{}
 	hooks := disagg.HooksFor(fake)
