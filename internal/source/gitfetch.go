@@ -4,12 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
+	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/storage/memory"
+	gitcache "github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/storage"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
 // pinRef is where a commit pin lands in the fetch's scratch storage.
@@ -23,7 +28,11 @@ func fetchGit(ctx context.Context, c *cache, req Request) (*Tree, error) {
 	}
 	want := req.Pin.Commit
 	return c.get(ctx, "git-"+want, expectation{commit: want}, func(ctx context.Context, tmp string) (*entryMeta, error) {
-		s := memory.NewStorage()
+		// The fetch lands in the entry's own git dir, so the server's pack
+		// (already compressed and delta-encoded) is kept as received
+		// instead of being decoded into memory and packed again.
+		s := filesystem.NewStorageWithOptions(osfs.New(filepath.Join(tmp, gitDirName)), gitcache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
+		defer s.Close()
 		got, err := shallowFetch(ctx, s, url, req.Pin.Ref)
 		if err != nil {
 			return nil, err
@@ -31,8 +40,12 @@ func fetchGit(ctx context.Context, c *cache, req Request) (*Tree, error) {
 		if got.String() != want {
 			return nil, &MismatchError{Ref: req.Pin.Ref, Want: want, Got: got.String(), Repository: url}
 		}
+		pack, err := onlyPack(filepath.Join(tmp, gitDirName))
+		if err != nil {
+			return nil, fmt.Errorf("git fetch %s %s: %w", url, req.Pin.Ref, err)
+		}
 		m := &entryMeta{Via: Git, Commit: want, Origin: url, Ref: req.Pin.Ref}
-		if err := buildFromObjects(ctx, tmp, s, got, m); err != nil {
+		if err := buildAroundPack(ctx, tmp, s, got, pack, m); err != nil {
 			return nil, err
 		}
 		return m, nil
@@ -42,7 +55,7 @@ func fetchGit(ctx context.Context, c *cache, req Request) (*Tree, error) {
 // shallowFetch fetches ref (a tag name, a full ref name or a full commit
 // hash) at depth 1 into s and returns the commit it names, tags peeled.
 // Failures to talk to the server or find the ref are fetchErrors.
-func shallowFetch(ctx context.Context, s *memory.Storage, url, ref string) (plumbing.Hash, error) {
+func shallowFetch(ctx context.Context, s storage.Storer, url, ref string) (plumbing.Hash, error) {
 	var spec config.RefSpec
 	var local plumbing.ReferenceName
 	switch {
@@ -90,4 +103,20 @@ func describeFetchError(err error, url, ref string) error {
 		return fmt.Errorf("git fetch %s: ref %s does not exist there (check upstream.ref): %w", url, ref, err)
 	}
 	return fmt.Errorf("git fetch %s %s: %w", url, ref, err)
+}
+
+// onlyPack names the one pack a fetch into an empty git dir wrote.
+func onlyPack(gitDir string) (string, error) {
+	packs, err := filepath.Glob(filepath.Join(packDir(gitDir), "pack-*.pack"))
+	if err != nil {
+		return "", err
+	}
+	if len(packs) != 1 {
+		return "", fmt.Errorf("the server sent %d packs, expected one", len(packs))
+	}
+	name := strings.TrimSuffix(filepath.Base(packs[0]), ".pack")
+	if _, err := os.Stat(filepath.Join(packDir(gitDir), name+".idx")); err != nil {
+		return "", fmt.Errorf("pack %s has no index: %w", name, err)
+	}
+	return name, nil
 }

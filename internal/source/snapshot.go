@@ -20,21 +20,8 @@ import (
 // and the bare repository around it. It completes m (base commit, tree,
 // time, file list, pack).
 func buildFromObjects(ctx context.Context, tmp string, s storer.EncodedObjectStorer, commit plumbing.Hash, m *entryMeta) error {
-	c, err := object.GetCommit(s, commit)
+	c, w, err := snapshot(ctx, tmp, s, commit)
 	if err != nil {
-		return fmt.Errorf("read commit %s: %w", commit, err)
-	}
-	root, err := c.Tree()
-	if err != nil {
-		return fmt.Errorf("read tree of commit %s: %w", commit, err)
-	}
-	w := &snapshotWriter{ctx: ctx, s: s, files: filepath.Join(tmp, filesName), seen: map[plumbing.Hash]bool{}}
-	w.add(commit)
-	w.add(root.Hash)
-	if err := os.Mkdir(w.files, 0o755); err != nil {
-		return err
-	}
-	if err := w.walk(root, ""); err != nil {
 		return err
 	}
 	gitDir := filepath.Join(tmp, gitDirName)
@@ -42,11 +29,55 @@ func buildFromObjects(ctx context.Context, tmp string, s storer.EncodedObjectSto
 	if err != nil {
 		return err
 	}
-	m.BaseCommit = commit.String()
-	m.Tree = root.Hash.String()
-	m.Time = c.Committer.When
 	// The pack never carries parents, so any parent makes the commit shallow.
-	m.Shallow = len(c.ParentHashes) > 0
+	return finishEntry(gitDir, c, w, pack, len(c.ParentHashes) > 0, m)
+}
+
+// buildAroundPack fills an entry folder whose git dir already holds the
+// commit in pack (a fetch wrote it there): the checked-out files and the
+// bare repository around the pack.
+func buildAroundPack(ctx context.Context, tmp string, s storer.EncodedObjectStorer, commit plumbing.Hash, pack string, m *entryMeta) error {
+	c, w, err := snapshot(ctx, tmp, s, commit)
+	if err != nil {
+		return err
+	}
+	shallow := false
+	for _, p := range c.ParentHashes {
+		if s.HasEncodedObject(p) != nil {
+			shallow = true
+		}
+	}
+	return finishEntry(filepath.Join(tmp, gitDirName), c, w, pack, shallow, m)
+}
+
+// snapshot reads the commit and writes its tree's files into tmp.
+func snapshot(ctx context.Context, tmp string, s storer.EncodedObjectStorer, commit plumbing.Hash) (*object.Commit, *snapshotWriter, error) {
+	c, err := object.GetCommit(s, commit)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read commit %s: %w", commit, err)
+	}
+	root, err := c.Tree()
+	if err != nil {
+		return nil, nil, fmt.Errorf("read tree of commit %s: %w", commit, err)
+	}
+	w := &snapshotWriter{ctx: ctx, s: s, files: filepath.Join(tmp, filesName), seen: map[plumbing.Hash]bool{}}
+	w.add(commit)
+	w.add(root.Hash)
+	if err := os.Mkdir(w.files, 0o755); err != nil {
+		return nil, nil, err
+	}
+	if err := w.walk(root, ""); err != nil {
+		return nil, nil, err
+	}
+	return c, w, nil
+}
+
+// finishEntry completes m and writes the bare repository around pack.
+func finishEntry(gitDir string, c *object.Commit, w *snapshotWriter, pack string, shallow bool, m *entryMeta) error {
+	m.BaseCommit = c.Hash.String()
+	m.Tree = c.TreeHash.String()
+	m.Time = c.Committer.When
+	m.Shallow = shallow
 	m.Pack = pack
 	m.Files = w.entries
 	return writeBareRepo(gitDir, m)
