@@ -110,6 +110,13 @@ func TestFromHeaderMap(t *testing.T) {
 	assert.True(t, FromHeaderMap(logr.Discard(), nil).Empty(), "a nil map yields no hints")
 }
 
+func TestContentLengthCountsBytes(t *testing.T) {
+	h := ContentLength([]byte(`{"prompt":"héllo"}`))
+	assert.Equal(t, "Content-Length", h.GetHeader().GetKey())
+	assert.Equal(t, "19", string(h.GetHeader().GetRawValue()), "bytes, not runes")
+	assert.Equal(t, "0", string(ContentLength(nil).GetHeader().GetRawValue()))
+}
+
 func TestInject(t *testing.T) {
 	t.Run("creates nvext and keeps other keys", func(t *testing.T) {
 		body := map[string]any{"model": "m", "stream": true}
