@@ -28,11 +28,34 @@ type proxyEntry struct {
 	anyError bool
 }
 
-// goproxySetting reads GOPROXY as the go command does: the environment
-// first, then the go env file (GOENV, or <config dir>/go/env), then the
-// default.
+// goproxySetting is GOPROXY as the go command reads it, or its default.
 func goproxySetting() string {
-	if v, ok := os.LookupEnv("GOPROXY"); ok && v != "" {
+	if v := goSetting("GOPROXY"); v != "" {
+		return v
+	}
+	return defaultGOPROXY
+}
+
+// noProxyPatterns is GONOPROXY, which defaults to GOPRIVATE: the module
+// path prefixes the go command never asks a proxy for. "none" clears it.
+func noProxyPatterns() (setting, patterns string) {
+	setting = "GONOPROXY"
+	v := goSetting(setting)
+	if v == "" {
+		setting = "GOPRIVATE"
+		v = goSetting(setting)
+	}
+	if v == "none" {
+		v = ""
+	}
+	return setting, v
+}
+
+// goSetting reads a go command setting as the go command does: the
+// environment first, then the go env file (GOENV, or <config dir>/go/env);
+// "" when neither sets it.
+func goSetting(key string) string {
+	if v, ok := os.LookupEnv(key); ok && v != "" {
 		return v
 	}
 	envFile := os.Getenv("GOENV")
@@ -41,18 +64,21 @@ func goproxySetting() string {
 			envFile = filepath.Join(dir, "go", "env")
 		}
 	}
-	if envFile != "" && envFile != "off" {
-		if f, err := os.Open(envFile); err == nil {
-			defer f.Close()
-			sc := bufio.NewScanner(f)
-			for sc.Scan() {
-				if v, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "GOPROXY="); ok && v != "" {
-					return v
-				}
-			}
+	if envFile == "" || envFile == "off" {
+		return ""
+	}
+	f, err := os.Open(envFile)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), key+"="); ok && v != "" {
+			return v
 		}
 	}
-	return defaultGOPROXY
+	return ""
 }
 
 // parseGOPROXY splits a GOPROXY value into its entries.
@@ -94,7 +120,12 @@ type proxyClient struct {
 	http    *http.Client
 }
 
-func newProxyClient() (*proxyClient, error) {
+// newProxyClient reads the proxy list for mod; a module the go command
+// would not fetch through a proxy (GONOPROXY, GOPRIVATE) is refused here too.
+func newProxyClient(mod string) (*proxyClient, error) {
+	if name, patterns := noProxyPatterns(); patterns != "" && module.MatchPrefixPatterns(patterns, mod) {
+		return nil, fmt.Errorf("module %s matches %s=%s, so the go command fetches it from version control, not through a proxy; use --source git", mod, name, patterns)
+	}
 	setting := goproxySetting()
 	entries, err := parseGOPROXY(setting)
 	if err != nil {

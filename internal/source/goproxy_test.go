@@ -179,6 +179,45 @@ func TestGOPROXYListSemantics(t *testing.T) {
 	}
 }
 
+// TestGONOPROXYAndGOPRIVATE: a module the go command would fetch from
+// version control is not asked of any proxy; GONOPROXY overrides GOPRIVATE
+// and "none" clears it.
+func TestGONOPROXYAndGOPRIVATE(t *testing.T) {
+	f := newFixture(t)
+	cases := []struct {
+		gonoproxy, goprivate string
+		refusedBy            string
+	}{
+		{"", "example.com", "GOPRIVATE=example.com"},
+		{"", "other.org,example.com/up", "GOPRIVATE=other.org,example.com/up"},
+		{"*.com", "", "GONOPROXY=*.com"},
+		{"none", "example.com", ""},
+		{"other.org", "example.com", ""},
+		{"", "example.com/upper", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.gonoproxy+"|"+c.goprivate, func(t *testing.T) {
+			proxy := newFakeProxy(t, f, f.rel)
+			t.Setenv("GOENV", "off")
+			t.Setenv("GOPROXY", proxy.URL)
+			t.Setenv("GONOPROXY", c.gonoproxy)
+			t.Setenv("GOPRIVATE", c.goprivate)
+			cache := t.TempDir()
+			tree, err := Fetch(context.Background(), Request{Pin: proxy.pin("", f.rel), Kind: GoProxy, CacheDir: cache})
+			if c.refusedBy == "" {
+				require.NoError(t, err)
+				assert.Equal(t, GoProxy, tree.Via)
+				return
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), fakeModule+" matches "+c.refusedBy)
+			assert.Contains(t, err.Error(), "--source git")
+			assert.Zero(t, proxy.requests.Load(), "no proxy is asked")
+			assert.Empty(t, cacheEntries(t, cache))
+		})
+	}
+}
+
 func TestParseGOPROXYRejectsJunk(t *testing.T) {
 	_, err := parseGOPROXY("ftp://x")
 	require.Error(t, err)

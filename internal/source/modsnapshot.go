@@ -28,14 +28,14 @@ const (
 	synthEmail = "epp-build@invalid"
 )
 
-// fetchGoProxy downloads the pinned module version, checks its h1: hash and
-// origin commit, and caches it as a single synthesized commit.
 // goProxyKey is the cache key and expectation of a module proxy entry.
 func goProxyKey(pin recipe.Upstream) (string, expectation) {
 	sum := sha256.Sum256([]byte(pin.Module + "@" + pin.ModuleVersion + " " + pin.ModuleHash))
 	return "mod-" + hex.EncodeToString(sum[:]), expectation{commit: pin.Commit, module: pin.Module, moduleVersion: pin.ModuleVersion, moduleHash: pin.ModuleHash}
 }
 
+// fetchGoProxy downloads the pinned module version, checks its h1: hash and
+// origin commit, and caches it as a single synthesized commit.
 func fetchGoProxy(ctx context.Context, c *cache, req Request) (*Tree, error) {
 	pin := req.Pin
 	if !req.hasModule() {
@@ -43,7 +43,7 @@ func fetchGoProxy(ctx context.Context, c *cache, req Request) (*Tree, error) {
 	}
 	key, want := goProxyKey(pin)
 	return c.get(ctx, key, want, func(ctx context.Context, tmp string) (*entryMeta, error) {
-		proxies, err := newProxyClient()
+		proxies, err := newProxyClient(pin.Module)
 		if err != nil {
 			return nil, err
 		}
