@@ -116,6 +116,7 @@ func (s *DecodeScorer) Score(ctx context.Context, cs *fwksched.CycleState, req *
 	}
 	setWorker(req.Headers, WorkerIDHeader, DPRankHeader, dec.DecodeWorkerID, dec.DecodeDPRank)
 	req.Headers[RoutingModeHeader] = mode
+	setTokenData(req, dec.TokenIDs)
 	cs.Write(DecodeRoutingKey, &DecodeRouting{BookingID: b.ID(), Mode: mode, Decision: dec})
 	logger.V(logutil.DEBUG).Info("decode routed", "booking", b.ID(), "worker", dec.DecodeWorkerID, "mode", mode)
 	return scoreWorker(endpoints, s.label, dec.DecodeWorkerID)

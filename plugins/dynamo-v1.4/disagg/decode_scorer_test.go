@@ -2,6 +2,7 @@ package disagg_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"sync"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	fwkrh "sigs.k8s.io/gateway-api-inference-extension/pkg/epp/framework/interface/requesthandling"
 	fwksched "sigs.k8s.io/gateway-api-inference-extension/pkg/epp/framework/interface/scheduling"
 
 	"github.com/epp-build/epp-build/plugins/dynamo-v1.4/disagg"
@@ -91,6 +93,54 @@ func TestDecodeAggregatedWithoutPrefill(t *testing.T) {
 	assert.Equal(t, "7", req.Headers[disagg.WorkerIDHeader])
 	assert.Equal(t, "1", req.Headers[disagg.DPRankHeader])
 	assert.NotContains(t, req.Headers, disagg.PrefillWorkerIDHeader)
+}
+
+// The router's tokenisation travels in the forwarded body as
+// nvext.token_data, next to whatever nvext the client sent; the EPP
+// re-serialises the parsed payload after scheduling.
+func TestDecodeWritesTokenDataIntoTheForwardedBody(t *testing.T) {
+	payloadJSON := func(req *fwksched.InferenceRequest) string {
+		b, err := json.Marshal(req.Body.Payload)
+		require.NoError(t, err)
+		return string(b)
+	}
+	cases := []struct {
+		name  string
+		nvext any // nil: no nvext in the client's body
+		fail  bool
+		want  string
+	}{
+		{"no nvext", nil, false, `{"model":"qwen","messages":[{"role":"user","content":"route me"}],"nvext":{"token_data":[11,12,13]}}`},
+		{"client nvext kept, its token_data replaced", map[string]any{"keep": 1, "token_data": []any{99}}, false,
+			`{"model":"qwen","messages":[{"role":"user","content":"route me"}],"nvext":{"keep":1,"token_data":[11,12,13]}}`},
+		{"nvext not an object is left alone", "opaque", false, `{"model":"qwen","messages":[{"role":"user","content":"route me"}],"nvext":"opaque"}`},
+		{"registration failed: body untouched", nil, true, `{"model":"qwen","messages":[{"role":"user","content":"route me"}]}`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			fake := &rt.Fake{}
+			if c.fail {
+				fake.AddFunc = func(string) error { return errors.New("add_request: code 4 (query failed)") }
+			}
+			r := newRuntime(t, fake)
+			req := newRequest(nil)
+			if c.nvext != nil {
+				req.Body.Payload.(fwkrh.PayloadMap)["nvext"] = c.nvext
+			}
+			disagg.NewDecodeScorer("", r, disagg.DecodeParams{}).Score(background, fwksched.NewCycleState(), req, endpoints())
+			assert.JSONEq(t, c.want, payloadJSON(req))
+			assert.NotContains(t, fake.Calls()[0].Request, "11,12,13", "the router sees the client's body")
+		})
+	}
+
+	// A raw payload is forwarded byte for byte.
+	r := newRuntime(t, &rt.Fake{})
+	req := newRequest(nil)
+	raw := fwkrh.RawPayload(`{"model":"qwen","prompt":"hi"}`)
+	req.Body.Payload = raw
+	disagg.NewDecodeScorer("", r, disagg.DecodeParams{}).Score(background, fwksched.NewCycleState(), req, endpoints())
+	assert.Equal(t, raw, req.Body.Payload)
+	assert.Equal(t, "7", req.Headers[disagg.WorkerIDHeader], "routing itself still happened")
 }
 
 func TestDecodeRoutingFailureReleasesReservation(t *testing.T) {
