@@ -34,10 +34,10 @@ files (one or many patches each, mbox included) or, with --from, revisions and r
 (A..B) of a local repository; a repository whose origin is a web host gives each
 commit its URL as Upstream: unless --upstream says otherwise.
 
-With --extends, a new version is created that extends BASE: v1.4.2 = v1.4.1 + picks.
+With --extends, a new version is created that extends BASE: v1.4.3 = v1.4.2 + picks.
 
 ` + exitCodesHelp,
-		Example: `  epp-build pick --version v1.4.2 --extends v1.4.1 --reason "fixes stuck streams" \
+		Example: `  epp-build pick --version v1.4.3 --extends v1.4.2 --reason "fixes stuck streams" \
       --upstream-link https://github.com/kubernetes-sigs/gateway-api-inference-extension/pull/2901 fix.patch
   epp-build pick --version v1.4.2 --from ../gaie --reason "backport" 1a2b3c4d 5e6f7a8b..9c0d1e2f`,
 		Args: cobra.MinimumNArgs(1),

@@ -35,7 +35,7 @@ multi-arch EPP image.
   epp-build apply --version v0.7.0 --out ./gaie
   epp-build export --dir ./gaie --to patches/v0.7.0
   epp-build check --version v0.7.0
-  epp-build pick --version v1.4.2 --extends v1.4.1 --reason "..." fix.patch
+  epp-build pick --version v1.4.3 --extends v1.4.2 --reason "..." fix.patch
   epp-build rebase --version v1.4.2 --onto v1.5.0 --as v1.5.0-dyn --dir ./rebase`,
 		SilenceUsage:  true,
 		SilenceErrors: true,

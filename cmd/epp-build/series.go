@@ -69,7 +69,7 @@ func newDiffSeriesCommand(g *globalFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "diff-series A B",
 		Short: "Compare two versions' series patch by patch: added, dropped, changed (with interdiff)",
-		Example: `  epp-build diff-series v1.4.1 v1.4.2
+		Example: `  epp-build diff-series v1.4.2 v1.4.3
   epp-build diff-series v1.4.2 v1.5.0-dyn -o json`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
