@@ -7,8 +7,8 @@ import (
 
 // Body keys the Dynamo frontend reads.
 const (
-	NvextKey     = "nvext"
-	TokenDataKey = "token_data"
+	nvextKey     = "nvext"
+	tokenDataKey = "token_data"
 )
 
 // setTokenData writes the router's tokenisation of the prompt into the
@@ -24,14 +24,14 @@ func setTokenData(req *fwksched.InferenceRequest, tokens []uint32) bool {
 	if !ok {
 		return false
 	}
-	nvext, isObject := payload[NvextKey].(map[string]any)
+	nvext, isObject := payload[nvextKey].(map[string]any)
 	if !isObject {
-		if _, present := payload[NvextKey]; present {
+		if _, present := payload[nvextKey]; present {
 			return false
 		}
 		nvext = map[string]any{}
-		payload[NvextKey] = nvext
+		payload[nvextKey] = nvext
 	}
-	nvext[TokenDataKey] = append([]uint32(nil), tokens...)
+	nvext[tokenDataKey] = append([]uint32(nil), tokens...)
 	return true
 }
