@@ -121,6 +121,7 @@ func applyContent(p *Patch, f *gitdiff.File, src []byte) ([]byte, []Offset, erro
 func applyText(p *Patch, f *gitdiff.File, src []byte) ([]byte, []Offset, error) {
 	lines := splitLines(src)
 	var out bytes.Buffer
+	out.Grow(len(src) + addedBytes(f))
 	var offsets []Offset
 	next := 0         // first source line not yet copied (0-based)
 	drift := int64(0) // how far earlier hunks moved
@@ -158,6 +159,20 @@ func applyText(p *Patch, f *gitdiff.File, src []byte) ([]byte, []Offset, error) 
 		out.Write(l)
 	}
 	return out.Bytes(), offsets, nil
+}
+
+// addedBytes is the size of the lines f adds: with it the result is
+// allocated once instead of growing line by line.
+func addedBytes(f *gitdiff.File) int {
+	n := 0
+	for _, frag := range f.TextFragments {
+		for _, l := range frag.Lines {
+			if l.Op == gitdiff.OpAdd {
+				n += len(l.Line)
+			}
+		}
+	}
+	return n
 }
 
 func preimage(frag *gitdiff.TextFragment) [][]byte {
