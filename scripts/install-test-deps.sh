@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Installs what the build/image tests need on a Debian bookworm machine (root,
 # non-interactive, idempotent): runc, the aarch64 cross toolchain and Rust std,
-# cbindgen, qemu binfmt, a distribution registry, and buildkitd/buildctl built
+# cbindgen, qemu binfmt, a distribution registry, buildkitd/buildctl built
 # from the BuildKit module source (its go.mod has exclude directives, so
-# `go install module@version` is refused; building a writable copy works).
+# `go install module@version` is refused; building a writable copy works),
+# and the context of a builder image for the container compile mode (no
+# image can be pulled here, so it is assembled from Debian's packages).
 #
-# Env: BUILDKIT_VERSION (default v0.34.2), TOOLS_DIR (default $(go env GOPATH)/bin).
+# Env: BUILDKIT_VERSION (default v0.34.2), TOOLS_DIR (default $(go env GOPATH)/bin),
+# BUILDER_DIR (default /var/lib/epp-build-builder).
 set -euo pipefail
 
 BUILDKIT_VERSION="${BUILDKIT_VERSION:-v0.34.2}"
@@ -28,7 +31,7 @@ if ! dpkg --print-foreign-architectures | grep -qx arm64; then
 fi
 packages=(runc cbindgen gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static
   binfmt-support rustc-web cargo-web libstd-rust-web-dev libstd-rust-web-dev:arm64
-  docker-registry busybox-static git)
+  docker-registry busybox-static git debootstrap)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -76,6 +79,37 @@ if [ -e /proc/sys/fs/binfmt_misc/status ]; then
     echo "qemu-aarch64 binfmt: $(head -n1 /proc/sys/fs/binfmt_misc/qemu-aarch64 2>/dev/null || echo unknown)"
   else
     echo "update-binfmts --enable qemu-aarch64 failed: arm64 smoke tests will be skipped"
+  fi
+fi
+
+step "builder image context for the container compile mode"
+# Debian with the native and aarch64 cross gcc and static libcs, plus this
+# machine's Go toolchain; the container-mode test builds it into its own
+# registry. One folder per Go version, so a toolchain bump makes a new one.
+goversion="$("$GO" env GOVERSION)"
+builder="${BUILDER_DIR:-/var/lib/epp-build-builder}/$goversion"
+if [ -f "$builder/Dockerfile" ]; then
+  echo "already prepared: $builder"
+else
+  rm -rf "$builder.tmp"
+  mkdir -p "$builder.tmp"
+  if debootstrap --variant=minbase \
+      --include=gcc,libc6-dev,gcc-aarch64-linux-gnu,libc6-dev-arm64-cross,ca-certificates \
+      bookworm "$builder.tmp/rootfs" http://deb.debian.org/debian >"$builder.tmp.log" 2>&1; then
+    rm -f "$builder.tmp"/rootfs/var/cache/apt/archives/*.deb
+    mkdir -p "$builder.tmp/rootfs/usr/local"
+    cp -a "$("$GO" env GOROOT)" "$builder.tmp/rootfs/usr/local/go"
+    cat >"$builder.tmp/Dockerfile" <<'DOCKERFILE'
+FROM scratch
+COPY rootfs/ /
+ENV PATH=/usr/local/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin GOTOOLCHAIN=local
+DOCKERFILE
+    mv "$builder.tmp" "$builder"
+    rm -f "$builder.tmp.log"
+    echo "prepared $builder"
+  else
+    echo "debootstrap failed (see $builder.tmp.log): the container compile mode test will be skipped" >&2
+    rm -rf "$builder.tmp"
   fi
 fi
 

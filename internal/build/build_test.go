@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -322,17 +323,47 @@ func (c cancelOnWrite) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func TestContainerModeNeedsBuilderImage(t *testing.T) {
-	builder := os.Getenv("EPP_BUILD_BUILDER_IMAGE")
-	if builder == "" {
-		t.Skip("container compile mode runs only when EPP_BUILD_BUILDER_IMAGE names a builder image (Go + cross gcc); its Dockerfile is checked by internal/image tests")
-	}
+func TestContainerModeBuildsInABuilderImage(t *testing.T) {
 	requireDaemons(t)
 	requireToolchains(t)
+	builder := builderImage(t)
 	opt, _, errOut := testOptions(t, reg.Host, "dynamo/epp-container")
 	opt.Compile, opt.BuilderImage = CompileContainer, builder
 	rep, err := Run(context.Background(), testInput(t), opt)
 	require.NoError(t, err, errOut.String())
 	require.Len(t, rep.Outputs.Images, 2)
 	assert.True(t, tagExists(t, opt.Image))
+	assert.Equal(t, CompileContainer, rep.Inputs.Toolchains.CompileMode)
+	assert.Equal(t, builder, rep.Inputs.Toolchains.BuilderImage)
+}
+
+// builderImage is the image the container compile mode builds in:
+// EPP_BUILD_BUILDER_IMAGE, else one built into the test registry from the
+// context scripts/install-test-deps.sh prepares (Debian, gcc for both
+// arches, this Go toolchain). Without either the test is skipped: no image
+// can be pulled here.
+func builderImage(t *testing.T) string {
+	t.Helper()
+	if ref := os.Getenv("EPP_BUILD_BUILDER_IMAGE"); ref != "" {
+		return ref
+	}
+	root := os.Getenv("EPP_BUILD_BUILDER_DIR")
+	if root == "" {
+		root = "/var/lib/epp-build-builder"
+	}
+	dir := filepath.Join(root, runtime.Version())
+	if _, err := os.Stat(filepath.Join(dir, "Dockerfile")); err != nil {
+		t.Skipf("container compile mode needs a builder image (Go + gcc for both arches): set EPP_BUILD_BUILDER_IMAGE, or run scripts/install-test-deps.sh to prepare %s", dir)
+	}
+	ctx := context.Background()
+	c, err := image.Connect(ctx, bk.Addr, image.TLSOptions{})
+	require.NoError(t, err)
+	defer c.Close()
+	repo := reg.Host + "/epp-build/builder"
+	res, err := image.Solve(ctx, c, image.SolveOptions{
+		ContextDir: dir, Platforms: []string{"linux/" + runtime.GOARCH},
+		Repository: repo, Push: true, Insecure: true, Progress: "quiet",
+	})
+	require.NoError(t, err, "build the builder image from %s", dir)
+	return repo + "@" + res.Digest
 }
