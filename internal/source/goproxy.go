@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -23,6 +24,9 @@ const defaultGOPROXY = "https://proxy.golang.org,direct"
 // proxyEntry is one element of the GOPROXY list.
 type proxyEntry struct {
 	url string // a proxy base URL, "direct" or "off"
+	// shown is url with any password replaced: what messages and the cache
+	// entry say, so a credential in GOPROXY never leaves the request.
+	shown string
 	// anyError: the next entry is tried after any error ("|"), not only
 	// after 404 or 410 (",").
 	anyError bool
@@ -81,6 +85,12 @@ func goSetting(key string) string {
 	return ""
 }
 
+// passwordInURL is the password part of a URL's userinfo.
+var passwordInURL = regexp.MustCompile(`(://[^/@:,|\s]*):[^/@,|\s]*@`)
+
+// redactURLs hides the passwords of the URLs in s, as url.URL.Redacted does.
+func redactURLs(s string) string { return passwordInURL.ReplaceAllString(s, "${1}:xxxxx@") }
+
 // parseGOPROXY splits a GOPROXY value into its entries.
 func parseGOPROXY(v string) ([]proxyEntry, error) {
 	var out []proxyEntry
@@ -97,13 +107,15 @@ func parseGOPROXY(v string) ([]proxyEntry, error) {
 		if item == "" {
 			continue
 		}
+		shown := item
 		if item != "direct" && item != "off" {
 			u, err := url.Parse(item)
 			if err != nil || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "file") {
-				return nil, fmt.Errorf("GOPROXY entry %q is not an http(s):// or file:// URL, direct or off", item)
+				return nil, fmt.Errorf("GOPROXY entry %q is not an http(s):// or file:// URL, direct or off", redactURLs(item))
 			}
+			shown = u.Redacted()
 		}
-		out = append(out, proxyEntry{url: strings.TrimSuffix(item, "/"), anyError: sep == '|'})
+		out = append(out, proxyEntry{url: strings.TrimSuffix(item, "/"), shown: strings.TrimSuffix(shown, "/"), anyError: sep == '|'})
 	}
 	if len(out) == 0 {
 		return nil, errors.New("GOPROXY is empty")
@@ -160,9 +172,9 @@ func (p *proxyClient) download(ctx context.Context, mod, version, suffix string,
 		default:
 			err = p.get(ctx, e.url, rel, open)
 			if err == nil {
-				return e.url, nil
+				return e.shown, nil
 			}
-			err = fmt.Errorf("%s: %w", e.url, err)
+			err = fmt.Errorf("%s: %w", e.shown, err)
 		}
 		if ctx.Err() != nil {
 			return "", ctx.Err()
@@ -172,7 +184,7 @@ func (p *proxyClient) download(ctx context.Context, mod, version, suffix string,
 			break
 		}
 	}
-	return "", fmt.Errorf("module proxy %s@%s%s: %s (GOPROXY=%s)", mod, version, suffix, strings.Join(errs, "; "), goproxySetting())
+	return "", fmt.Errorf("module proxy %s@%s%s: %s (GOPROXY=%s)", mod, version, suffix, strings.Join(errs, "; "), redactURLs(goproxySetting()))
 }
 
 // get fetches base/rel into a writer from open.
@@ -190,15 +202,24 @@ func (p *proxyClient) get(ctx context.Context, base, rel string, open func() (io
 	} else {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/"+rel, nil)
 		if err != nil {
-			return err
+			return errors.New(redactURLs(err.Error()))
+		}
+		if req.URL.User == nil {
+			if login, password, ok := netrcCredentials(req.URL.Hostname()); ok {
+				req.SetBasicAuth(login, password)
+			}
 		}
 		resp, err := p.http.Do(req)
 		if err != nil {
-			return err
+			return errors.New(redactURLs(err.Error()))
 		}
 		if resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone {
 			resp.Body.Close()
 			return fmt.Errorf("%s: %w", resp.Status, errProxyNotFound)
+		}
+		if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+			resp.Body.Close()
+			return fmt.Errorf("%s: the proxy wants credentials (a netrc entry for %s, or user:password@ in GOPROXY)", resp.Status, req.URL.Hostname())
 		}
 		if resp.StatusCode != http.StatusOK {
 			msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))

@@ -2,8 +2,10 @@ package source
 
 import (
 	"context"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -223,9 +225,100 @@ func TestParseGOPROXYRejectsJunk(t *testing.T) {
 	require.Error(t, err)
 	_, err = parseGOPROXY(" , ")
 	require.Error(t, err)
-	got, err := parseGOPROXY("https://a|https://b,direct")
+	got, err := parseGOPROXY("https://a|https://u:pw@b/,direct")
 	require.NoError(t, err)
-	assert.Equal(t, []proxyEntry{{"https://a", true}, {"https://b", false}, {"direct", false}}, got)
+	assert.Equal(t, []proxyEntry{
+		{url: "https://a", shown: "https://a", anyError: true},
+		{url: "https://u:pw@b", shown: "https://u:xxxxx@b"},
+		{url: "direct", shown: "direct"},
+	}, got)
+}
+
+// A proxy that wants credentials gets them from GOPROXY's userinfo or from
+// netrc; the password never appears in an error, a notice or the cache.
+func TestGoProxyCredentials(t *testing.T) {
+	const login, secret = "release-bot", "s3cret-token"
+	f := newFixture(t)
+	proxy := newFakeProxy(t, f, f.rel)
+	proxy.hook = func(w http.ResponseWriter, r *http.Request) bool {
+		if u, p, ok := r.BasicAuth(); ok && u == login && p == secret {
+			return true
+		}
+		http.Error(w, "who are you", http.StatusUnauthorized)
+		return false
+	}
+	host := strings.TrimPrefix(proxy.URL, "http://")
+	withUser := func(password string) string { return "http://" + login + ":" + password + "@" + host }
+	netrc := filepath.Join(t.TempDir(), "netrc")
+	require.NoError(t, os.WriteFile(netrc, []byte("machine example.org login x password y\nmachine 127.0.0.1\n  login "+login+"\n  password "+secret+"\n"), 0o600))
+	cases := []struct {
+		name, goproxy, netrc string
+		ok                   bool
+	}{
+		{"userinfo in GOPROXY", withUser(secret), "", true},
+		{"netrc", proxy.URL, netrc, true},
+		{"no credentials", proxy.URL, "", false},
+		{"wrong password", withUser("not-" + secret), "", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv("GOENV", "off")
+			t.Setenv("GOPROXY", c.goproxy)
+			t.Setenv("NETRC", c.netrc)
+			if c.netrc == "" {
+				t.Setenv("NETRC", filepath.Join(t.TempDir(), "none"))
+			}
+			cache := t.TempDir()
+			var notes noticeLog
+			_, err := Fetch(context.Background(), Request{Pin: proxy.pin("", f.rel), Kind: GoProxy, CacheDir: cache, Notice: notes.notice})
+			if c.ok {
+				require.NoError(t, err)
+				assertNoSecretUnder(t, cache, secret)
+			} else {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), "401")
+				assert.Contains(t, err.Error(), "wants credentials")
+				assert.NotContains(t, err.Error(), secret)
+			}
+			for _, n := range notes.all() {
+				assert.NotContains(t, n, secret)
+			}
+		})
+	}
+}
+
+func assertNoSecretUnder(t *testing.T, dir, secret string) {
+	t.Helper()
+	require.NoError(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Type()&fs.ModeSymlink != 0 {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		assert.NotContains(t, string(data), secret, "%s holds the proxy password", p)
+		return nil
+	}))
+}
+
+func TestLookupNetrc(t *testing.T) {
+	text := `machine a.example login alice password one
+macdef init
+machine b.example login mallory password evil
+
+machine b.example
+  login bob
+  password two
+default login anon password none
+`
+	for host, want := range map[string][2]string{"a.example": {"alice", "one"}, "b.example": {"bob", "two"}, "c.example": {"anon", "none"}} {
+		login, password, ok := lookupNetrc(text, host)
+		require.True(t, ok, host)
+		assert.Equal(t, want, [2]string{login, password}, host)
+	}
+	_, _, ok := lookupNetrc("machine a.example login alice password one\n", "c.example")
+	assert.False(t, ok)
 }
 
 func TestParseKind(t *testing.T) {

@@ -1,0 +1,89 @@
+package source
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+)
+
+// netrcCredentials finds the login and password for host in the netrc file
+// the go command reads ($NETRC, else ~/.netrc or ~/_netrc on Windows), so a
+// private module proxy authenticates as it does for `go mod download`.
+// GOAUTH=off turns the lookup off, as it does for the go command.
+func netrcCredentials(host string) (login, password string, ok bool) {
+	if goSetting("GOAUTH") == "off" {
+		return "", "", false
+	}
+	name := os.Getenv("NETRC")
+	if name == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", "", false
+		}
+		base := ".netrc"
+		if runtime.GOOS == "windows" {
+			base = "_netrc"
+		}
+		name = filepath.Join(home, base)
+	}
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return "", "", false
+	}
+	return lookupNetrc(string(data), host)
+}
+
+// lookupNetrc returns the entry for host in netrc text: the first
+// "machine host" entry, else the "default" entry. Macro definitions
+// (macdef, up to the next blank line) are skipped.
+func lookupNetrc(text, host string) (login, password string, ok bool) {
+	type entry struct{ login, password string }
+	var tokens []string
+	lines := strings.Split(text, "\n")
+	for i := 0; i < len(lines); i++ {
+		fields := strings.Fields(lines[i])
+		if len(fields) > 0 && fields[0] == "macdef" {
+			for i++; i < len(lines) && strings.TrimSpace(lines[i]) != ""; i++ {
+			}
+			continue
+		}
+		tokens = append(tokens, fields...)
+	}
+	var found, fallback, cur *entry
+	for i := 0; i < len(tokens); i++ {
+		switch tokens[i] {
+		case "machine":
+			cur = nil
+			if i+1 < len(tokens) {
+				i++
+				if tokens[i] == host && found == nil {
+					found = &entry{}
+					cur = found
+				}
+			}
+		case "default":
+			cur = nil
+			if fallback == nil {
+				fallback = &entry{}
+				cur = fallback
+			}
+		case "login", "password", "account":
+			if i+1 < len(tokens) {
+				i++
+				if cur != nil && tokens[i-1] == "login" {
+					cur.login = tokens[i]
+				}
+				if cur != nil && tokens[i-1] == "password" {
+					cur.password = tokens[i]
+				}
+			}
+		}
+	}
+	for _, e := range []*entry{found, fallback} {
+		if e != nil && e.login != "" {
+			return e.login, e.password, true
+		}
+	}
+	return "", "", false
+}
