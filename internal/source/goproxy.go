@@ -107,15 +107,14 @@ func parseGOPROXY(v string) ([]proxyEntry, error) {
 		if item == "" {
 			continue
 		}
-		shown := item
 		if item != "direct" && item != "off" {
 			u, err := url.Parse(item)
 			if err != nil || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "file") {
 				return nil, fmt.Errorf("GOPROXY entry %q is not an http(s):// or file:// URL, direct or off", redactURLs(item))
 			}
-			shown = u.Redacted()
 		}
-		out = append(out, proxyEntry{url: strings.TrimSuffix(item, "/"), shown: strings.TrimSuffix(shown, "/"), anyError: sep == '|'})
+		item = strings.TrimSuffix(item, "/")
+		out = append(out, proxyEntry{url: item, shown: redactURLs(item), anyError: sep == '|'})
 	}
 	if len(out) == 0 {
 		return nil, errors.New("GOPROXY is empty")
@@ -130,6 +129,7 @@ var errProxyNotFound = errors.New("not found")
 type proxyClient struct {
 	entries []proxyEntry
 	http    *http.Client
+	netrc   string // the netrc file's text, read once: credentials by host
 }
 
 // newProxyClient reads the proxy list for mod; a module the go command
@@ -143,7 +143,7 @@ func newProxyClient(mod string) (*proxyClient, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &proxyClient{entries: entries, http: http.DefaultClient}, nil
+	return &proxyClient{entries: entries, http: http.DefaultClient, netrc: readNetrc()}, nil
 }
 
 // download fetches <module>/@v/<version><suffix> and writes it to w; it
@@ -205,7 +205,7 @@ func (p *proxyClient) get(ctx context.Context, base, rel string, open func() (io
 			return errors.New(redactURLs(err.Error()))
 		}
 		if req.URL.User == nil {
-			if login, password, ok := netrcCredentials(req.URL.Hostname()); ok {
+			if login, password, ok := lookupNetrc(p.netrc, req.URL.Hostname()); ok {
 				req.SetBasicAuth(login, password)
 			}
 		}

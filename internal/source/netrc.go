@@ -7,19 +7,19 @@ import (
 	"strings"
 )
 
-// netrcCredentials finds the login and password for host in the netrc file
-// the go command reads ($NETRC, else ~/.netrc or ~/_netrc on Windows), so a
-// private module proxy authenticates as it does for `go mod download`.
-// GOAUTH=off turns the lookup off, as it does for the go command.
-func netrcCredentials(host string) (login, password string, ok bool) {
+// readNetrc reads the netrc file the go command reads ($NETRC, else
+// ~/.netrc or ~/_netrc on Windows), so a private module proxy
+// authenticates as it does for `go mod download`; "" when there is none
+// or GOAUTH=off turns the lookup off, as it does for the go command.
+func readNetrc() string {
 	if goSetting("GOAUTH") == "off" {
-		return "", "", false
+		return ""
 	}
 	name := os.Getenv("NETRC")
 	if name == "" {
 		home, err := os.UserHomeDir()
 		if err != nil {
-			return "", "", false
+			return ""
 		}
 		base := ".netrc"
 		if runtime.GOOS == "windows" {
@@ -29,9 +29,9 @@ func netrcCredentials(host string) (login, password string, ok bool) {
 	}
 	data, err := os.ReadFile(name)
 	if err != nil {
-		return "", "", false
+		return ""
 	}
-	return lookupNetrc(string(data), host)
+	return string(data)
 }
 
 // lookupNetrc returns the entry for host in netrc text: the first
@@ -69,14 +69,17 @@ func lookupNetrc(text, host string) (login, password string, ok bool) {
 				cur = fallback
 			}
 		case "login", "password", "account":
-			if i+1 < len(tokens) {
-				i++
-				if cur != nil && tokens[i-1] == "login" {
-					cur.login = tokens[i]
-				}
-				if cur != nil && tokens[i-1] == "password" {
-					cur.password = tokens[i]
-				}
+			if i+1 >= len(tokens) {
+				break
+			}
+			key, value := tokens[i], tokens[i+1]
+			i++
+			switch {
+			case cur == nil:
+			case key == "login":
+				cur.login = value
+			case key == "password":
+				cur.password = value
 			}
 		}
 	}
