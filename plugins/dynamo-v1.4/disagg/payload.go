@@ -16,22 +16,21 @@ const (
 // a second time. The EPP serialises a parsed JSON payload again after
 // scheduling, so the write reaches the frontend; other payload kinds, and
 // a client's nvext that is not an object, are left as they are.
-func setTokenData(req *fwksched.InferenceRequest, tokens []uint32) bool {
+func setTokenData(req *fwksched.InferenceRequest, tokens []uint32) {
 	if req.Body == nil || len(tokens) == 0 {
-		return false
+		return
 	}
 	payload, ok := req.Body.Payload.(fwkrh.PayloadMap)
 	if !ok {
-		return false
+		return
 	}
 	nvext, isObject := payload[nvextKey].(map[string]any)
 	if !isObject {
 		if _, present := payload[nvextKey]; present {
-			return false
+			return
 		}
 		nvext = map[string]any{}
 		payload[nvextKey] = nvext
 	}
 	nvext[tokenDataKey] = append([]uint32(nil), tokens...)
-	return true
 }
