@@ -5,18 +5,30 @@ GOFMT ?= gofmt
 NESTED := ffi $(wildcard plugins/*)
 FUZZTIME ?= 20s
 VERSIONS := $(notdir $(wildcard patches/*))
+# Go tests run through gotestsum (installed by `make deps`): a line per
+# package as they finish, and a JSON record per stage in $(RESULTS) that
+# scripts/test.sh sums up at the end.
+GOTESTSUM ?= $(shell $(GO) env GOPATH)/bin/gotestsum
+GOTESTSUM_VERSION := v1.13.0
+RESULTS ?= $(CURDIR)/.test-results
+GOTEST = $(GOTESTSUM) --format pkgname-and-test-fails --hide-summary=output,skipped --jsonfile
 
 .PHONY: build test deps double lint unit nested fuzz check-patches bench clean
 
 build:
 	$(GO) build -o bin/epp-build ./cmd/epp-build
 
-test: deps double lint unit nested fuzz check-patches
+# Every stage in order, timed, with one summary of passed / failed /
+# skipped tests (and why each skip happened) at the end.
+test:
+	@scripts/test.sh
 
-# Debian packages and buildkitd for the image tests (needs root; idempotent).
+# Debian packages and buildkitd for the image tests (needs root; idempotent),
+# and gotestsum, which every user can install.
 deps:
 	@if [ "$$(id -u)" = 0 ]; then scripts/install-test-deps.sh; \
 	else echo "not root: skipping scripts/install-test-deps.sh; tests that need its tools will skip"; fi
+	@[ -x $(GOTESTSUM) ] || $(GO) install gotest.tools/gotestsum@$(GOTESTSUM_VERSION)
 
 # The Rust test double of the Dynamo C API, linked by the cgo packages.
 double:
@@ -27,14 +39,18 @@ lint:
 	$(GO) vet ./...
 	@for m in $(NESTED); do (cd $$m && $(GO) vet ./...) || exit 1; done
 
-unit:
-	$(GO) test -race -timeout 75m ./...
+unit: | $(RESULTS)
+	$(GOTEST) $(RESULTS)/unit.json -- -race -timeout 75m ./...
 
-nested:
-	@for m in $(NESTED); do echo "== go test $$m"; (cd $$m && $(GO) test -race -timeout 20m ./...) || exit 1; done
+nested: | $(RESULTS)
+	@for m in $(NESTED); do echo "== go test $$m"; \
+	  (cd $$m && $(GOTEST) $(RESULTS)/nested-$$(echo $$m | tr / -).json -- -race -timeout 20m ./...) || exit 1; done
 
-fuzz:
-	$(GO) test -run '^$$' -fuzz FuzzParseApply -fuzztime $(FUZZTIME) ./internal/patchset
+fuzz: | $(RESULTS)
+	$(GOTEST) $(RESULTS)/fuzz-patchset.json -- -run '^$$' -fuzz FuzzParseApply -fuzztime $(FUZZTIME) ./internal/patchset
+
+$(RESULTS):
+	mkdir -p $@
 
 # Every committed series must be what apply (+ regen) and export produce.
 check-patches:

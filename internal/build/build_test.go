@@ -353,7 +353,8 @@ func builderImage(t *testing.T) string {
 	}
 	dir := filepath.Join(root, runtime.Version())
 	if _, err := os.Stat(filepath.Join(dir, "Dockerfile")); err != nil {
-		t.Skipf("container compile mode needs a builder image (Go + gcc for both arches): set EPP_BUILD_BUILDER_IMAGE, or run scripts/install-test-deps.sh to prepare %s", dir)
+		testenv.Require(t, "a builder image (Go + gcc for both arches)",
+			"the container compile mode builds in it: set EPP_BUILD_BUILDER_IMAGE, or run scripts/install-test-deps.sh to prepare "+dir)
 	}
 	ctx := context.Background()
 	c, err := image.Connect(ctx, bk.Addr, image.TLSOptions{})

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# `make test`: every stage of the test suite in order, each one timed, then
+# one summary of all Go tests: passed, failed, and every skipped test with
+# its reason, so a skip is visible without -v. Stops at the first stage
+# that fails; the times and the summary are printed either way.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+GO="${GO:-go}"
+RESULTS="${RESULTS:-$PWD/.test-results}"
+rm -rf "$RESULTS" && mkdir -p "$RESULTS"
+export RESULTS
+
+stages=(deps double lint check-patches unit nested fuzz)
+times=()
+failed=""
+begin=$(date +%s)
+for stage in "${stages[@]}"; do
+  echo "== $stage"
+  start=$(date +%s)
+  make --no-print-directory "$stage" RESULTS="$RESULTS"
+  rc=$?
+  took=$(( $(date +%s) - start ))
+  if [ "$rc" -eq 0 ]; then status=ok; else status="FAILED (exit $rc)"; fi
+  times+=("$(printf '%-14s %6ss  %s' "$stage" "$took" "$status")")
+  echo "== $stage: ${took}s, $status"
+  if [ "$rc" -ne 0 ]; then failed="$stage"; break; fi
+done
+
+echo "== stage times"
+printf '  %s\n' "${times[@]}"
+printf '  %-14s %6ss\n' total "$(( $(date +%s) - begin ))"
+echo "== summary"
+shopt -s nullglob
+results=("$RESULTS"/*.json)
+if [ "${#results[@]}" -gt 0 ]; then
+  "$GO" run ./tools/testsummary "${results[@]}" || failed="${failed:-summary}"
+fi
+if [ -n "$failed" ]; then
+  echo "make test: failed at $failed"
+  exit 1
+fi
