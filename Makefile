@@ -16,7 +16,7 @@ GOTEST = $(GOTESTSUM) --format pkgname-and-test-fails --hide-summary=output,skip
 .PHONY: build test deps double lint unit nested fuzz check-patches bench clean
 
 build:
-	$(GO) build -o bin/epp-build ./cmd/epp-build
+	$(GO) build -buildvcs=auto -o bin/epp-build ./cmd/epp-build
 
 # Every stage in order, timed, with one summary of passed / failed /
 # skipped tests (and why each skip happened) at the end.

@@ -22,7 +22,7 @@ type recipeFlags struct {
 }
 
 func (f *recipeFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.version, "version", "", "release version: a folder under --patches (see `epp-build versions`)")
+	cmd.Flags().StringVar(&f.version, "version", "", "the release to use: a `VERSION` folder under --patches (list them with: epp-build versions)")
 	cmd.Flags().StringVar(&f.dir, "recipe", "", "a recipe folder to use instead of --version (try a local series)")
 	cmd.Flags().StringVar(&f.upstream, "upstream", "", "git URL (or, with --source path, a local repository) to fetch instead of the recipe's")
 	cmd.Flags().StringVar(&f.source, "source", "auto", "where the upstream comes from: auto (git, then the Go module proxy), git, goproxy or path")

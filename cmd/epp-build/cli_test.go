@@ -23,7 +23,9 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	binary = filepath.Join(dir, "epp-build")
-	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
+	// -buildvcs=auto overrides a GOFLAGS=-buildvcs=false, so the binary
+	// names the commit it was built from, as a release build does.
+	if out, err := exec.Command("go", "build", "-buildvcs=auto", "-o", binary, ".").CombinedOutput(); err != nil {
 		panic("build epp-build: " + err.Error() + "\n" + string(out))
 	}
 	code := m.Run()

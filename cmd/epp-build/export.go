@@ -51,7 +51,7 @@ without --to it prints the series to stdout.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&dir, "dir", "", "work tree made by `epp-build apply`")
+	cmd.Flags().StringVar(&dir, "dir", "", "the work tree `DIR` made by epp-build apply")
 	cmd.Flags().StringVar(&to, "to", "", "recipe folder to write the series into (default: print to stdout)")
 	return cmd
 }

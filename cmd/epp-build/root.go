@@ -58,6 +58,9 @@ multi-arch EPP image.
 		newDiffSeriesCommand(g),
 		newLintCommand(g),
 		newBuildCommand(g),
+		newVersionCommand(),
 	)
+	setVersionFlag(root)
+	registerCompletions(root, g)
 	return root
 }

@@ -33,6 +33,9 @@ func (e *UnsupportedPlatformError) Error() string {
 	return fmt.Sprintf("platform %q is not supported: use linux/amd64 and/or linux/arm64 (comma separated)", e.Platform)
 }
 
+// SupportedPlatforms are the OCI platforms TargetFor knows.
+var SupportedPlatforms = []string{"linux/amd64", "linux/arm64"}
+
 // TargetFor maps an OCI platform string to its Target, choosing the C
 // compiler for the machine this runs on (native gcc or a cross gcc).
 func TargetFor(platform string) (Target, error) {

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/epp-build/epp-build/internal/build"
+	"github.com/epp-build/epp-build/internal/capi"
+	"github.com/epp-build/epp-build/internal/recipe"
+	"github.com/epp-build/epp-build/internal/source"
+	"github.com/spf13/cobra"
+)
+
+// registerCompletions gives every command's flags of the same name the
+// same dynamic completion, so a new command gets it by naming its flags
+// like the others. Versions are read from --patches at completion time.
+func registerCompletions(root *cobra.Command, g *globalFlags) {
+	fixed := func(values ...string) cobra.CompletionFunc {
+		return cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp)
+	}
+	versions := func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		return recipeVersions(g, toComplete), cobra.ShellCompDirectiveNoFileComp
+	}
+	var kinds []string
+	for _, k := range source.Kinds {
+		kinds = append(kinds, string(k))
+	}
+	byFlag := map[string]cobra.CompletionFunc{
+		"version":  versions,
+		"extends":  versions,
+		"platform": platformCompletion,
+		"source":   fixed(kinds...),
+		"compile":  fixed(build.CompileHost, build.CompileContainer),
+		"progress": fixed("auto", "plain", "quiet"),
+		"output":   fixed("text", "json", "markdown"),
+	}
+	var walk func(*cobra.Command)
+	walk = func(c *cobra.Command) {
+		for name, complete := range byFlag {
+			if c.Flags().Lookup(name) != nil {
+				_ = c.RegisterFlagCompletionFunc(name, complete)
+			}
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+	if c, _, err := root.Find([]string{"diff-series"}); err == nil && c.Name() == "diff-series" {
+		c.ValidArgsFunction = func(_ *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+			if len(args) >= 2 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			return recipeVersions(g, toComplete), cobra.ShellCompDirectiveNoFileComp
+		}
+	}
+}
+
+// recipeVersions lists the versions under --patches that start with
+// prefix; nothing when the folder cannot be read (completion must never
+// fail loudly).
+func recipeVersions(g *globalFlags, prefix string) []string {
+	names, err := recipe.Versions(g.patches)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, n := range names {
+		if strings.HasPrefix(n, prefix) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// platformCompletion completes the last element of a comma list, so
+// `--platform linux/amd64,<TAB>` offers the platforms not yet given.
+func platformCompletion(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	given, prefix := "", toComplete
+	if i := strings.LastIndex(toComplete, ","); i >= 0 {
+		given, prefix = toComplete[:i+1], toComplete[i+1:]
+	}
+	var out []string
+	for _, p := range capi.SupportedPlatforms {
+		if strings.HasPrefix(p, prefix) && !strings.Contains(","+given, ","+p+",") {
+			out = append(out, given+p)
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+}
