@@ -59,7 +59,7 @@ never printed.
 				return err
 			}
 			rec := res.Record
-			in := build.Input{Recipe: r, TreeDir: res.Dir, UpstreamCommit: rec.UpstreamCommit, UpstreamTime: rec.UpstreamTime}
+			in := build.Input{Recipe: r, TreeDir: res.Dir, UpstreamURL: rec.Repository, UpstreamCommit: rec.UpstreamCommit, UpstreamTime: rec.UpstreamTime}
 			for _, a := range rec.Patches {
 				in.Patches = append(in.Patches, build.PatchDigest{Name: a.File, SHA256: a.SHA256})
 			}

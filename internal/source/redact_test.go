@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,25 +17,6 @@ import (
 
 const gitUser, gitSecret = "release-bot", "s3cret-git-token"
 
-// authGitServer serves the fixture's repositories through git http-backend
-// only to gitUser:gitSecret; anyone else gets a 401 whose body echoes the
-// Authorization header, as careless servers do.
-func authGitServer(t *testing.T, root string) *httptest.Server {
-	t.Helper()
-	h := gitfixture.Handler(t, root)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if u, p, ok := r.BasicAuth(); ok && u == gitUser && p == gitSecret {
-			h.ServeHTTP(w, r)
-			return
-		}
-		w.Header().Set("WWW-Authenticate", `Basic realm="git"`)
-		w.WriteHeader(http.StatusUnauthorized)
-		w.Write([]byte("denied\nyou sent Authorization: " + r.Header.Get("Authorization") + "\n"))
-	}))
-	t.Cleanup(srv.Close)
-	return srv
-}
-
 // withUserinfo puts user:password@ into an http URL.
 func withUserinfo(url, user, password string) string {
 	return strings.Replace(url, "http://", "http://"+user+":"+password+"@", 1)
@@ -47,8 +27,8 @@ func withUserinfo(url, user, password string) string {
 // not in the cache, not in the work tree (.git included).
 func TestGitCredentialsNeverShownOrStored(t *testing.T) {
 	f := newFixture(t)
-	srv := authGitServer(t, filepath.Dir(f.repo.Dir))
-	url := withUserinfo(f.repo.HTTPURL(srv.URL), gitUser, gitSecret)
+	base := gitfixture.ServeHTTPWithAuth(t, filepath.Dir(f.repo.Dir), gitUser, gitSecret)
+	url := withUserinfo(f.repo.HTTPURL(base), gitUser, gitSecret)
 	cache := t.TempDir()
 	var notes noticeLog
 	req := Request{Pin: pin("https://example.com/recipe.git", "v1.0.0", f.rel), Kind: Git, Upstream: url, CacheDir: cache, Notice: notes.notice}
@@ -56,7 +36,7 @@ func TestGitCredentialsNeverShownOrStored(t *testing.T) {
 	tree, err := Checkout(context.Background(), req, dst)
 	require.NoError(t, err)
 	requireWorkTree(t, dst, f.rel, f.repo, f.rel)
-	shown := withUserinfo(f.repo.HTTPURL(srv.URL), gitUser, "xxxxx")
+	shown := withUserinfo(f.repo.HTTPURL(base), gitUser, "xxxxx")
 	assert.Equal(t, shown, tree.Origin)
 	assert.Equal(t, "via git from "+shown, tree.Provenance())
 	desc, err := os.ReadFile(filepath.Join(dst, ".git", "description"))
@@ -74,9 +54,9 @@ func TestGitCredentialsNeverShownOrStored(t *testing.T) {
 // header) is shown only as a redacted excerpt.
 func TestGitAuthFailureShowsNoCredentials(t *testing.T) {
 	f := newFixture(t)
-	srv := authGitServer(t, filepath.Dir(f.repo.Dir))
+	base := gitfixture.ServeHTTPWithAuth(t, filepath.Dir(f.repo.Dir), gitUser, gitSecret)
 	const wrong = "not-the-token"
-	url := withUserinfo(f.repo.HTTPURL(srv.URL), gitUser, wrong)
+	url := withUserinfo(f.repo.HTTPURL(base), gitUser, wrong)
 	_, err := Fetch(context.Background(), Request{Pin: pin(url, "v1.0.0", f.rel), Kind: Git, CacheDir: t.TempDir()})
 	require.Error(t, err)
 	msg := err.Error()
