@@ -59,16 +59,26 @@ func fetchCommitThroughRefs(ctx context.Context, tmp string, repo remoteRepo, wa
 	return asFetchError(Git, fmt.Errorf("git fetch %s: commit %s is in the history of no branch or tag there, and the server does not serve commits by hash (check upstream.commit, or pin a tag in upstream.ref)", repo.shown, want))
 }
 
+// listRefs lists the advertised refs, annotated tags also peeled (as
+// NAME^{}).
+func listRefs(ctx context.Context, repo remoteRepo) ([]*plumbing.Reference, error) {
+	remote := git.NewRemote(memory.NewStorage(), &config.RemoteConfig{Name: "origin", URLs: []string{repo.url}})
+	refs, err := remote.ListContext(ctx, &git.ListOptions{PeelingOption: git.AppendPeeled})
+	if err != nil {
+		return nil, describeFetchError(err, repo, "(list refs)")
+	}
+	return refs, nil
+}
+
 // refAt returns the name of an advertised branch or tag whose tip (tags
 // peeled) is commit, or "" when none is.
 func refAt(ctx context.Context, repo remoteRepo, commit string) (string, error) {
-	remote := git.NewRemote(memory.NewStorage(), &config.RemoteConfig{Name: "origin", URLs: []string{repo.url}})
-	refs, err := remote.ListContext(ctx, &git.ListOptions{PeelingOption: git.AppendPeeled})
+	refs, err := listRefs(ctx, repo)
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", ctx.Err()
 		}
-		return "", asFetchError(Git, describeFetchError(err, repo, "(list refs)"))
+		return "", asFetchError(Git, err)
 	}
 	for _, r := range refs {
 		name := strings.TrimSuffix(r.Name().String(), "^{}")
