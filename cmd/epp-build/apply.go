@@ -77,7 +77,8 @@ func applyRecipe(ctx context.Context, f *recipeFlags, r *recipe.Recipe, out stri
 		if err != nil {
 			return patchset.Base{}, err
 		}
-		return patchset.Base{UpstreamCommit: tree.Commit, Time: tree.Time, Via: string(tree.Via), Materialize: tree.Materialize}, nil
+		return patchset.Base{UpstreamCommit: tree.Commit, Time: tree.Time, Via: string(tree.Via),
+			Repository: tree.Origin, Provenance: tree.Provenance(), Materialize: tree.Materialize}, nil
 	}
 	return patchset.ApplyTo(ctx, r, patches, fetch, out, opt)
 }
@@ -128,8 +129,8 @@ is already applied, or why it re-applies.
 					fmt.Fprintf(log, "note: %s: %s hunk %s applied at offset %+d lines\n", a.File, o.File, o.Hunk, o.Lines)
 				}
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "applied %d patches of %s on %s (via %s) in %s, HEAD %s\n",
-				len(rec.Patches), r.Version, short(rec.UpstreamCommit), rec.Via, res.Dir, short(rec.Head))
+			fmt.Fprintf(cmd.OutOrStdout(), "applied %d patches of %s on %s (%s) in %s, HEAD %s\n",
+				len(rec.Patches), r.Version, short(rec.UpstreamCommit), rec.Source(), res.Dir, short(rec.Head))
 			return nil
 		},
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/epp-build/epp-build/internal/build"
 	"github.com/epp-build/epp-build/internal/recipe"
+	"github.com/epp-build/epp-build/internal/redact"
 	"github.com/epp-build/epp-build/internal/source"
 	"github.com/spf13/cobra"
 )
@@ -59,7 +60,7 @@ never printed.
 				return err
 			}
 			rec := res.Record
-			in := build.Input{Recipe: r, TreeDir: res.Dir, UpstreamCommit: rec.UpstreamCommit, UpstreamTime: rec.UpstreamTime}
+			in := build.Input{Recipe: r, TreeDir: res.Dir, UpstreamURL: rec.Repository, UpstreamCommit: rec.UpstreamCommit, UpstreamTime: rec.UpstreamTime}
 			for _, a := range rec.Patches {
 				in.Patches = append(in.Patches, build.PatchDigest{Name: a.File, SHA256: a.SHA256})
 			}
@@ -114,7 +115,7 @@ func fetchCAPI(ctx context.Context, f *recipeFlags, c *recipe.CAPI, log io.Write
 		Notice: func(format string, args ...any) { fmt.Fprintf(log, "notice: "+format+"\n", args...) },
 	})
 	if err != nil {
-		return "", nil, fmt.Errorf("C API pin %s@%s: %w (or pass --capi-src DIR)", c.Repository, c.Ref, err)
+		return "", nil, fmt.Errorf("C API pin %s@%s: %w (or pass --capi-src DIR)", redact.URL(c.Repository), c.Ref, err)
 	}
 	tmp, err := os.MkdirTemp("", "epp-build-capi-")
 	if err != nil {

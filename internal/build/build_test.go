@@ -42,6 +42,7 @@ func copyFixture(t testing.TB, name string) string {
 func testInput(t testing.TB) Input {
 	return Input{
 		TreeDir:        copyFixture(t, "epp-tree"),
+		UpstreamURL:    "https://bot:s3cret@mirror.example/gaie.git",
 		UpstreamCommit: "978c23bb96cce25f11cea2421523cb479026e2e9",
 		UpstreamTime:   time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC),
 		Patches:        []PatchDigest{{Name: "0001-test.patch", SHA256: strings.Repeat("ab", 32)}},
@@ -146,6 +147,7 @@ func TestBuildHostModeEndToEnd(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, rep.Outputs.IndexDigest, onDisk.Outputs.IndexDigest)
 	assert.Equal(t, in.UpstreamCommit, onDisk.Inputs.UpstreamCommit)
+	assert.Equal(t, "https://bot:xxxxx@mirror.example/gaie.git", onDisk.Inputs.Upstream, "the upstream URL, redacted")
 	assert.Equal(t, in.Patches, onDisk.Inputs.Patches)
 	assert.Equal(t, in.UpstreamTime.Unix(), onDisk.Inputs.SourceDateEpoch)
 	assert.Equal(t, bothPlatforms, onDisk.Inputs.Platforms)

@@ -29,6 +29,7 @@ type TLSOptions = image.TLSOptions
 type Input struct {
 	Recipe         *recipe.Recipe // CAPI pin in Recipe.CAPI (may be nil with --capi-src)
 	TreeDir        string         // patched upstream work tree (read-only here)
+	UpstreamURL    string         // where the upstream was read, as applied.json records it
 	UpstreamCommit string
 	UpstreamTime   time.Time // SOURCE_DATE_EPOCH
 	Patches        []PatchDigest

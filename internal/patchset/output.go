@@ -25,6 +25,10 @@ type Base struct {
 	UpstreamCommit string
 	Time           time.Time
 	Via            string
+	// Repository is where the tree was read, redacted (the --upstream URL
+	// or folder when one was given); Provenance says where the copy came
+	// from for messages ("from cache (fetched via git from URL at TIME)").
+	Repository, Provenance string
 	// Materialize makes dst (which must not exist) a git work tree at the
 	// upstream base.
 	Materialize func(ctx context.Context, dst string) error
@@ -99,7 +103,7 @@ func ApplyTo(ctx context.Context, r *recipe.Recipe, patches []*Patch, fetch func
 		return nil, err
 	}
 	rec := &Record{
-		Version: r.Version, Repository: r.Upstream.Repository, Ref: r.Upstream.Ref,
+		Version: r.Version, Repository: upstreamURL(r, base), Ref: r.Upstream.Ref, Provenance: base.Provenance,
 		UpstreamCommit: base.UpstreamCommit, UpstreamTime: base.Time, Via: base.Via, Result: *res,
 	}
 	if err := WriteRecord(work, rec); err != nil {

@@ -7,6 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/epp-build/epp-build/internal/recipe"
+	"github.com/epp-build/epp-build/internal/redact"
 )
 
 // RecordFile is where apply keeps what it did, inside the work tree's .git
@@ -17,13 +20,34 @@ const RecordFile = "epp-build/applied.json"
 // and, per patch, the patch's hash and the blobs of the files it touched.
 // A re-run compares against it to tell whether anything changed and why.
 type Record struct {
-	Version        string    `json:"version"`
+	Version string `json:"version"`
+	// Repository is where the upstream was read (redacted): the recipe's
+	// URL only when nothing else was used.
 	Repository     string    `json:"repository"`
 	Ref            string    `json:"ref"`
 	UpstreamCommit string    `json:"upstreamCommit"`
 	UpstreamTime   time.Time `json:"upstreamTime"`
 	Via            string    `json:"via"`
+	// Provenance says where the upstream copy came from, as apply showed it.
+	Provenance string `json:"provenance,omitempty"`
 	Result
+}
+
+// upstreamURL is the repository a record names: where base was read, else
+// the recipe's, never with credentials.
+func upstreamURL(r *recipe.Recipe, base Base) string {
+	if base.Repository != "" {
+		return redact.URL(base.Repository)
+	}
+	return redact.URL(r.Upstream.Repository)
+}
+
+// Source says where the record's upstream came from, for messages.
+func (r *Record) Source() string {
+	if r.Provenance != "" {
+		return r.Provenance
+	}
+	return "via " + r.Via
 }
 
 // ReadRecord returns the record of the work tree dir, or nil when dir was

@@ -41,7 +41,10 @@ type Toolchains struct {
 
 // Inputs is everything that determines the image.
 type Inputs struct {
-	Version         string     `json:"version,omitempty"`
+	Version string `json:"version,omitempty"`
+	// Upstream is where the upstream tree was read (redacted URL, folder
+	// or proxy and module@version).
+	Upstream        string     `json:"upstream,omitempty"`
 	UpstreamCommit  string     `json:"upstreamCommit"`
 	SourceDateEpoch int64      `json:"sourceDateEpoch"`
 	Patches         []Patch    `json:"patches"`

@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/gofrs/flock"
+
+	"github.com/epp-build/epp-build/internal/redact"
 )
 
 // Layout of a cache entry folder.
@@ -64,6 +65,7 @@ func (c *cache) lookup(ctx context.Context, key string, want expectation) *Tree 
 	if err != nil {
 		return nil
 	}
+	tree.Cached = true
 	return tree
 }
 
@@ -78,6 +80,7 @@ func (c *cache) get(ctx context.Context, key string, want expectation, build bui
 	if _, err := os.Lstat(dir); err == nil {
 		tree, verr := loadEntry(dir, want)
 		if verr == nil {
+			tree.Cached = true
 			return tree, nil
 		}
 		c.notice("cache entry %s is not usable (%s); dropping it and fetching again", dir, shortReason(verr))
@@ -104,6 +107,7 @@ func (c *cache) get(ctx context.Context, key string, want expectation, build bui
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	meta.Fetched = time.Now().UTC().Truncate(time.Second)
 	if err := writeEntryMeta(tmp, meta); err != nil {
 		return nil, err
 	}
@@ -141,18 +145,22 @@ func (c *cache) removeStaleTemps(key string) {
 	}
 }
 
+// dropEntry removes the entry folder dir under its key's lock.
+func dropEntry(ctx context.Context, dir string) error {
+	c := &cache{root: filepath.Dir(dir)}
+	unlock, err := c.lock(ctx, filepath.Base(dir))
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return os.RemoveAll(dir)
+}
+
 // markCorrupt records why an entry failed verification after Fetch handed
 // it out, so the next Fetch drops it instead of trusting it.
 func markCorrupt(dir string, reason error) {
 	_ = os.WriteFile(filepath.Join(dir, corruptMark), []byte(reason.Error()+"\n"), 0o644)
 }
 
-// shortReason is an error on one line and at most 240 characters: enough
-// for a notice.
-func shortReason(err error) string {
-	msg := strings.Join(strings.Fields(err.Error()), " ")
-	if len(msg) > 240 {
-		msg = msg[:237] + "..."
-	}
-	return msg
-}
+// shortReason is an error as a notice shows it: one line, short, redacted.
+func shortReason(err error) string { return redact.Excerpt([]byte(err.Error())) }

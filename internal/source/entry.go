@@ -11,8 +11,8 @@ import (
 )
 
 // entryFormat changes when the entry layout changes; older entries are
-// rebuilt.
-const entryFormat = 1
+// rebuilt. 2: redacted origin and the fetch time.
+const entryFormat = 2
 
 // entryMeta is entry.json: what the entry holds and how to check it.
 type entryMeta struct {
@@ -26,9 +26,11 @@ type entryMeta struct {
 	Shallow bool `json:"shallow"`
 	// Pack is the pack's base name in git/objects/pack ("pack-<hash>").
 	Pack string `json:"pack"`
-	// Origin says where the entry came from (URL, folder or module@version),
-	// for people reading the cache.
-	Origin        string      `json:"origin"`
+	// Origin says where the entry came from (URL, folder or proxy and
+	// module@version), redacted: it is shown and stored in work trees.
+	Origin string `json:"origin"`
+	// Fetched is when the entry was built.
+	Fetched       time.Time   `json:"fetched"`
 	Ref           string      `json:"ref,omitempty"`
 	Module        string      `json:"module,omitempty"`
 	ModuleVersion string      `json:"moduleVersion,omitempty"`
@@ -82,7 +84,7 @@ func loadEntry(dir string, want expectation) (*Tree, error) {
 	if fi, err := os.Stat(filepath.Join(dir, filesName)); err != nil || !fi.IsDir() {
 		return nil, corruptf("folder %s is missing", filesName)
 	}
-	t := &Tree{Commit: m.Commit, BaseCommit: m.BaseCommit, Time: m.Time, Via: m.Via, entry: &m}
+	t := &Tree{Commit: m.Commit, BaseCommit: m.BaseCommit, Time: m.Time, Via: m.Via, Origin: m.Origin, Fetched: m.Fetched, entry: &m}
 	return t.at(dir), nil
 }
 

@@ -5,9 +5,9 @@ import (
 	"fmt"
 )
 
-// ErrCorrupt marks a cache entry that failed verification. Fetch drops such
-// an entry and fetches again; Materialize reports it and marks the entry so
-// the next Fetch replaces it.
+// ErrCorrupt marks a cache entry that failed verification. Fetch and
+// Materialize drop such an entry and fetch again; it reaches a caller only
+// when the fresh copy is damaged too.
 var ErrCorrupt = errors.New("cache entry corrupt")
 
 // MismatchError says the pinned ref resolved to another commit than the

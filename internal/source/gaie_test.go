@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -50,6 +51,33 @@ func TestRealGAIEThroughGoProxy(t *testing.T) {
 	assert.FileExists(t, filepath.Join(dst, "cmd", "epp", "main.go"))
 	assert.FileExists(t, filepath.Join(dst, "pkg", "epp", "plugins", "plugins.go"))
 	assert.Contains(t, runGit(t, dst, "show", "-s", "--format=%B", "HEAD"), gaieV051.Commit)
+
+	// The git tree at v0.5.1 has nine executable files (git ls-tree:
+	// eight under hack/, one under tools/). The module zip has no modes;
+	// the #! rule restores eight of them. It cannot see the other two
+	// differences: hack/release-quickstart.sh is 100755 without a #! line,
+	// and hack/kube-env.sh starts with #! but is 100644 (it is sourced).
+	gitExec := []string{
+		"hack/boilerplate/boilerplate.py",
+		"hack/mkdocs/image/entrypoint.sh",
+		"hack/push-chart.sh",
+		"hack/release-quickstart.sh",
+		"hack/test-e2e.sh",
+		"hack/update-codegen.sh",
+		"hack/verify-all.sh",
+		"hack/verify-boilerplate.sh",
+		"tools/benchmark/download-benchmark-results.bash",
+	}
+	var exec []string
+	for _, line := range strings.Split(runGit(t, dst, "ls-files", "-s"), "\n") {
+		if mode, rest, _ := strings.Cut(line, " "); mode == "100755" {
+			exec = append(exec, rest[strings.IndexByte(rest, '\t')+1:])
+		}
+	}
+	want := append([]string{"hack/kube-env.sh"}, gitExec...)
+	want = slices.DeleteFunc(want, func(p string) bool { return p == "hack/release-quickstart.sh" })
+	slices.Sort(want)
+	assert.Equal(t, want, exec)
 }
 
 // requireProxyReachable skips (or fails in CI) when the first GOPROXY

@@ -51,15 +51,44 @@ func TestFetchGitRefs(t *testing.T) {
 	}
 }
 
-// TestFetchGitCommitPinRefused: a server that does not allow fetching by
-// hash gets an error that says so and suggests a tag.
-func TestFetchGitCommitPinRefused(t *testing.T) {
+// TestFetchGitCommitPinWithoutFetchBySHA: git http-backend by default
+// refuses wants for commits it did not advertise. A commit pin is then
+// found through the refs: fetched as the ref whose tip it is, or from the
+// history of the branches and tags (shallow first, then whole).
+func TestFetchGitCommitPinWithoutFetchBySHA(t *testing.T) {
 	f := newFixture(t)
-	base := gitfixture.ServeHTTP(t, filepath.Dir(f.repo.Dir))
-	_, err := Fetch(context.Background(), Request{Pin: pin(f.repo.HTTPURL(base), f.rel, f.rel), Kind: Git, CacheDir: t.TempDir()})
+	mid := f.repo.Commit(t, "between releases", map[string]string{"pkg/a/a.go": "package a // mid\n"})
+	head := f.repo.Commit(t, "tip of main", map[string]string{"README.md": "tip\n"})
+	srv := newCountingServer(t, filepath.Dir(f.repo.Dir))
+	url := f.repo.HTTPURL(srv.URL)
+	cases := []struct {
+		name, commit string
+		depths       []int
+	}{
+		{"at a tag tip", f.rel, refsScanDepths},
+		{"at a branch tip", head, refsScanDepths},
+		{"below every tip", mid, refsScanDepths},
+		{"below the shallow depth", f.old, []int{1, 0}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			defer func(d []int) { refsScanDepths = d }(refsScanDepths)
+			refsScanDepths = c.depths
+			tree := fetch(t, Request{Pin: pin(url, c.commit, c.commit), Kind: Git, CacheDir: t.TempDir()})
+			assert.Equal(t, c.commit, tree.Commit)
+			dst := filepath.Join(t.TempDir(), "work")
+			require.NoError(t, tree.Materialize(context.Background(), dst))
+			requireWorkTree(t, dst, c.commit, f.repo, c.commit)
+			assert.Equal(t, "1", runGit(t, dst, "rev-list", "--count", "HEAD"), "the entry holds the commit alone")
+		})
+	}
+
+	// A commit no ref reaches is named as such.
+	orphan := f.repo.Git(t, "commit-tree", "-p", f.old, "-m", "dangling", f.old+"^{tree}")
+	_, err := Fetch(context.Background(), Request{Pin: pin(url, orphan, orphan), Kind: Git, CacheDir: t.TempDir()})
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "does not allow fetching a commit by its hash")
-	assert.Contains(t, err.Error(), "pin a tag")
+	assert.Contains(t, err.Error(), "in the history of no branch or tag")
+	assert.Contains(t, err.Error(), orphan)
 }
 
 // TestFetchGitMovedTag: a tag that now names another commit is refused,

@@ -15,47 +15,67 @@ import (
 	gitcache "github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/storage"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+
+	"github.com/epp-build/epp-build/internal/redact"
 )
 
 // pinRef is where a commit pin lands in the fetch's scratch storage.
 const pinRef = "refs/epp-build/pin"
 
+// remoteRepo is a git URL to fetch from and the redacted form every
+// message, notice and stored file uses instead: the URL may carry
+// credentials (user:token@), which only the transport may see.
+type remoteRepo struct {
+	url, shown string
+}
+
+func newRemoteRepo(url string) remoteRepo { return remoteRepo{url: url, shown: redact.URL(url)} }
+
 // fetchGit fetches exactly the pinned ref, one commit deep, and caches it.
 func fetchGit(ctx context.Context, c *cache, req Request) (*Tree, error) {
-	url := req.repository()
-	if url == "" {
+	if req.repository() == "" {
 		return nil, errors.New("no upstream repository: set upstream.repository in the recipe or pass an upstream URL")
 	}
+	repo := newRemoteRepo(req.repository())
 	want := req.Pin.Commit
 	return c.get(ctx, "git-"+want, expectation{commit: want}, func(ctx context.Context, tmp string) (*entryMeta, error) {
-		// The fetch lands in the entry's own git dir, so the server's pack
-		// (already compressed and delta-encoded) is kept as received
-		// instead of being decoded into memory and packed again.
-		s := filesystem.NewStorageWithOptions(osfs.New(filepath.Join(tmp, gitDirName)), gitcache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
-		defer s.Close()
-		got, err := shallowFetch(ctx, s, url, req.Pin.Ref)
+		m := &entryMeta{Via: Git, Commit: want, Origin: repo.shown, Ref: req.Pin.Ref}
+		err := fetchPackInto(ctx, tmp, repo, req.Pin.Ref, want, m)
+		if errors.Is(err, git.ErrExactSHA1NotSupported) && fullHash.MatchString(req.Pin.Ref) {
+			err = fetchCommitThroughRefs(ctx, tmp, repo, want, m)
+		}
 		if err != nil {
-			return nil, err
-		}
-		if got.String() != want {
-			return nil, &MismatchError{Ref: req.Pin.Ref, Want: want, Got: got.String(), Repository: url}
-		}
-		pack, err := onlyPack(filepath.Join(tmp, gitDirName))
-		if err != nil {
-			return nil, fmt.Errorf("git fetch %s %s: %w", url, req.Pin.Ref, err)
-		}
-		m := &entryMeta{Via: Git, Commit: want, Origin: url, Ref: req.Pin.Ref}
-		if err := buildAroundPack(ctx, tmp, s, got, pack, m); err != nil {
 			return nil, err
 		}
 		return m, nil
 	})
 }
 
+// fetchPackInto fetches ref at depth 1 straight into the entry's own git
+// dir, so the server's pack (already compressed and delta-encoded) is kept
+// as received instead of being decoded into memory and packed again.
+func fetchPackInto(ctx context.Context, tmp string, repo remoteRepo, ref, want string, m *entryMeta) error {
+	gitDir := filepath.Join(tmp, gitDirName)
+	s := filesystem.NewStorageWithOptions(osfs.New(gitDir), gitcache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
+	defer s.Close()
+	got, err := shallowFetch(ctx, s, repo, ref)
+	if err != nil {
+		return err
+	}
+	if got.String() != want {
+		return &MismatchError{Ref: ref, Want: want, Got: got.String(), Repository: repo.shown}
+	}
+	pack, err := onlyPack(gitDir)
+	if err != nil {
+		return fmt.Errorf("git fetch %s %s: %w", repo.shown, ref, err)
+	}
+	return buildAroundPack(ctx, tmp, s, got, pack, m)
+}
+
 // shallowFetch fetches ref (a tag name, a full ref name or a full commit
 // hash) at depth 1 into s and returns the commit it names, tags peeled.
 // Failures to talk to the server or find the ref are fetchErrors.
-func shallowFetch(ctx context.Context, s storage.Storer, url, ref string) (plumbing.Hash, error) {
+func shallowFetch(ctx context.Context, s storage.Storer, repo remoteRepo, ref string) (plumbing.Hash, error) {
 	var spec config.RefSpec
 	var local plumbing.ReferenceName
 	switch {
@@ -69,41 +89,59 @@ func shallowFetch(ctx context.Context, s storage.Storer, url, ref string) (plumb
 		local = plumbing.NewTagReferenceName(ref)
 		spec = config.RefSpec("+" + local.String() + ":" + local.String())
 	}
-	remote := git.NewRemote(s, &config.RemoteConfig{Name: "origin", URLs: []string{url}})
-	err := remote.FetchContext(ctx, &git.FetchOptions{
-		RemoteName: "origin",
-		RefSpecs:   []config.RefSpec{spec},
-		Depth:      1,
-		Tags:       git.NoTags,
-	})
-	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
-		if ctx.Err() != nil {
-			return plumbing.ZeroHash, ctx.Err()
-		}
-		return plumbing.ZeroHash, asFetchError(Git, describeFetchError(err, url, ref))
+	if err := fetchSpecs(ctx, s, repo, ref, 1, spec); err != nil {
+		return plumbing.ZeroHash, err
 	}
 	r, err := s.Reference(local)
 	if err != nil {
-		return plumbing.ZeroHash, asFetchError(Git, fmt.Errorf("git fetch %s %s: the server sent no %s", url, ref, local))
+		return plumbing.ZeroHash, asFetchError(Git, fmt.Errorf("git fetch %s %s: the server sent no %s", repo.shown, ref, local))
 	}
 	commit, err := peel(s, r.Hash())
 	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("ref %s at %s: %w", ref, url, err)
+		return plumbing.ZeroHash, fmt.Errorf("ref %s at %s: %w", ref, repo.shown, err)
 	}
 	return commit, nil
 }
 
-// describeFetchError names the repository and ref and says what to do.
-func describeFetchError(err error, url, ref string) error {
-	var noRef git.NoMatchingRefSpecError
-	switch {
-	case errors.Is(err, git.ErrExactSHA1NotSupported):
-		return fmt.Errorf("git fetch %s %s: the server does not allow fetching a commit by its hash; pin a tag in upstream.ref (keeping upstream.commit) instead: %w", url, ref, err)
-	case errors.As(err, &noRef):
-		return fmt.Errorf("git fetch %s: ref %s does not exist there (check upstream.ref): %w", url, ref, err)
+// fetchSpecs runs one fetch of specs into s (depth 0: full history).
+func fetchSpecs(ctx context.Context, s storage.Storer, repo remoteRepo, what string, depth int, specs ...config.RefSpec) error {
+	remote := git.NewRemote(s, &config.RemoteConfig{Name: "origin", URLs: []string{repo.url}})
+	err := remote.FetchContext(ctx, &git.FetchOptions{
+		RemoteName: "origin",
+		RefSpecs:   specs,
+		Depth:      depth,
+		Tags:       git.NoTags,
+	})
+	if err == nil || errors.Is(err, git.NoErrAlreadyUpToDate) {
+		return nil
 	}
-	return fmt.Errorf("git fetch %s %s: %w", url, ref, err)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return asFetchError(Git, describeFetchError(err, repo, what))
 }
+
+// describeFetchError names the repository and ref. The transport's text
+// may quote the server's response body, so it is shown only as a redacted
+// one-line excerpt; the cause stays reachable for errors.Is.
+func describeFetchError(err error, repo remoteRepo, ref string) error {
+	var noRef git.NoMatchingRefSpecError
+	msg := fmt.Sprintf("git fetch %s %s: %s", repo.shown, ref, redact.Excerpt([]byte(err.Error())))
+	if errors.As(err, &noRef) {
+		msg = fmt.Sprintf("git fetch %s: ref %s does not exist there (check upstream.ref): %s", repo.shown, ref, redact.Excerpt([]byte(err.Error())))
+	}
+	return &shownError{msg: msg, err: err}
+}
+
+// shownError shows msg (already redacted) while keeping err for errors.Is
+// and errors.As.
+type shownError struct {
+	msg string
+	err error
+}
+
+func (e *shownError) Error() string { return e.msg }
+func (e *shownError) Unwrap() error { return e.err }
 
 // onlyPack names the one pack a fetch into an empty git dir wrote.
 func onlyPack(gitDir string) (string, error) {

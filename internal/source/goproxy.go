@@ -11,11 +11,12 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
 	"golang.org/x/mod/module"
+
+	"github.com/epp-build/epp-build/internal/redact"
 )
 
 // defaultGOPROXY is the go command's default.
@@ -85,12 +86,6 @@ func goSetting(key string) string {
 	return ""
 }
 
-// passwordInURL is the password part of a URL's userinfo.
-var passwordInURL = regexp.MustCompile(`(://[^/@:,|\s]*):[^/@,|\s]*@`)
-
-// redactURLs hides the passwords of the URLs in s, as url.URL.Redacted does.
-func redactURLs(s string) string { return passwordInURL.ReplaceAllString(s, "${1}:xxxxx@") }
-
 // parseGOPROXY splits a GOPROXY value into its entries.
 func parseGOPROXY(v string) ([]proxyEntry, error) {
 	var out []proxyEntry
@@ -110,11 +105,11 @@ func parseGOPROXY(v string) ([]proxyEntry, error) {
 		if item != "direct" && item != "off" {
 			u, err := url.Parse(item)
 			if err != nil || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "file") {
-				return nil, fmt.Errorf("GOPROXY entry %q is not an http(s):// or file:// URL, direct or off", redactURLs(item))
+				return nil, fmt.Errorf("GOPROXY entry %q is not an http(s):// or file:// URL, direct or off", redact.Text(item))
 			}
 		}
 		item = strings.TrimSuffix(item, "/")
-		out = append(out, proxyEntry{url: item, shown: redactURLs(item), anyError: sep == '|'})
+		out = append(out, proxyEntry{url: item, shown: redact.URL(item), anyError: sep == '|'})
 	}
 	if len(out) == 0 {
 		return nil, errors.New("GOPROXY is empty")
@@ -184,7 +179,7 @@ func (p *proxyClient) download(ctx context.Context, mod, version, suffix string,
 			break
 		}
 	}
-	return "", fmt.Errorf("module proxy %s@%s%s: %s (GOPROXY=%s)", mod, version, suffix, strings.Join(errs, "; "), redactURLs(goproxySetting()))
+	return "", fmt.Errorf("module proxy %s@%s%s: %s (GOPROXY=%s)", mod, version, suffix, strings.Join(errs, "; "), redact.Text(goproxySetting()))
 }
 
 // get fetches base/rel into a writer from open.
@@ -202,7 +197,7 @@ func (p *proxyClient) get(ctx context.Context, base, rel string, open func() (io
 	} else {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/"+rel, nil)
 		if err != nil {
-			return errors.New(redactURLs(err.Error()))
+			return errors.New(redact.Text(err.Error()))
 		}
 		if req.URL.User == nil {
 			if login, password, ok := lookupNetrc(p.netrc, req.URL.Hostname()); ok {
@@ -211,7 +206,7 @@ func (p *proxyClient) get(ctx context.Context, base, rel string, open func() (io
 		}
 		resp, err := p.http.Do(req)
 		if err != nil {
-			return errors.New(redactURLs(err.Error()))
+			return errors.New(redact.Text(err.Error()))
 		}
 		if resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone {
 			resp.Body.Close()
@@ -222,9 +217,11 @@ func (p *proxyClient) get(ctx context.Context, base, rel string, open func() (io
 			return fmt.Errorf("%s: the proxy wants credentials (a netrc entry for %s, or user:password@ in GOPROXY)", resp.Status, req.URL.Hostname())
 		}
 		if resp.StatusCode != http.StatusOK {
-			msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+			// The body is the server's to write: it may echo the request
+			// (Authorization included), so only a redacted excerpt is shown.
+			msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
 			resp.Body.Close()
-			return fmt.Errorf("%s: %s", resp.Status, strings.TrimSpace(string(msg)))
+			return fmt.Errorf("%s: %s", redact.Excerpt([]byte(resp.Status)), redact.Excerpt(msg))
 		}
 		body = resp.Body
 	}

@@ -55,17 +55,17 @@ func TestAutoFallsBackToGoProxy(t *testing.T) {
 	msg := runGit(t, dst, "show", "-s", "--format=%B", "HEAD")
 	assert.Contains(t, msg, fakeModule+"@"+fakeVersion)
 	assert.Contains(t, msg, f.rel)
-	assert.Contains(t, msg, "executable bits and nested modules are not carried")
+	assert.Contains(t, msg, "start with #! are made executable")
 
-	// The tree holds exactly the zip's files: the nested module, the
-	// symlink and the executable bit are gone, as on the real proxy.
+	// The tree holds exactly the zip's files: the nested module and the
+	// symlink are gone, as on the real proxy; the script is executable.
 	files := strings.Split(runGit(t, dst, "ls-files"), "\n")
 	want := proxy.zipFiles(t)
 	sort.Strings(want)
 	assert.Equal(t, want, files)
 	assert.NotContains(t, files, "conformance/go.mod")
 	assert.NotContains(t, files, "docs/link")
-	assert.Equal(t, "100644", strings.Fields(runGit(t, dst, "ls-files", "-s", "hack/build.sh"))[0])
+	assert.Equal(t, "100755", strings.Fields(runGit(t, dst, "ls-files", "-s", "hack/build.sh"))[0])
 	// Same content as upstream for what is there.
 	assert.Equal(t, f.repo.Git(t, "rev-parse", f.rel+":pkg"), runGit(t, dst, "rev-parse", "HEAD:pkg"))
 

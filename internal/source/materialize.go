@@ -19,14 +19,45 @@ import (
 
 // Materialize makes dst (which must not exist; its parent must) a complete
 // git work tree at BaseCommit. Every file is checked against its blob hash
-// while it is copied from the cache; a mismatch fails with an error wrapping
-// ErrCorrupt that names the file, marks the cache entry so the next Fetch
-// replaces it, and leaves no dst. The pack is hard-linked (or copied) into
+// while it is copied from the cache. A damaged entry (the cheap checks of
+// Fetch cannot see every byte) is dropped with one notice and fetched
+// again, and dst is made from the fresh copy; t then describes that copy.
+// On failure dst does not exist. The pack is hard-linked (or copied) into
 // dst/.git; work-tree files are always copied, because users edit them.
-func (t *Tree) Materialize(ctx context.Context, dst string) (err error) {
+func (t *Tree) Materialize(ctx context.Context, dst string) error {
 	if t.entry == nil {
 		return errors.New("materialize: the tree does not come from source.Fetch")
 	}
+	err := t.materialize(ctx, dst)
+	if !errors.Is(err, ErrCorrupt) || t.req == nil || ctx.Err() != nil {
+		return t.describe(dst, err)
+	}
+	reason := strings.TrimPrefix(err.Error(), ErrCorrupt.Error()+": ")
+	t.req.notice("cache entry %s is damaged (%s); dropped it and fetching again", t.dir, shortReason(errors.New(reason)))
+	if derr := dropEntry(ctx, t.dir); derr != nil {
+		return fmt.Errorf("%w (and dropping the entry failed: %v)", t.describe(dst, err), derr)
+	}
+	fresh, ferr := Fetch(ctx, *t.req)
+	if ferr != nil {
+		return ferr
+	}
+	*t = *fresh
+	return t.describe(dst, t.materialize(ctx, dst))
+}
+
+// describe names dst and, for a damaged entry, the entry in err.
+func (t *Tree) describe(dst string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, ErrCorrupt):
+		return fmt.Errorf("materialize %s from cache entry %s: %w (the entry is dropped at the next fetch)", dst, t.dir, err)
+	}
+	return err
+}
+
+// materialize is one attempt of Materialize from the entry as it is.
+func (t *Tree) materialize(ctx context.Context, dst string) (err error) {
 	if _, err := os.Lstat(dst); err == nil {
 		return fmt.Errorf("materialize %s: it already exists (choose a new folder or remove it)", dst)
 	}
@@ -41,7 +72,6 @@ func (t *Tree) Materialize(ctx context.Context, dst string) (err error) {
 			os.RemoveAll(dst)
 			if errors.Is(err, ErrCorrupt) {
 				markCorrupt(t.dir, err)
-				err = fmt.Errorf("materialize %s from cache entry %s: %w (the entry is dropped at the next fetch; run again)", dst, t.dir, err)
 			} else {
 				err = fmt.Errorf("materialize %s: %w", dst, err)
 			}

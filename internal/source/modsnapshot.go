@@ -2,12 +2,12 @@ package source
 
 import (
 	"archive/zip"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/epp-build/epp-build/internal/recipe"
 	"io"
 	"os"
 	"path/filepath"
@@ -20,6 +20,9 @@ import (
 	"golang.org/x/mod/module"
 	"golang.org/x/mod/sumdb/dirhash"
 	modzip "golang.org/x/mod/zip"
+
+	"github.com/epp-build/epp-build/internal/recipe"
+	"github.com/epp-build/epp-build/internal/redact"
 )
 
 // Identity of the commit synthesized from a module zip.
@@ -105,12 +108,17 @@ func commitFromZip(s *memory.Storage, zipPath string, mv module.Version, info *m
 		if !ok || strings.HasSuffix(f.Name, "/") {
 			continue // CheckZip has already refused anything outside the prefix
 		}
-		h, size, err := storeZipBlob(s, f)
+		h, size, script, err := storeZipBlob(s, f)
 		if err != nil {
 			return plumbing.ZeroHash, fmt.Errorf("%s: %w", f.Name, err)
 		}
-		// Module zips carry no modes: every file is a plain 644 file.
-		files = append(files, fileEntry{Path: name, Mode: modeRegular, Hash: h.String(), Size: size})
+		// Module zips carry no modes. A file that starts with "#!" is a
+		// script meant to be run, so it gets the executable bit git gave it.
+		mode := uint32(modeRegular)
+		if script {
+			mode = modeExecutable
+		}
+		files = append(files, fileEntry{Path: name, Mode: mode, Hash: h.String(), Size: size})
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 	root, err := storeTrees(s, files)
@@ -124,8 +132,9 @@ func commitFromZip(s *memory.Storage, zipPath string, mv module.Version, info *m
 		TreeHash:  root,
 		Message: fmt.Sprintf("%s@%s from the Go module proxy\n\n"+
 			"Upstream commit %s (%s %s).\n"+
-			"Files as served by the module proxy; executable bits and nested modules are not carried.\n",
-			mv.Path, mv.Version, info.Origin.Hash, info.Origin.URL, info.Origin.Ref),
+			"Files as served by the module proxy; nested modules are not carried, and files that\n"+
+			"start with #! are made executable (the module zip has no modes).\n",
+			mv.Path, mv.Version, info.Origin.Hash, redact.URL(info.Origin.URL), redact.Escape(info.Origin.Ref)),
 	}
 	obj := s.NewEncodedObject()
 	if err := c.Encode(obj); err != nil {
@@ -134,29 +143,32 @@ func commitFromZip(s *memory.Storage, zipPath string, mv module.Version, info *m
 	return s.SetEncodedObject(obj)
 }
 
-func storeZipBlob(s *memory.Storage, f *zip.File) (plumbing.Hash, int64, error) {
+// storeZipBlob stores one zip member as a blob; script says whether it
+// starts with "#!".
+func storeZipBlob(s *memory.Storage, f *zip.File) (h plumbing.Hash, size int64, script bool, err error) {
 	r, err := f.Open()
 	if err != nil {
-		return plumbing.ZeroHash, 0, err
+		return plumbing.ZeroHash, 0, false, err
 	}
 	defer r.Close()
 	data, err := io.ReadAll(r)
 	if err != nil {
-		return plumbing.ZeroHash, 0, err
+		return plumbing.ZeroHash, 0, false, err
 	}
+	script = bytes.HasPrefix(data, []byte("#!"))
 	obj := s.NewEncodedObject()
 	obj.SetType(plumbing.BlobObject)
 	obj.SetSize(int64(len(data)))
 	w, err := obj.Writer()
 	if err != nil {
-		return plumbing.ZeroHash, 0, err
+		return plumbing.ZeroHash, 0, false, err
 	}
 	if _, err := w.Write(data); err != nil {
-		return plumbing.ZeroHash, 0, err
+		return plumbing.ZeroHash, 0, false, err
 	}
 	w.Close()
-	h, err := s.SetEncodedObject(obj)
-	return h, int64(len(data)), err
+	h, err = s.SetEncodedObject(obj)
+	return h, int64(len(data)), script, err
 }
 
 // storeTrees writes the tree objects for files into s and returns the root.

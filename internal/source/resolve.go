@@ -4,10 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/storage/memory"
 )
 
 // Resolve asks the repository which commit ref names now (a tag, peeled,
@@ -17,10 +14,10 @@ func Resolve(ctx context.Context, repository, ref string) (string, error) {
 	if fullHash.MatchString(ref) {
 		return ref, nil
 	}
-	remote := git.NewRemote(memory.NewStorage(), &config.RemoteConfig{Name: "origin", URLs: []string{repository}})
-	refs, err := remote.ListContext(ctx, &git.ListOptions{PeelingOption: git.AppendPeeled})
+	repo := newRemoteRepo(repository)
+	refs, err := listRefs(ctx, repo)
 	if err != nil {
-		return "", fmt.Errorf("list the refs of %s: %w", repository, err)
+		return "", err
 	}
 	byName := map[plumbing.ReferenceName]plumbing.Hash{}
 	for _, r := range refs {
@@ -31,5 +28,5 @@ func Resolve(ctx context.Context, repository, ref string) (string, error) {
 			return h.String(), nil
 		}
 	}
-	return "", fmt.Errorf("%s has no tag or branch %q", repository, ref)
+	return "", fmt.Errorf("%s has no tag or branch %q", repo.shown, ref)
 }

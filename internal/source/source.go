@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/epp-build/epp-build/internal/recipe"
+	"github.com/epp-build/epp-build/internal/redact"
 )
 
 // Request says which upstream tree to fetch and how.
@@ -41,8 +42,15 @@ type Tree struct {
 	// Time is the upstream commit time (committer date); for goproxy the
 	// proxy's .info Time.
 	Time time.Time
-	// Via is the source that produced the entry (never Auto).
-	Via Kind
+	// Via is the source that produced the entry (never Auto), Origin where
+	// that source read it (a redacted URL, a folder, or a proxy and
+	// module@version) and Fetched when. A cached tree keeps the values of
+	// the fetch that filled the cache, whatever the request asked for.
+	Via     Kind
+	Origin  string
+	Fetched time.Time
+	// Cached is true when Fetch found the tree in the cache.
+	Cached bool
 	// GitDir is a bare repository holding BaseCommit, its tree and blobs.
 	GitDir string
 	// Files holds the checked-out files of BaseCommit.
@@ -50,6 +58,9 @@ type Tree struct {
 
 	entry *entryMeta
 	dir   string
+	// req is the request that produced the tree, for fetching it again
+	// when Materialize finds the entry damaged.
+	req *Request
 }
 
 var fullHash = regexp.MustCompile(`^[0-9a-f]{40}$`)
@@ -68,17 +79,24 @@ func Fetch(ctx context.Context, req Request) (*Tree, error) {
 	if err != nil {
 		return nil, err
 	}
+	var tree *Tree
 	switch kind {
 	case Git:
-		return fetchGit(ctx, c, req)
+		tree, err = fetchGit(ctx, c, req)
 	case Path:
-		return fetchPath(ctx, c, req)
+		tree, err = fetchPath(ctx, c, req)
 	case GoProxy:
-		return fetchGoProxy(ctx, c, req)
+		tree, err = fetchGoProxy(ctx, c, req)
 	case Auto:
-		return fetchAuto(ctx, c, req)
+		tree, err = fetchAuto(ctx, c, req)
+	default:
+		return nil, fmt.Errorf("unknown source kind %q (use auto, git, goproxy or path)", kind)
 	}
-	return nil, fmt.Errorf("unknown source kind %q (use auto, git, goproxy or path)", kind)
+	if err != nil {
+		return nil, err
+	}
+	tree.req = &req
+	return tree, nil
 }
 
 // fetchAuto tries git and falls back to the module proxy when git cannot be
@@ -108,8 +126,19 @@ func fetchAuto(ctx context.Context, c *cache, req Request) (*Tree, error) {
 		return nil, fmt.Errorf("%w (the recipe has no upstream.module, so there is no Go module proxy fallback)", err)
 	}
 	req.notice("git fetch of %s failed (%s); using the Go module proxy for %s@%s",
-		req.repository(), shortReason(err), req.Pin.Module, req.Pin.ModuleVersion)
+		redact.URL(req.repository()), shortReason(err), req.Pin.Module, req.Pin.ModuleVersion)
 	return fetchGoProxy(ctx, c, req)
+}
+
+// Provenance says truthfully where the tree came from, for messages:
+// "via git from URL" for a fresh fetch, "from cache (fetched via path from
+// DIR at TIME)" for a cached one.
+func (t *Tree) Provenance() string {
+	fetched := fmt.Sprintf("via %s from %s", t.Via, t.Origin)
+	if !t.Cached {
+		return fetched
+	}
+	return fmt.Sprintf("from cache (fetched %s at %s)", fetched, t.Fetched.UTC().Format(time.RFC3339))
 }
 
 func (r Request) notice(format string, args ...any) {

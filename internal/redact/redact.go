@@ -1,0 +1,163 @@
+// Package redact is the one rule for showing or storing anything that may
+// carry a credential: URLs (userinfo, token query parameters), free text
+// that mentions URLs or Authorization headers, and server response bodies.
+package redact
+
+import (
+	"net/url"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
+
+// Mask replaces every hidden value.
+const Mask = "xxxxx"
+
+// secretParams are query parameter names (lower case) whose values are
+// credentials: API tokens, signed-URL signatures and credentials, passwords.
+var secretParams = map[string]bool{
+	"token": true, "access_token": true, "private_token": true, "refresh_token": true,
+	"id_token": true, "auth": true, "auth_token": true, "api_key": true, "apikey": true,
+	"key": true, "password": true, "passwd": true, "pass": true, "secret": true,
+	"client_secret": true, "sig": true, "signature": true,
+	"x-amz-signature": true, "x-amz-credential": true, "x-amz-security-token": true,
+	"x-goog-signature": true, "x-goog-credential": true,
+}
+
+// URL returns raw with its userinfo and credential query parameters masked:
+// user:password@ becomes user:xxxxx@, a lone user (often a token) becomes
+// xxxxx@ over http(s). Something that does not parse as a URL is treated as text.
+func URL(raw string) string {
+	if masked, ok := maskURL(raw); ok {
+		return masked
+	}
+	return Text(raw)
+}
+
+// maskURL is URL for something that parses as an absolute URL; ok is false
+// otherwise.
+func maskURL(raw string) (string, bool) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" {
+		return raw, false
+	}
+	changed := false
+	if u.User != nil {
+		// Over HTTP a lone user name is usually a token (https://TOKEN@host);
+		// over ssh it is the login (git@host).
+		if _, ok := u.User.Password(); ok {
+			u.User, changed = url.UserPassword(u.User.Username(), Mask), true
+		} else if u.Scheme == "http" || u.Scheme == "https" {
+			u.User, changed = url.User(Mask), true
+		}
+	}
+	if u.RawQuery != "" {
+		if q, ok := maskQuery(u.RawQuery); ok {
+			u.RawQuery, changed = q, true
+		}
+	}
+	if !changed {
+		return raw, true
+	}
+	return u.String(), true
+}
+
+// maskQuery masks the values of credential parameters, keeping the order
+// and spelling of everything else.
+func maskQuery(q string) (string, bool) {
+	parts := strings.Split(q, "&")
+	changed := false
+	for i, p := range parts {
+		name, _, hasValue := strings.Cut(p, "=")
+		if un, err := url.QueryUnescape(name); err == nil {
+			name = un
+		}
+		if hasValue && secretParams[strings.ToLower(name)] {
+			parts[i] = p[:strings.IndexByte(p, '=')+1] + Mask
+			changed = true
+		}
+	}
+	return strings.Join(parts, "&"), changed
+}
+
+var (
+	// urlInText is a URL inside free text; list separators (",", "|") end it
+	// so that a GOPROXY list is redacted entry by entry.
+	urlInText = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>,|]+`)
+	// userinfoInText catches userinfo that urlInText could not isolate.
+	userinfoInText = regexp.MustCompile(`(://[^/@:,|\s]*):[^/@,|\s]*@`)
+	// authValue is an Authorization header value or a bare credential
+	// scheme followed by its token (what a server echoing headers shows).
+	authValue   = regexp.MustCompile(`(?i)((?:proxy-)?authorization["']?\s*[:=]\s*\[?["']?)(?:(basic|bearer|token|digest|negotiate)\s+)?[^\s"',;\]}]+`)
+	schemeValue = regexp.MustCompile(`(?i)\b(basic|bearer)\s+[A-Za-z0-9+/=._~-]{6,}`)
+	// paramInText is name=value outside a URL (a form body, a log line).
+	paramInText = regexp.MustCompile(`(?i)\b(access_token|private_token|refresh_token|id_token|auth_token|client_secret|api_key|apikey|token|password|passwd|secret|sig|signature|x-amz-signature|x-amz-credential|x-amz-security-token|x-goog-signature|x-goog-credential)=[^&\s"',;]+`)
+)
+
+// Text masks every credential the rules recognise in s: URLs, Authorization
+// values, bare Basic/Bearer tokens and credential parameters.
+func Text(s string) string {
+	s = urlInText.ReplaceAllStringFunc(s, func(u string) string {
+		masked, _ := maskURL(u)
+		return masked
+	})
+	s = userinfoInText.ReplaceAllString(s, "${1}:"+Mask+"@")
+	s = authValue.ReplaceAllStringFunc(s, func(m string) string {
+		sub := authValue.FindStringSubmatch(m)
+		if sub[2] != "" {
+			return sub[1] + sub[2] + " " + Mask
+		}
+		return sub[1] + Mask
+	})
+	s = schemeValue.ReplaceAllString(s, "${1} "+Mask)
+	return paramInText.ReplaceAllString(s, "${1}="+Mask)
+}
+
+// ExcerptLen is the most characters of a server body a message shows.
+const ExcerptLen = 200
+
+// Excerpt turns a server's response body into something safe to show: one
+// line, control characters escaped, credentials masked, at most ExcerptLen
+// characters.
+func Excerpt(body []byte) string {
+	s := strings.Join(strings.Fields(strings.ToValidUTF8(string(body), "\uFFFD")), " ")
+	s = Text(Escape(s))
+	if utf8.RuneCountInString(s) > ExcerptLen {
+		r := []rune(s)
+		s = string(r[:ExcerptLen-3]) + "..."
+	}
+	return s
+}
+
+// Escape writes control characters (C0, DEL, C1) as \x.. or \u.... so
+// that text from a server or a patch cannot move the cursor or rewrite a
+// terminal line.
+func Escape(s string) string {
+	if strings.IndexFunc(s, isControl) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case !isControl(r):
+			b.WriteRune(r)
+		case r < 0x100:
+			b.WriteString(`\x`)
+			b.WriteByte(hexDigit[r>>4])
+			b.WriteByte(hexDigit[r&0xf])
+		default:
+			b.WriteString(`\u`)
+			for shift := 12; shift >= 0; shift -= 4 {
+				b.WriteByte(hexDigit[(r>>shift)&0xf])
+			}
+		}
+	}
+	return b.String()
+}
+
+const hexDigit = "0123456789abcdef"
+
+func isControl(r rune) bool {
+	return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == 0x2028 || r == 0x2029 ||
+		(r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
+}
