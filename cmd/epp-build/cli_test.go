@@ -201,7 +201,7 @@ index 0000000000000000000000000000000000000000..00000000000000000000000000000000
 	require.NoError(t, os.WriteFile(filepath.Join(out, "docs/a.txt"), []byte("my edit\n"), 0o644))
 	r = run(t, cache, "apply", "--recipe", dir, "--out", out)
 	assert.Equal(t, 4, r.code)
-	assert.Contains(t, r.stderr, "has local changes that a re-apply would lose (docs/a.txt)")
+	assert.Contains(t, r.stderr, "holds changes a re-apply would lose (changed tracked files: docs/a.txt)")
 	data, _ = os.ReadFile(filepath.Join(out, "docs/a.txt"))
 	assert.Equal(t, "my edit\n", string(data), "the user's edit is kept")
 }

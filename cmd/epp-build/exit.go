@@ -30,6 +30,7 @@ func exitCode(ctx context.Context, err error) int {
 		parseErr *patchset.ParseError
 		unsafe   *patchset.UnsafeError
 		existing *patchset.ExistingTreeError
+		local    *patchset.LocalChangesError
 		invalid  *recipe.ValidationError
 		mismatch *source.MismatchError
 		lint     lintError
@@ -46,7 +47,7 @@ func exitCode(ctx context.Context, err error) int {
 		return 6
 	case errors.As(err, &conflict), errors.As(err, &fileErr):
 		return 3
-	case errors.As(err, &parseErr), errors.As(err, &unsafe), errors.As(err, &existing), errors.As(err, &invalid):
+	case errors.As(err, &parseErr), errors.As(err, &unsafe), errors.As(err, &existing), errors.As(err, &local), errors.As(err, &invalid):
 		return 4
 	case errors.As(err, &mismatch):
 		return 5
