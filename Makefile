@@ -35,6 +35,7 @@ nested:
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParseApply -fuzztime $(FUZZTIME) ./internal/patchset
+	$(GO) test -run '^$$' -fuzz FuzzLoad -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./internal/recipe
 
 # Every committed series must be what apply (+ regen) and export produce.
 check-patches:

@@ -40,13 +40,7 @@ func (f *recipeFlags) load(g *globalFlags) (*recipe.Recipe, error) {
 	case f.dir != "":
 		return recipe.Load(f.dir)
 	case f.version != "":
-		r, err := recipe.LoadVersion(g.patches, f.version)
-		if err != nil {
-			if _, ok := err.(*recipe.ValidationError); !ok && r == nil {
-				return nil, usageError{err}
-			}
-		}
-		return r, err
+		return recipe.LoadVersion(g.patches, f.version)
 	}
 	return nil, usageError{fmt.Errorf("--version or --recipe is required")}
 }
