@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/epp-build/epp-build/internal/textsafe"
 	"github.com/go-git/go-git/v5"
@@ -99,14 +100,27 @@ type LocalChangesError struct {
 
 func (e *LocalChangesError) Error() string {
 	var b strings.Builder
+	dir, recipeDir := shellArg(e.Dir), shellArg(e.RecipeDir)
 	fmt.Fprintf(&b, "output %s holds changes a re-apply would lose (%s).\n", e.Dir, e.Changes)
 	b.WriteString("To keep them in the series: ")
 	if len(e.Changes.Modified) > 0 || len(e.Changes.Untracked) > 0 {
-		fmt.Fprintf(&b, "`git -C %s add -A && git -C %s commit`, then ", e.Dir, e.Dir)
+		fmt.Fprintf(&b, "`git -C %s add -A && git -C %s commit`, then ", dir, dir)
 	}
-	fmt.Fprintf(&b, "`epp-build export --dir %s --to %s` (this rewrites the patch files there from the tree) and apply again.\n", e.Dir, e.RecipeDir)
+	fmt.Fprintf(&b, "`epp-build export --dir %s --to %s` (this rewrites the patch files there from the tree) and apply again.\n", dir, recipeDir)
 	fmt.Fprintf(&b, "To replace the tree anyway: apply again with --force; the old tree is moved to %s and kept", BackupPattern(e.Dir))
 	return b.String()
+}
+
+// shellArg quotes s for a POSIX shell when it needs it, so advice can be
+// pasted as it is.
+func shellArg(s string) string {
+	plain := s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r < 0x80 && (unicode.IsLetter(r) || unicode.IsDigit(r)) || strings.ContainsRune("-_./:@+=,", r))
+	}) < 0
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // BackupPattern says where --force moves a tree it replaces.
