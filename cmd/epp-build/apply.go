@@ -105,7 +105,8 @@ OUT.epp-build-backup-<time> (UTC) beside it, where it stays; apply prints the pa
 		Example: `  epp-build apply --version v0.7.0 --out ./gaie
   epp-build apply --recipe ./my-series --out ./gaie-try
   epp-build apply --version v0.7.0 --out ./gaie --source goproxy
-  epp-build apply --version v0.7.0 --out ./gaie --upstream https://mirror.example/gaie.git`,
+  epp-build apply --version v0.7.0 --out ./gaie --upstream https://mirror.example/gaie.git
+  epp-build apply --version v0.7.0 --out ./gaie --force   # discard local changes, keeping a backup`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if out == "" {
