@@ -269,17 +269,22 @@ func subject(msg string) string {
 	return s
 }
 
-// seriesTrees is the set of trees the commits of a result hold in dir.
+// seriesTrees is the set of trees the base and the commits of a result
+// hold in dir.
 func seriesTrees(dir string, res *Result) (map[plumbing.Hash]bool, error) {
 	repo, err := git.PlainOpen(dir)
 	if err != nil {
 		return nil, err
 	}
 	trees := map[plumbing.Hash]bool{}
+	commits := []string{res.Base}
 	for _, a := range res.Patches {
-		c, err := repo.CommitObject(plumbing.NewHash(a.Commit))
+		commits = append(commits, a.Commit)
+	}
+	for _, h := range commits {
+		c, err := repo.CommitObject(plumbing.NewHash(h))
 		if err != nil {
-			return nil, fmt.Errorf("commit %s of %s: %w", short(a.Commit), a.File, err)
+			return nil, fmt.Errorf("commit %s of the series: %w", short(h), err)
 		}
 		trees[c.TreeHash] = true
 	}

@@ -78,6 +78,14 @@ func ApplyTo(ctx context.Context, r *recipe.Recipe, patches []*Patch, fetch func
 	}
 	refuse := func() error { return &LocalChangesError{Dir: out, RecipeDir: r.Dir, Changes: ex.local} }
 	if ex != nil {
+		if len(ex.reasons) == 0 && len(ex.local.Commits) > 0 {
+			// The same series: its commits in out say which trees it makes.
+			trees, err := seriesTrees(out, &ex.rec.Result)
+			if err != nil {
+				return nil, err
+			}
+			ex.local.dropReproduced(trees)
+		}
 		if len(ex.reasons) == 0 {
 			if ex.local.Empty() {
 				return &Outcome{Dir: out, AlreadyApplied: true, Record: ex.rec}, nil
