@@ -34,6 +34,10 @@ func (f *recipeFlags) register(cmd *cobra.Command) {
 }
 
 func (f *recipeFlags) load(g *globalFlags) (*recipe.Recipe, error) {
+	// Checked here, before any work, even when nothing will be fetched.
+	if _, err := source.ParseKind(f.source); err != nil {
+		return nil, usageError{err}
+	}
 	switch {
 	case f.version != "" && f.dir != "":
 		return nil, usageError{fmt.Errorf("--version and --recipe both given: choose one")}

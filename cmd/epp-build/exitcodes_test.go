@@ -93,6 +93,7 @@ func TestExitCodesAgreeWithTheREADME(t *testing.T) {
 		{"missing --out", []string{"apply", "--version", "v1.0.0"}, nil, 2, "--out is required"},
 		{"missing --version", []string{"apply", "--out", out}, nil, 2, "--version or --recipe is required"},
 		{"missing --dir", []string{"export"}, nil, 2, "--dir is required"},
+		{"unknown --source", []string{"apply", "--version", "v1.0.0", "--out", out, "--source", "ftp"}, nil, 2, "ftp"},
 		{"unknown version", []string{"apply", "--version", "v0.0.0", "--out", out}, nil, 2, `version "v0.0.0": no folder`},
 		{"build without --push or --oci-tar", []string{"build", "--version", "v1.0.0", "--image", "127.0.0.1:5000/x:y"}, nil, 2, "pass --push and/or --oci-tar"},
 		{"build without --image", []string{"build", "--version", "v1.0.0", "--push"}, nil, 2, "pass --image"},
