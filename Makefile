@@ -48,6 +48,7 @@ nested: | $(RESULTS)
 
 fuzz: | $(RESULTS)
 	$(GOTEST) $(RESULTS)/fuzz-patchset.json -- -run '^$$' -fuzz FuzzParseApply -fuzztime $(FUZZTIME) ./internal/patchset
+	$(GOTEST) $(RESULTS)/fuzz-recipe.json -- -run '^$$' -fuzz FuzzLoad -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./internal/recipe
 
 $(RESULTS):
 	mkdir -p $@

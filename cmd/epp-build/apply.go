@@ -8,6 +8,7 @@ import (
 	"github.com/epp-build/epp-build/internal/patchset"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/source"
+	"github.com/epp-build/epp-build/internal/textsafe"
 	"github.com/spf13/cobra"
 )
 
@@ -19,6 +20,9 @@ type recipeFlags struct {
 	upstream string
 	source   string
 	cacheDir string
+	// force is apply's --force: replace an --out holding changes apply
+	// did not make, keeping the old tree as a backup.
+	force bool
 }
 
 func (f *recipeFlags) register(cmd *cobra.Command) {
@@ -30,19 +34,17 @@ func (f *recipeFlags) register(cmd *cobra.Command) {
 }
 
 func (f *recipeFlags) load(g *globalFlags) (*recipe.Recipe, error) {
+	// Checked here, before any work, even when nothing will be fetched.
+	if _, err := source.ParseKind(f.source); err != nil {
+		return nil, usageError{err}
+	}
 	switch {
 	case f.version != "" && f.dir != "":
 		return nil, usageError{fmt.Errorf("--version and --recipe both given: choose one")}
 	case f.dir != "":
 		return recipe.Load(f.dir)
 	case f.version != "":
-		r, err := recipe.LoadVersion(g.patches, f.version)
-		if err != nil {
-			if _, ok := err.(*recipe.ValidationError); !ok && r == nil {
-				return nil, usageError{err}
-			}
-		}
-		return r, err
+		return recipe.LoadVersion(g.patches, f.version)
 	}
 	return nil, usageError{fmt.Errorf("--version or --recipe is required")}
 }
@@ -66,10 +68,10 @@ func applyRecipe(ctx context.Context, f *recipeFlags, r *recipe.Recipe, out stri
 	if err != nil {
 		return nil, err
 	}
-	opt := patchset.Options{Branch: "epp-build/" + r.Version, Overlays: overlays}
+	opt := patchset.Options{Branch: "epp-build/" + r.Version, Overlays: overlays, Force: f.force}
 	if !quiet {
 		opt.Progress = func(done, total int, p *patchset.Patch) {
-			fmt.Fprintf(log, "[%d/%d] %s\n", done+1, total, p.Name())
+			fmt.Fprintf(log, "[%d/%d] %s\n", done+1, total, textsafe.Escape(p.Name()))
 		}
 	}
 	fetch := func(ctx context.Context) (patchset.Base, error) {
@@ -97,11 +99,19 @@ the ref refs/epp-build/upstream. The work happens beside --out and replaces it o
 when the whole series applied. Running apply again on its own output says whether it
 is already applied, or why it re-applies.
 
+apply never discards a change it did not make. It refuses (exit 4) to replace an
+--out that holds a changed, staged or deleted tracked file, an untracked file
+(ignored ones too) or a commit the series does not reproduce, and names them. To keep
+them, commit them in --out and run ` + "`epp-build export --dir OUT --to RECIPE`" + `, then apply
+again. With --force the tree is replaced anyway and the old one is moved to
+OUT.epp-build-backup-<time> (UTC) beside it, where it stays; apply prints the path.
+
 ` + exitCodesHelp,
 		Example: `  epp-build apply --version v0.7.0 --out ./gaie
   epp-build apply --recipe ./my-series --out ./gaie-try
   epp-build apply --version v0.7.0 --out ./gaie --source goproxy
-  epp-build apply --version v0.7.0 --out ./gaie --upstream https://mirror.example/gaie.git`,
+  epp-build apply --version v0.7.0 --out ./gaie --upstream https://mirror.example/gaie.git
+  epp-build apply --version v0.7.0 --out ./gaie --force   # discard local changes, keeping a backup`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if out == "" {
@@ -122,11 +132,14 @@ is already applied, or why it re-applies.
 				return nil
 			}
 			for _, why := range res.Reasons {
-				fmt.Fprintf(log, "re-applying: %s\n", why)
+				fmt.Fprintf(log, "re-applying: %s\n", textsafe.Escape(why))
+			}
+			if res.Backup != "" {
+				fmt.Fprintf(log, "kept the previous tree with its local changes in %s\n", res.Backup)
 			}
 			for _, a := range rec.Patches {
 				for _, o := range a.Offsets {
-					fmt.Fprintf(log, "note: %s: %s hunk %s applied at offset %+d lines\n", a.File, o.File, o.Hunk, o.Lines)
+					fmt.Fprintf(log, "note: %s: %s hunk %s applied at offset %+d lines\n", textsafe.Escape(a.File), textsafe.Escape(o.File), textsafe.Escape(o.Hunk), o.Lines)
 				}
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "applied %d patches of %s on %s (%s) in %s, HEAD %s\n",
@@ -137,6 +150,7 @@ is already applied, or why it re-applies.
 	f.register(cmd)
 	cmd.Flags().StringVar(&out, "out", "", "folder for the patched tree (created; replaced only by a tree of epp-build's)")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no per-patch progress")
+	cmd.Flags().BoolVar(&f.force, "force", false, "replace an --out holding changes apply did not make; the old tree is moved to OUT.epp-build-backup-<time>")
 	return cmd
 }
 

@@ -43,6 +43,12 @@ never printed.
   epp-build build --version v0.7.0 --image registry.example/dynamo/epp:v0.7.0 --oci-tar epp.tar`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// Flags first: nothing is fetched or compiled for a run that
+			// cannot succeed.
+			opt.Platforms = platforms
+			if err := opt.Validate(); err != nil {
+				return err
+			}
 			r, err := f.load(g)
 			if err != nil {
 				return err
@@ -73,7 +79,7 @@ never printed.
 				opt.CAPISrc, in.CAPICommit = src, r.CAPI.Commit
 			}
 			if opt.Platforms, err = build.ParsePlatforms(platforms); err != nil {
-				return usageError{err}
+				return err
 			}
 			if opt.CacheDir == "" {
 				if opt.CacheDir, err = cacheRoot(f.cacheDir); err != nil {

@@ -41,8 +41,14 @@ type result struct {
 // run runs epp-build with its own cache folder.
 func run(t *testing.T, cache string, args ...string) result {
 	t.Helper()
+	return runEnv(t, cache, nil, args...)
+}
+
+// runEnv is run with more environment variables (later ones win).
+func runEnv(t *testing.T, cache string, env []string, args ...string) result {
+	t.Helper()
 	cmd := exec.Command(binary, args...)
-	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cache, "GOPROXY=off")
+	cmd.Env = append(append(os.Environ(), "XDG_CACHE_HOME="+cache, "GOPROXY=off"), env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -203,7 +209,7 @@ index 0000000000000000000000000000000000000000..00000000000000000000000000000000
 	require.NoError(t, os.WriteFile(filepath.Join(out, "docs/a.txt"), []byte("my edit\n"), 0o644))
 	r = run(t, cache, "apply", "--recipe", dir, "--out", out)
 	assert.Equal(t, 4, r.code)
-	assert.Contains(t, r.stderr, "has local changes that a re-apply would lose (docs/a.txt)")
+	assert.Contains(t, r.stderr, "holds changes a re-apply would lose (changed tracked files: docs/a.txt)")
 	data, _ = os.ReadFile(filepath.Join(out, "docs/a.txt"))
 	assert.Equal(t, "my edit\n", string(data), "the user's edit is kept")
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 
 	"github.com/epp-build/epp-build/internal/backport"
+	"github.com/epp-build/epp-build/internal/build"
+	"github.com/epp-build/epp-build/internal/capi"
 	"github.com/epp-build/epp-build/internal/patchset"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/source"
@@ -21,34 +23,41 @@ type staleError struct{ msg string }
 
 func (e staleError) Error() string { return e.msg }
 
+// exitCode is the one place errors become the exit codes the README
+// lists; stage packages say what went wrong through typed errors.
 func exitCode(ctx context.Context, err error) int {
 	var (
-		usage    usageError
-		stale    staleError
-		conflict *patchset.ConflictError
-		fileErr  *patchset.FileError
-		parseErr *patchset.ParseError
-		unsafe   *patchset.UnsafeError
-		existing *patchset.ExistingTreeError
-		invalid  *recipe.ValidationError
-		mismatch *source.MismatchError
-		lint     lintError
-		stop     *backport.ConflictStop
+		usage       usageError
+		unknown     *recipe.NotFoundError
+		badOptions  *build.OptionsError
+		badPlatform *capi.UnsupportedPlatformError
+		stale       staleError
+		conflict    *patchset.ConflictError
+		fileErr     *patchset.FileError
+		parseErr    *patchset.ParseError
+		unsafe      *patchset.UnsafeError
+		existing    *patchset.ExistingTreeError
+		local       *patchset.LocalChangesError
+		invalid     *recipe.ValidationError
+		mismatch    *source.MismatchError
+		moduleHash  *source.ModuleHashError
+		lint        lintError
+		stop        *backport.ConflictStop
 	)
 	switch {
 	case err == nil:
 		return 0
 	case ctx.Err() != nil || errors.Is(err, context.Canceled):
 		return 130
-	case errors.As(err, &usage):
+	case errors.As(err, &usage), errors.As(err, &unknown), errors.As(err, &badOptions), errors.As(err, &badPlatform):
 		return 2
 	case errors.As(err, &stop):
 		return 6
 	case errors.As(err, &conflict), errors.As(err, &fileErr):
 		return 3
-	case errors.As(err, &parseErr), errors.As(err, &unsafe), errors.As(err, &existing), errors.As(err, &invalid):
+	case errors.As(err, &parseErr), errors.As(err, &unsafe), errors.As(err, &existing), errors.As(err, &local), errors.As(err, &invalid):
 		return 4
-	case errors.As(err, &mismatch):
+	case errors.As(err, &mismatch), errors.As(err, &moduleHash):
 		return 5
 	case errors.As(err, &stale):
 		return 6

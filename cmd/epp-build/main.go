@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/epp-build/epp-build/internal/textsafe"
 )
 
 func main() {
@@ -17,7 +19,9 @@ func main() {
 	root := newRootCommand()
 	err := root.ExecuteContext(ctx)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "epp-build:", err)
+		// Errors quote patch metadata (file names, subjects): never let
+		// it drive the terminal.
+		fmt.Fprintln(os.Stderr, "epp-build:", textsafe.EscapeLines(err.Error()))
 	}
 	code := exitCode(ctx, err)
 	stop()

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -9,13 +12,25 @@ import (
 const exitCodesHelp = `Exit codes:
   0  success (also: already applied, nothing to do)
   1  failure not listed below (I/O, network, a tool that failed)
-  2  usage: bad flags or arguments, unknown version
+  2  usage: unknown command or version, wrong argument count, missing or bad
+     flags (checked before anything is fetched or compiled)
   3  a patch does not apply (conflict, missing or existing file)
-  4  refused input: invalid recipe, unreadable or hostile patch, unsafe --out
+  4  refused input: invalid recipe, unreadable or hostile patch, an --out that
+     holds changes apply did not make (see apply --help) or was not made by apply
   5  upstream verification failed (commit, tag or module hash mismatch)
   6  check: committed patches are stale; rebase: stopped at a conflict
   7  lint found problems
   130 interrupted (nothing half-written is left behind)`
+
+// usageArgs makes a wrong argument count a usage error (exit 2).
+func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := check(cmd, args); err != nil {
+			return usageError{fmt.Errorf("%w; see `%s --help`", err, cmd.CommandPath())}
+		}
+		return nil
+	}
+}
 
 type globalFlags struct {
 	patches string
@@ -39,6 +54,20 @@ multi-arch EPP image.
   epp-build rebase --version v1.4.2 --onto v1.5.0 --as v1.5.0-dyn --dir ./rebase`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// Without this, cobra reports an unknown command as a plain error;
+		// it is a usage error (exit 2).
+		Args:                       cobra.ArbitraryArgs,
+		SuggestionsMinimumDistance: 2,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cmd.Help()
+			}
+			msg := fmt.Sprintf("unknown command %q; see `epp-build --help`", args[0])
+			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+				msg += " (did you mean " + strings.Join(s, " or ") + "?)"
+			}
+			return usageError{errors.New(msg)}
+		},
 	}
 	defaultPatches := os.Getenv("EPP_BUILD_PATCHES")
 	if defaultPatches == "" {
@@ -60,6 +89,11 @@ multi-arch EPP image.
 		newBuildCommand(g),
 		newVersionCommand(),
 	)
+	for _, c := range root.Commands() {
+		if c.Args != nil {
+			c.Args = usageArgs(c.Args)
+		}
+	}
 	setVersionFlag(root)
 	registerCompletions(root, g)
 	return root

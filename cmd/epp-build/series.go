@@ -8,6 +8,7 @@ import (
 
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/review"
+	"github.com/epp-build/epp-build/internal/textsafe"
 	"github.com/spf13/cobra"
 )
 
@@ -39,15 +40,16 @@ func newLogCommand(g *globalFlags) *cobra.Command {
 				return printJSON(cmd, entries)
 			}
 			w := cmd.OutOrStdout()
+			esc := textsafe.Escape // patch metadata never drives the terminal
 			for _, e := range entries {
-				fmt.Fprintf(w, "%d. %s  [%s]\n", e.Index, e.Subject, e.File)
-				fmt.Fprintf(w, "   author:   %s, %s\n", e.Author, e.Date)
+				fmt.Fprintf(w, "%d. %s  [%s]\n", e.Index, esc(e.Subject), esc(e.File))
+				fmt.Fprintf(w, "   author:   %s, %s\n", esc(e.Author), esc(e.Date))
 				if e.Version != r.Version {
 					fmt.Fprintf(w, "   from:     %s\n", e.Version)
 				}
-				fmt.Fprintf(w, "   upstream: %s\n", orNone(e.Upstream))
-				fmt.Fprintf(w, "   reason:   %s\n", orNone(e.Reason))
-				fmt.Fprintf(w, "   files:    %s\n", strings.Join(e.Files, ", "))
+				fmt.Fprintf(w, "   upstream: %s\n", esc(orNone(e.Upstream)))
+				fmt.Fprintf(w, "   reason:   %s\n", esc(orNone(e.Reason)))
+				fmt.Fprintf(w, "   files:    %s\n", esc(strings.Join(e.Files, ", ")))
 			}
 			return nil
 		},
@@ -77,7 +79,7 @@ func newDiffSeriesCommand(g *globalFlags) *cobra.Command {
 			for i, v := range args {
 				r, err := recipe.LoadVersion(g.patches, v)
 				if err != nil {
-					return usageError{err}
+					return err
 				}
 				if sides[i], err = review.Log(r); err != nil {
 					return err
@@ -90,12 +92,12 @@ func newDiffSeriesCommand(g *globalFlags) *cobra.Command {
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintf(tw, "CHANGE\tPATCH\t%s\t%s\n", strings.ToUpper(args[0]), strings.ToUpper(args[1]))
 			for _, c := range changes {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.Kind, c.Subject, dash(c.Old), dash(c.New))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.Kind, textsafe.Escape(c.Subject), textsafe.Escape(dash(c.Old)), textsafe.Escape(dash(c.New)))
 			}
 			tw.Flush()
 			for _, c := range changes {
 				if c.Interdiff != "" {
-					fmt.Fprintf(cmd.OutOrStdout(), "\ninterdiff of %q:\n%s", c.Subject, c.Interdiff)
+					fmt.Fprintf(cmd.OutOrStdout(), "\ninterdiff of %q:\n%s", c.Subject, textsafe.EscapeLines(c.Interdiff))
 				}
 			}
 			return nil

@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/epp-build/epp-build/internal/recipe"
+	"github.com/epp-build/epp-build/internal/textsafe"
 	"github.com/spf13/cobra"
 )
 
@@ -56,7 +57,7 @@ func newVersionsCommand(g *globalFlags) *cobra.Command {
 			fmt.Fprintln(tw, "VERSION\tEXTENDS\tUPSTREAM REF\tCOMMIT\tPATCHES\tREPOSITORY")
 			for _, r := range rows {
 				if r.Error != "" {
-					fmt.Fprintf(tw, "%s\t-\t-\t-\t-\tinvalid: %s\n", r.Version, r.Error)
+					fmt.Fprintf(tw, "%s\t-\t-\t-\t-\tinvalid: %s\n", r.Version, textsafe.Escape(r.Error))
 					continue
 				}
 				extends := r.Extends

@@ -97,12 +97,64 @@ type plan struct {
 	baseImage  string
 }
 
+// OptionsError lists every option that cannot work, found before any
+// work starts.
+type OptionsError struct{ Problems []string }
+
+func (e *OptionsError) Error() string { return "build: " + strings.Join(e.Problems, "; ") }
+
+// Validate checks the options alone, so a caller can refuse bad flags
+// before fetching or compiling anything. An unsupported platform is a
+// *capi.UnsupportedPlatformError, anything else an *OptionsError.
+func (o *Options) Validate() error {
+	_, problems, err := o.checkOptions()
+	if err != nil {
+		return err
+	}
+	if len(problems) > 0 {
+		return &OptionsError{Problems: problems}
+	}
+	return nil
+}
+
 func (o *Options) validate(in Input) (*plan, error) {
-	var p plan
+	p, problems, err := o.checkOptions()
+	if err != nil {
+		return nil, err
+	}
+	if o.CacheDir == "" {
+		problems = append(problems, "no cache folder given")
+	}
+	if in.TreeDir == "" {
+		problems = append(problems, "no patched tree given")
+	}
+	if len(problems) > 0 {
+		return nil, &OptionsError{Problems: problems}
+	}
+	p.crate, p.library, p.generation = defaultCrate, defaultLibrary, defaultGeneration
+	if in.Recipe != nil && in.Recipe.CAPI != nil {
+		c := in.Recipe.CAPI
+		p.crate, p.library, p.generation = c.Crate, c.Library, c.Generation
+	}
+	p.mainPkg = o.MainPackage
+	if p.mainPkg == "" {
+		p.mainPkg = "./cmd/epp"
+	}
+	p.baseImage = o.BaseImage
+	if p.baseImage == "" {
+		p.baseImage = image.DefaultBaseImage
+	}
+	return p, nil
+}
+
+// checkOptions validates what the options alone decide: platforms, what
+// to export, the image reference, compile and progress modes.
+func (o *Options) checkOptions() (*plan, []string, error) {
+	p := &plan{}
 	var problems []string
 	targets, err := capi.ParsePlatforms(o.Platforms)
 	if err != nil {
-		return nil, err // unsupported platform: the most specific message
+		return nil, nil, err // unsupported platform: the most specific message
 	}
 	p.targets = targets
 	for _, t := range targets {
@@ -137,29 +189,7 @@ func (o *Options) validate(in Input) (*plan, error) {
 	if o.Progress != "" && !slices.Contains(image.ProgressModes, o.Progress) {
 		problems = append(problems, fmt.Sprintf("progress %q: use %s", o.Progress, strings.Join(image.ProgressModes, ", ")))
 	}
-	if o.CacheDir == "" {
-		problems = append(problems, "no cache folder given")
-	}
-	if in.TreeDir == "" {
-		problems = append(problems, "no patched tree given")
-	}
-	if len(problems) > 0 {
-		return nil, fmt.Errorf("build: %s", strings.Join(problems, "; "))
-	}
-	p.crate, p.library, p.generation = defaultCrate, defaultLibrary, defaultGeneration
-	if in.Recipe != nil && in.Recipe.CAPI != nil {
-		c := in.Recipe.CAPI
-		p.crate, p.library, p.generation = c.Crate, c.Library, c.Generation
-	}
-	p.mainPkg = o.MainPackage
-	if p.mainPkg == "" {
-		p.mainPkg = "./cmd/epp"
-	}
-	p.baseImage = o.BaseImage
-	if p.baseImage == "" {
-		p.baseImage = image.DefaultBaseImage
-	}
-	return &p, nil
+	return p, problems, nil
 }
 
 // bindingHeader is the header of the cgo binding for a C API generation.

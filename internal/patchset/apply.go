@@ -53,6 +53,9 @@ type Options struct {
 	// Overlays, by patch file, replace folders with generated content
 	// right after that patch applies (regen).
 	Overlays map[string][]Overlay
+	// Force lets ApplyTo replace an output holding changes it did not
+	// make; the old tree is kept in a backup folder.
+	Force bool
 }
 
 // Check refuses hostile paths in every patch before anything is touched.

@@ -2,19 +2,14 @@ package patchset
 
 import (
 	"context"
-	"crypto/sha1"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/epp-build/epp-build/internal/recipe"
-	"github.com/go-git/go-git/v5"
 )
 
 // Base is the upstream tree a series applies to, as the source stage
@@ -42,7 +37,10 @@ type Outcome struct {
 	AlreadyApplied bool
 	// Reasons says why an existing tree was replaced.
 	Reasons []string
-	Record  *Record
+	// Backup is where the replaced tree went when it held changes apply
+	// did not make (only with Options.Force).
+	Backup string
+	Record *Record
 }
 
 // LoadSeries parses and checks every patch of the recipe before anything
@@ -67,6 +65,10 @@ func LoadSeries(r *recipe.Recipe) ([]*Patch, error) {
 // only when the whole series applied: a failed or cancelled run leaves out
 // as it was.
 //
+// An out that holds changes apply did not make (tracked edits, untracked
+// files, commits the series does not reproduce) is never replaced unless
+// opt.Force is set; then it is moved to a backup folder beside out.
+//
 // fetch is called only when there is work to do, so a tree that is already
 // applied needs no upstream at all.
 func ApplyTo(ctx context.Context, r *recipe.Recipe, patches []*Patch, fetch func(context.Context) (Base, error), out string, opt Options) (*Outcome, error) {
@@ -74,13 +76,34 @@ func ApplyTo(ctx context.Context, r *recipe.Recipe, patches []*Patch, fetch func
 	if err != nil {
 		return nil, err
 	}
-	reasons, err := compareExisting(r, patches, out)
+	ex, err := inspectExisting(r, patches, out)
 	if err != nil {
 		return nil, err
 	}
-	if reasons != nil && len(reasons) == 0 {
-		rec, _ := ReadRecord(out)
-		return &Outcome{Dir: out, AlreadyApplied: true, Record: rec}, nil
+	refuse := func() error { return &LocalChangesError{Dir: out, RecipeDir: r.Dir, Changes: ex.local} }
+	if ex != nil {
+		if len(ex.reasons) == 0 && len(ex.local.Commits) > 0 {
+			// The same series: its commits in out say which trees it makes.
+			trees, err := seriesTrees(out, &ex.rec.Result)
+			if err != nil {
+				return nil, err
+			}
+			ex.local.dropReproduced(trees)
+		}
+		if len(ex.reasons) == 0 {
+			if ex.local.Empty() {
+				return &Outcome{Dir: out, AlreadyApplied: true, Record: ex.rec}, nil
+			}
+			if !opt.Force {
+				return nil, refuse()
+			}
+			ex.reasons = []string{"--force: replacing " + ex.local.String()}
+		}
+		// Commits can be told apart from the series' only once it is
+		// applied; everything else is refused before any work.
+		if !opt.Force && (len(ex.local.Modified) > 0 || len(ex.local.Untracked) > 0) {
+			return nil, refuse()
+		}
 	}
 	base, err := fetch(ctx)
 	if err != nil {
@@ -102,6 +125,16 @@ func ApplyTo(ctx context.Context, r *recipe.Recipe, patches []*Patch, fetch func
 	if err != nil {
 		return nil, err
 	}
+	if ex != nil && len(ex.local.Commits) > 0 && !opt.Force {
+		trees, err := seriesTrees(work, res)
+		if err != nil {
+			return nil, err
+		}
+		ex.local.dropReproduced(trees)
+		if !ex.local.Empty() {
+			return nil, refuse()
+		}
+	}
 	rec := &Record{
 		Version: r.Version, Repository: upstreamURL(r, base), Ref: r.Upstream.Ref, Provenance: base.Provenance,
 		UpstreamCommit: base.UpstreamCommit, UpstreamTime: base.Time, Via: base.Via, Result: *res,
@@ -112,15 +145,35 @@ func ApplyTo(ctx context.Context, r *recipe.Recipe, patches []*Patch, fetch func
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := replace(work, out, staging); err != nil {
+	outcome := &Outcome{Dir: out, Record: rec}
+	if ex != nil {
+		outcome.Reasons = ex.reasons
+		if !ex.local.Empty() {
+			outcome.Backup = backupName(out, time.Now())
+		}
+	}
+	if err := replace(work, out, staging, outcome.Backup); err != nil {
 		return nil, err
 	}
-	return &Outcome{Dir: out, Reasons: reasons, Record: rec}, nil
+	return outcome, nil
 }
 
-// replace moves work to out; an existing out is moved aside first and
-// removed only after the new tree is in place.
-func replace(work, out, staging string) error {
+// backupName is a folder beside out, named after the time, that does not
+// exist yet.
+func backupName(out string, now time.Time) string {
+	name := out + ".epp-build-backup-" + now.UTC().Format("20060102T150405Z")
+	for i, try := 2, name; ; i++ {
+		if _, err := os.Lstat(try); errors.Is(err, os.ErrNotExist) {
+			return try
+		}
+		try = name + "-" + strconv.Itoa(i)
+	}
+}
+
+// replace moves work to out. An existing out is moved aside first: to
+// backup when one is named (and kept there), else into staging, removed
+// only after the new tree is in place.
+func replace(work, out, staging, backup string) error {
 	if _, err := os.Lstat(out); errors.Is(err, os.ErrNotExist) {
 		return os.Rename(work, out)
 	}
@@ -131,6 +184,9 @@ func replace(work, out, staging string) error {
 		return os.Rename(work, out)
 	}
 	old := filepath.Join(staging, "previous")
+	if backup != "" {
+		old = backup
+	}
 	if err := os.Rename(out, old); err != nil {
 		return fmt.Errorf("move the previous %s aside: %w", out, err)
 	}
@@ -151,10 +207,19 @@ func (e *ExistingTreeError) Error() string {
 	return fmt.Sprintf("output %s: %s", e.Dir, e.Reason)
 }
 
-// compareExisting looks at what out holds. It returns nil when there is
-// nothing there, an empty list when out already holds this series
-// unchanged, or the reasons to apply again.
-func compareExisting(r *recipe.Recipe, patches []*Patch, out string) ([]string, error) {
+// existing is what an --out made by an earlier apply holds.
+type existing struct {
+	rec *Record
+	// reasons says why the series must be applied again (empty when it is
+	// the same series).
+	reasons []string
+	local   *LocalChanges
+}
+
+// inspectExisting looks at what out holds. It returns nil when there is
+// nothing there (or an empty folder), and refuses a folder apply did not
+// make.
+func inspectExisting(r *recipe.Recipe, patches []*Patch, out string) (*existing, error) {
 	fi, err := os.Lstat(out)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -175,10 +240,11 @@ func compareExisting(r *recipe.Recipe, patches []*Patch, out string) ([]string, 
 	if rec == nil {
 		return nil, &ExistingTreeError{Dir: out, Reason: "exists, is not empty and was not made by epp-build apply; remove it or choose another --out"}
 	}
-	if modified := modifiedFiles(out, rec); len(modified) > 0 {
-		return nil, &ExistingTreeError{Dir: out, Reason: fmt.Sprintf("has local changes that a re-apply would lose (%s); commit and export them, or remove the folder", strings.Join(modified, ", "))}
+	local, err := inspectLocal(out, rec)
+	if err != nil {
+		return nil, err
 	}
-	return seriesChanges(r, patches, rec), nil
+	return &existing{rec: rec, reasons: seriesChanges(r, patches, rec), local: local}, nil
 }
 
 // seriesChanges explains how the wanted series differs from the record.
@@ -207,66 +273,6 @@ func seriesChanges(r *recipe.Recipe, patches []*Patch, rec *Record) []string {
 		reasons = append(reasons, fmt.Sprintf("patch %s was removed from the series", a.File))
 	}
 	return reasons
-}
-
-// modifiedFiles lists the files the series touched whose content on disk
-// is no longer what apply wrote, and says when HEAD moved.
-func modifiedFiles(dir string, rec *Record) []string {
-	final := map[string]string{}
-	for _, a := range rec.Patches {
-		for p, h := range a.Files {
-			final[p] = h
-		}
-	}
-	var modified []string
-	if head, err := readHead(dir); err == nil && rec.Head != "" && head != rec.Head {
-		modified = append(modified, "HEAD moved to "+short(head))
-	}
-	paths := make([]string, 0, len(final))
-	for p := range final {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	for _, p := range paths {
-		if blobHashOnDisk(filepath.Join(dir, filepath.FromSlash(p))) != final[p] {
-			modified = append(modified, p)
-		}
-	}
-	return modified
-}
-
-// blobHashOnDisk is the git blob id of a file, or "" when it is absent.
-func blobHashOnDisk(path string) string {
-	fi, err := os.Lstat(path)
-	if err != nil {
-		return ""
-	}
-	var data []byte
-	if fi.Mode()&os.ModeSymlink != 0 {
-		target, err := os.Readlink(path)
-		if err != nil {
-			return "?"
-		}
-		data = []byte(target)
-	} else if data, err = os.ReadFile(path); err != nil {
-		return "?"
-	}
-	h := sha1.New()
-	h.Write([]byte("blob " + strconv.Itoa(len(data)) + "\x00"))
-	h.Write(data)
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-func readHead(dir string) (string, error) {
-	repo, err := git.PlainOpen(dir)
-	if err != nil {
-		return "", err
-	}
-	head, err := repo.Head()
-	if err != nil {
-		return "", err
-	}
-	return head.Hash().String(), nil
 }
 
 func isEmptyDir(dir string) (bool, error) {

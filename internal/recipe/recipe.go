@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -104,11 +105,19 @@ func load(dir string, seen []string) (*Recipe, error) {
 	}
 	for _, v := range seen {
 		if v == r.Dir {
-			return nil, fmt.Errorf("recipe %s: extends itself through %s", r.Version, strings.Join(seen, " -> "))
+			return nil, fmt.Errorf("recipe %s: %w", r.Version, &ValidationError{Problems: []string{"extends itself through " + strings.Join(seen, " -> ")}})
 		}
 	}
 	if r.Extends != "" {
+		if !versionName.MatchString(r.Extends) {
+			return nil, fmt.Errorf("recipe %s: %w", r.Version, &ValidationError{Problems: []string{fmt.Sprintf("extends %q must name a version folder beside this one (no slashes)", r.Extends)}})
+		}
 		base, err := load(filepath.Join(filepath.Dir(r.Dir), r.Extends), append(seen, r.Dir))
+		var missing *NotFoundError
+		if errors.As(err, &missing) {
+			// A base that does not exist is this recipe's mistake.
+			err = &ValidationError{Problems: []string{missing.Error()}}
+		}
 		if err != nil {
 			return nil, fmt.Errorf("recipe %s extends %s: %w", r.Version, r.Extends, err)
 		}
@@ -140,24 +149,38 @@ func read(dir string) (*Recipe, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("recipe %s: no %s in this folder (is it a version folder under patches/?)", dir, FileName)
+			return nil, &NotFoundError{What: "recipe " + dir, Hint: "no " + FileName + " in this folder (is it a version folder under patches/?)"}
 		}
 		return nil, fmt.Errorf("recipe %s: %w", dir, err)
-	}
-	var r Recipe
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&r); err != nil {
-		return nil, fmt.Errorf("recipe %s: %w", path, err)
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
 	}
-	r.Dir = abs
-	r.Version = filepath.Base(abs)
+	r, err := Parse(data, abs)
+	if err != nil {
+		return nil, fmt.Errorf("recipe %s: %w", path, err)
+	}
+	return r, nil
+}
+
+// Parse reads the text of a recipe.yaml that lives in the folder dir
+// (absolute). It checks the syntax only; Validate checks the content. A
+// recipe that cannot be read is a *ValidationError.
+func Parse(data []byte, dir string) (*Recipe, error) {
+	var r Recipe
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&r); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, &ValidationError{Problems: []string{"the file is empty"}}
+		}
+		return nil, &ValidationError{Problems: []string{err.Error()}}
+	}
+	r.Dir = dir
+	r.Version = filepath.Base(dir)
 	for i := range r.Generated {
-		r.Generated[i].FromDir = filepath.Join(abs, filepath.FromSlash(r.Generated[i].From))
+		r.Generated[i].FromDir = filepath.Join(dir, filepath.FromSlash(r.Generated[i].From))
 	}
 	return &r, nil
 }
@@ -167,7 +190,7 @@ func LoadVersion(root, version string) (*Recipe, error) {
 	dir := filepath.Join(root, version)
 	if _, err := os.Stat(dir); err != nil {
 		known, _ := Versions(root)
-		return nil, fmt.Errorf("version %q: no folder %s (known versions: %s)", version, dir, strings.Join(known, ", "))
+		return nil, &NotFoundError{What: fmt.Sprintf("version %q", version), Hint: fmt.Sprintf("no folder %s (known versions: %s)", dir, strings.Join(known, ", "))}
 	}
 	return Load(dir)
 }
@@ -195,7 +218,15 @@ var (
 	fullSHA    = regexp.MustCompile(`^[0-9a-f]{40}$`)
 	moduleHash = regexp.MustCompile(`^h1:[A-Za-z0-9+/]{43}=$`)
 	patchName  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*\.patch$`)
+	// versionName is a version folder's name: no separators, not . or ..
+	versionName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*$`)
 )
+
+// NotFoundError is a version or recipe folder that does not exist: the
+// caller named the wrong thing.
+type NotFoundError struct{ What, Hint string }
+
+func (e *NotFoundError) Error() string { return e.What + ": " + e.Hint }
 
 // ValidationError lists every problem found in a recipe, so a user fixes
 // them in one pass.

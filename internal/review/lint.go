@@ -6,6 +6,7 @@ import (
 
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
 	"github.com/epp-build/epp-build/internal/recipe"
+	"github.com/epp-build/epp-build/internal/textsafe"
 )
 
 // Problem is one lint finding.
@@ -15,11 +16,12 @@ type Problem struct {
 	Message string `json:"message"`
 }
 
+// String is the problem for a terminal: text from patches is escaped.
 func (p Problem) String() string {
 	if p.Patch == "" {
-		return p.Version + ": " + p.Message
+		return textsafe.Escape(p.Version + ": " + p.Message)
 	}
-	return p.Version + ": " + p.Patch + ": " + p.Message
+	return textsafe.Escape(p.Version + ": " + p.Patch + ": " + p.Message)
 }
 
 // Lint checks every recipe under root: it loads (pins well formed, list

@@ -22,6 +22,16 @@ func (e *MismatchError) Error() string {
 		e.Ref, e.Repository, e.Got, e.Want)
 }
 
+// ModuleHashError says the module proxy served a zip whose h1: hash is not
+// the one the recipe pins: a verification failure, like MismatchError.
+type ModuleHashError struct {
+	Module, Proxy, Want, Got string
+}
+
+func (e *ModuleHashError) Error() string {
+	return fmt.Sprintf("module zip %s from %s has hash %s, but the recipe pins upstream.moduleHash %s: the proxy served other content or the recipe is wrong", e.Module, e.Proxy, e.Got, e.Want)
+}
+
 // fetchError is a failure to get the tree from a source (network, server,
 // missing ref): Auto may fall back to another source on it.
 type fetchError struct {

@@ -71,7 +71,7 @@ func fetchGoProxy(ctx context.Context, c *cache, req Request) (*Tree, error) {
 			return nil, fmt.Errorf("module zip %s from %s: %w", mv, proxy, err)
 		}
 		if got != pin.ModuleHash {
-			return nil, fmt.Errorf("module zip %s from %s has hash %s, but the recipe pins upstream.moduleHash %s: the proxy served other content or the recipe is wrong", mv, proxy, got, pin.ModuleHash)
+			return nil, &ModuleHashError{Module: mv, Proxy: proxy, Want: pin.ModuleHash, Got: got}
 		}
 		s := memory.NewStorage()
 		commit, err := commitFromZip(s, zipPath, module.Version{Path: pin.Module, Version: pin.ModuleVersion}, info)

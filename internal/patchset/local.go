@@ -1,0 +1,292 @@
+package patchset
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/epp-build/epp-build/internal/textsafe"
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// LocalChanges is what an existing --out holds that apply did not make:
+// a re-apply that replaced the tree would lose it.
+type LocalChanges struct {
+	// Modified are tracked files changed, deleted or staged ("README.md").
+	Modified []string
+	// Untracked are files git does not track, ignored ones included.
+	Untracked []string
+	// Commits are commits reachable from a ref that apply did not make.
+	Commits []ForeignCommit
+}
+
+// ForeignCommit is a commit in --out that apply did not make.
+type ForeignCommit struct {
+	Hash    plumbing.Hash
+	Tree    plumbing.Hash
+	Subject string
+}
+
+// Empty is true when nothing would be lost.
+func (l *LocalChanges) Empty() bool {
+	return l == nil || len(l.Modified) == 0 && len(l.Untracked) == 0 && len(l.Commits) == 0
+}
+
+// maxNamed is how many names of each kind a message lists.
+const maxNamed = 5
+
+// String names what would be lost, a few of each kind.
+func (l *LocalChanges) String() string {
+	var parts []string
+	if len(l.Modified) > 0 {
+		parts = append(parts, "changed tracked files: "+nameSome(l.Modified))
+	}
+	if len(l.Untracked) > 0 {
+		parts = append(parts, "untracked files: "+nameSome(l.Untracked))
+	}
+	if len(l.Commits) > 0 {
+		names := make([]string, len(l.Commits))
+		for i, c := range l.Commits {
+			names[i] = fmt.Sprintf("%s %q", short(c.Hash.String()), c.Subject)
+		}
+		parts = append(parts, "commits apply did not make: "+nameSome(names))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func nameSome(names []string) string {
+	shown := names
+	if len(shown) > maxNamed {
+		shown = shown[:maxNamed]
+	}
+	quoted := make([]string, len(shown))
+	for i, n := range shown {
+		quoted[i] = textsafe.Escape(n)
+	}
+	s := strings.Join(quoted, ", ")
+	if more := len(names) - len(shown); more > 0 {
+		s += fmt.Sprintf(" and %d more", more)
+	}
+	return s
+}
+
+// dropReproduced forgets the commits whose tree one of the series' commits
+// has: the series holds them, so replacing the tree loses nothing (this is
+// how a commit made on top and exported into the recipe counts as kept).
+func (l *LocalChanges) dropReproduced(trees map[plumbing.Hash]bool) {
+	kept := l.Commits[:0]
+	for _, c := range l.Commits {
+		if !trees[c.Tree] {
+			kept = append(kept, c)
+		}
+	}
+	l.Commits = kept
+}
+
+// LocalChangesError refuses to replace an --out that holds changes apply
+// did not make. Its message says how to keep them and how to discard them.
+type LocalChangesError struct {
+	Dir string
+	// RecipeDir is where export puts the series back.
+	RecipeDir string
+	Changes   *LocalChanges
+}
+
+func (e *LocalChangesError) Error() string {
+	var b strings.Builder
+	dir, recipeDir := shellArg(e.Dir), shellArg(e.RecipeDir)
+	fmt.Fprintf(&b, "output %s holds changes a re-apply would lose (%s).\n", e.Dir, e.Changes)
+	b.WriteString("To keep them in the series: ")
+	if len(e.Changes.Modified) > 0 || len(e.Changes.Untracked) > 0 {
+		fmt.Fprintf(&b, "`git -C %s add -A && git -C %s commit`, then ", dir, dir)
+	}
+	fmt.Fprintf(&b, "`epp-build export --dir %s --to %s` (this rewrites the patch files there from the tree) and apply again.\n", dir, recipeDir)
+	fmt.Fprintf(&b, "To replace the tree anyway: apply again with --force; the old tree is moved to %s and kept", BackupPattern(e.Dir))
+	return b.String()
+}
+
+// shellArg quotes s for a POSIX shell when it needs it, so advice can be
+// pasted as it is.
+func shellArg(s string) string {
+	plain := s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r < 0x80 && (unicode.IsLetter(r) || unicode.IsDigit(r)) || strings.ContainsRune("-_./:@+=,", r))
+	}) < 0
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// BackupPattern says where --force moves a tree it replaces.
+func BackupPattern(dir string) string { return dir + ".epp-build-backup-<time>" }
+
+// inspectLocal lists what the work tree dir holds beyond what rec says
+// apply made there.
+func inspectLocal(dir string, rec *Record) (*LocalChanges, error) {
+	repo, err := git.PlainOpen(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", dir, err)
+	}
+	l := &LocalChanges{}
+	if l.Modified, err = changedTracked(repo); err != nil {
+		return nil, fmt.Errorf("status of %s: %w", dir, err)
+	}
+	if l.Untracked, err = untrackedFiles(repo, dir); err != nil {
+		return nil, fmt.Errorf("status of %s: %w", dir, err)
+	}
+	if l.Commits, err = foreignCommits(repo, rec); err != nil {
+		return nil, fmt.Errorf("history of %s: %w", dir, err)
+	}
+	return l, nil
+}
+
+// changedTracked lists tracked paths whose index or work tree content
+// differs from HEAD.
+func changedTracked(repo *git.Repository) ([]string, error) {
+	wt, err := repo.Worktree()
+	if err != nil {
+		return nil, err
+	}
+	st, err := wt.Status()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for p, s := range st {
+		if s.Staging == git.Untracked || s.Staging == git.Unmodified && s.Worktree == git.Unmodified {
+			continue
+		}
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// untrackedFiles walks the tree for files the index does not hold. Unlike
+// git status it includes ignored files: they were not made by apply
+// either, and a replaced tree would lose them.
+func untrackedFiles(repo *git.Repository, dir string) ([]string, error) {
+	idx, err := repo.Storer.Index()
+	if err != nil {
+		return nil, err
+	}
+	tracked := make(map[string]bool, len(idx.Entries))
+	for _, e := range idx.Entries {
+		tracked[e.Name] = true
+	}
+	var out []string
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p == dir {
+			return nil
+		}
+		rel := filepath.ToSlash(p[len(dir)+1:])
+		if d.IsDir() {
+			if rel == ".git" {
+				return filepath.SkipDir
+			}
+			if _, err := os.Lstat(filepath.Join(p, ".git")); err == nil {
+				// A nested repository is one thing to keep.
+				out = append(out, rel+"/")
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !tracked[rel] {
+			out = append(out, rel)
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out, err
+}
+
+// foreignCommits walks every ref back to a commit apply made (or the
+// upstream base) and returns the commits on the way.
+func foreignCommits(repo *git.Repository, rec *Record) ([]ForeignCommit, error) {
+	known := map[plumbing.Hash]bool{plumbing.NewHash(rec.Base): true, plumbing.NewHash(rec.Head): true}
+	for _, a := range rec.Patches {
+		known[plumbing.NewHash(a.Commit)] = true
+	}
+	if up, err := repo.Reference(UpstreamRef, true); err == nil {
+		known[up.Hash()] = true
+	}
+	var tips []plumbing.Hash
+	if head, err := repo.Head(); err == nil {
+		tips = append(tips, head.Hash())
+	}
+	refs, err := repo.References()
+	if err != nil {
+		return nil, err
+	}
+	err = refs.ForEach(func(r *plumbing.Reference) error {
+		if r.Type() == plumbing.HashReference {
+			tips = append(tips, r.Hash())
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out []ForeignCommit
+	seen := map[plumbing.Hash]bool{}
+	for len(tips) > 0 {
+		h := tips[len(tips)-1]
+		tips = tips[:len(tips)-1]
+		if known[h] || seen[h] {
+			continue
+		}
+		seen[h] = true
+		c, err := commitAt(repo, h)
+		if err != nil {
+			continue // a shallow upstream ends here
+		}
+		out = append(out, ForeignCommit{Hash: c.Hash, Tree: c.TreeHash, Subject: subject(c.Message)})
+		tips = append(tips, c.ParentHashes...)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Hash.String() < out[j].Hash.String() })
+	return out, nil
+}
+
+// commitAt resolves h, which may be an annotated tag, to its commit.
+func commitAt(repo *git.Repository, h plumbing.Hash) (*object.Commit, error) {
+	if t, err := repo.TagObject(h); err == nil {
+		return t.Commit()
+	}
+	return repo.CommitObject(h)
+}
+
+func subject(msg string) string {
+	s, _, _ := strings.Cut(strings.TrimSpace(msg), "\n")
+	return s
+}
+
+// seriesTrees is the set of trees the base and the commits of a result
+// hold in dir.
+func seriesTrees(dir string, res *Result) (map[plumbing.Hash]bool, error) {
+	repo, err := git.PlainOpen(dir)
+	if err != nil {
+		return nil, err
+	}
+	trees := map[plumbing.Hash]bool{}
+	commits := []string{res.Base}
+	for _, a := range res.Patches {
+		commits = append(commits, a.Commit)
+	}
+	for _, h := range commits {
+		c, err := repo.CommitObject(plumbing.NewHash(h))
+		if err != nil {
+			return nil, fmt.Errorf("commit %s of the series: %w", short(h), err)
+		}
+		trees[c.TreeHash] = true
+	}
+	return trees, nil
+}

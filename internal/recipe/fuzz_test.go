@@ -1,0 +1,61 @@
+package recipe
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// FuzzLoad feeds arbitrary recipe.yaml text to Load. It must never panic,
+// must refuse anything it cannot use with a *ValidationError (refused
+// input), and what it accepts must hold a full commit and plain patch
+// names inside the recipe's folder.
+func FuzzLoad(f *testing.F) {
+	seeds, _ := filepath.Glob(filepath.Join("..", "..", "patches", "*", FileName))
+	if len(seeds) == 0 {
+		f.Fatal("no committed recipes to seed from")
+	}
+	for _, s := range seeds {
+		data, err := os.ReadFile(s)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte(pin + "extends: ../../etc\npatches: []\n"))
+	f.Add([]byte(pin + "patches: [../x.patch, a.patch, a.patch]\n"))
+	f.Add([]byte("upstream: [\n"))
+	f.Add([]byte(""))
+
+	root := f.TempDir()
+	dir := filepath.Join(root, "v1")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		f.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a.patch"), []byte("patch"), 0o644); err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if err := os.WriteFile(filepath.Join(dir, FileName), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, err := Load(dir)
+		if err != nil {
+			var invalid *ValidationError
+			if !errors.As(err, &invalid) {
+				t.Fatalf("refused without a *ValidationError: %T %v", err, err)
+			}
+			return
+		}
+		if !fullSHA.MatchString(r.Upstream.Commit) {
+			t.Fatalf("accepted commit %q", r.Upstream.Commit)
+		}
+		for _, p := range r.Series {
+			if strings.ContainsAny(p.Name, `/\`) || filepath.Dir(p.Path) != dir {
+				t.Fatalf("accepted patch %q at %s", p.Name, p.Path)
+			}
+		}
+	})
+}
