@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/epp-build/epp-build/internal/textsafe"
 )
 
 // Mask replaces every hidden value.
@@ -121,43 +123,10 @@ const ExcerptLen = 200
 // characters.
 func Excerpt(body []byte) string {
 	s := strings.Join(strings.Fields(strings.ToValidUTF8(string(body), "\uFFFD")), " ")
-	s = Text(Escape(s))
+	s = Text(textsafe.Escape(s))
 	if utf8.RuneCountInString(s) > ExcerptLen {
 		r := []rune(s)
 		s = string(r[:ExcerptLen-3]) + "..."
 	}
 	return s
-}
-
-// Escape writes control characters (C0, DEL, C1) as \x.. or \u.... so
-// that text from a server or a patch cannot move the cursor or rewrite a
-// terminal line.
-func Escape(s string) string {
-	if strings.IndexFunc(s, isControl) < 0 {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case !isControl(r):
-			b.WriteRune(r)
-		case r < 0x100:
-			b.WriteString(`\x`)
-			b.WriteByte(hexDigit[r>>4])
-			b.WriteByte(hexDigit[r&0xf])
-		default:
-			b.WriteString(`\u`)
-			for shift := 12; shift >= 0; shift -= 4 {
-				b.WriteByte(hexDigit[(r>>shift)&0xf])
-			}
-		}
-	}
-	return b.String()
-}
-
-const hexDigit = "0123456789abcdef"
-
-func isControl(r rune) bool {
-	return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == 0x2028 || r == 0x2029 ||
-		(r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
 }

@@ -53,8 +53,3 @@ func TestExcerpt(t *testing.T) {
 	assert.True(t, strings.HasSuffix(got, "..."))
 	assert.Equal(t, "short body", Excerpt([]byte("  short\tbody\n")))
 }
-
-func TestEscape(t *testing.T) {
-	assert.Equal(t, `a\x1b[2Kb\x0dc\u202ed`, Escape("a\x1b[2Kb\rc\u202ed"))
-	assert.Equal(t, "plain ünïcode", Escape("plain ünïcode"))
-}

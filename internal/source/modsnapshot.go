@@ -23,6 +23,7 @@ import (
 
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/redact"
+	"github.com/epp-build/epp-build/internal/textsafe"
 )
 
 // Identity of the commit synthesized from a module zip.
@@ -134,7 +135,7 @@ func commitFromZip(s *memory.Storage, zipPath string, mv module.Version, info *m
 			"Upstream commit %s (%s %s).\n"+
 			"Files as served by the module proxy; nested modules are not carried, and files that\n"+
 			"start with #! are made executable (the module zip has no modes).\n",
-			mv.Path, mv.Version, info.Origin.Hash, redact.URL(info.Origin.URL), redact.Escape(info.Origin.Ref)),
+			mv.Path, mv.Version, info.Origin.Hash, redact.URL(info.Origin.URL), textsafe.Escape(info.Origin.Ref)),
 	}
 	obj := s.NewEncodedObject()
 	if err := c.Encode(obj); err != nil {

@@ -64,6 +64,8 @@ func unsafe(r rune) bool {
 		return true
 	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
 		return true // bidirectional overrides reorder what is shown
+	case r == 0x2028, r == 0x2029:
+		return true // line and paragraph separators break a line
 	}
 	return false
 }
