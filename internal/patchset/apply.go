@@ -55,10 +55,14 @@ type Options struct {
 	Overlays map[string][]Overlay
 }
 
-// Check refuses hostile paths in every patch before anything is touched.
+// Check refuses hostile paths and modes in every patch before anything
+// is touched.
 func Check(patches []*Patch) error {
 	for _, p := range patches {
 		if err := checkPaths(p); err != nil {
+			return err
+		}
+		if err := checkModes(p); err != nil {
 			return err
 		}
 	}

@@ -3,7 +3,6 @@ package patchset
 import (
 	"bytes"
 	"fmt"
-	"os"
 
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -58,8 +57,11 @@ func applyFileDiff(t *tree, p *Patch, f *gitdiff.File) ([]Offset, error) {
 			return nil, fail("read: %v", err)
 		}
 		src, oldMode = data, t.mode(f.OldName)
-		if f.OldMode != 0 && gitMode(f.OldMode) != oldMode {
-			return nil, fail("the patch expects mode %o, the file has %o", f.OldMode, uint32(oldMode))
+		if want, _ := canonMode(f.OldMode); f.OldMode != 0 && want != oldMode {
+			return nil, fail("the patch expects mode %o, the file has %o", uint32(want), uint32(oldMode))
+		}
+		if m, _ := canonMode(f.NewMode); f.NewMode != 0 && isSymlink(m) != isSymlink(oldMode) {
+			return nil, typeChangeRefused(p, f, oldMode, m)
 		}
 	}
 	if (f.IsRename || f.IsCopy) && t.exists(f.NewName) {
@@ -80,7 +82,7 @@ func applyFileDiff(t *tree, p *Patch, f *gitdiff.File) ([]Offset, error) {
 	}
 	mode := oldMode
 	if f.NewMode != 0 {
-		mode = gitMode(f.NewMode)
+		mode, _ = canonMode(f.NewMode) // checkModes refused the others
 	}
 	if mode == 0 {
 		mode = filemode.Regular
@@ -94,20 +96,11 @@ func applyFileDiff(t *tree, p *Patch, f *gitdiff.File) ([]Offset, error) {
 	return offsets, nil
 }
 
-// gitMode converts the raw mode go-gitdiff reads from a header.
-func gitMode(m os.FileMode) filemode.FileMode { return filemode.FileMode(uint32(m)) }
-
 // applyContent applies the text or binary fragments of f to src.
 func applyContent(p *Patch, f *gitdiff.File, src []byte) ([]byte, []Offset, error) {
 	if f.IsBinary {
-		if f.BinaryFragment == nil {
-			return nil, nil, &FileError{Patch: p.Name(), File: fileName(f), Reason: "binary change without data (export with --binary)"}
-		}
-		var out bytes.Buffer
-		if err := gitdiff.Apply(&out, bytes.NewReader(src), f); err != nil {
-			return nil, nil, &FileError{Patch: p.Name(), File: fileName(f), Reason: fmt.Sprintf("binary patch: %v", err)}
-		}
-		return out.Bytes(), nil, nil
+		out, err := applyBinary(p, f, src)
+		return out, nil, err
 	}
 	if len(f.TextFragments) == 0 {
 		return src, nil, nil
