@@ -91,6 +91,7 @@ func ApplyToRepo(ctx context.Context, dir string, patches []*Patch, opt Options)
 	if err != nil {
 		return nil, err
 	}
+	defer t.spills.remove()
 	res := &Result{Base: head.Hash().String()}
 	generated := map[string]string{} // overlay folder -> the patch that adds it
 	parent := head.Hash()
@@ -131,7 +132,7 @@ func ApplyToRepo(ctx context.Context, dir string, patches []*Patch, opt Options)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := writePack(filepath.Join(dir, ".git"), fresh); err != nil {
+	if err := writePack(filepath.Join(dir, ".git"), fresh, t.spills.blobs); err != nil {
 		return nil, err
 	}
 	if err := writeOut(dir, t, res); err != nil {
