@@ -70,3 +70,31 @@ func TestParsingAllocatesPerHunkNotPerLine(t *testing.T) {
 	})
 	assert.Less(t, allocs, float64(n/10), "allocations while parsing a hunk of %d lines", 2*n)
 }
+
+// TestLargeConflictIsReportedWithoutSearchingForever: where a conflicting
+// hunk fits best is searched by comparing it at every line of the file,
+// which for a large hunk and file would not end; it is skipped then, and
+// the message still names the first line that differs.
+func TestLargeConflictIsReportedWithoutSearchingForever(t *testing.T) {
+	const n = 12_000
+	src := bigFile(n, "base")
+	lines := strings.SplitAfter(src, "\n")
+	var b strings.Builder
+	fmt.Fprintf(&b, "From: A <a@example.com>\nDate: Wed, 23 Jul 2025 10:00:00 +0000\nSubject: Big\n\n")
+	fmt.Fprintf(&b, "diff --git a/big.txt b/big.txt\n--- a/big.txt\n+++ b/big.txt\n@@ -1,%d +1,2 @@\n", n-1)
+	for i, l := range lines[:n-2] {
+		if i == n-3 {
+			l = "not in the file\n"
+		}
+		b.WriteString("-" + l)
+	}
+	b.WriteString(" " + lines[n-2])
+	b.WriteString("+replacement\n")
+	patches, err := Parse("big.patch", []byte(b.String()))
+	require.NoError(t, err)
+	_, _, err = applyText(patches[0], patches[0].Files[0], []byte(src))
+	var conflict *ConflictError
+	require.ErrorAs(t, err, &conflict)
+	assert.Contains(t, err.Error(), fmt.Sprintf("line %d: expected \"not in the file\"", n-2))
+	assert.Contains(t, err.Error(), "too large to search for a nearest fit")
+}

@@ -176,6 +176,11 @@ func findPreimage(lines sourceLines, frag *gitdiff.TextFragment, old, min, want 
 	}
 }
 
+// nearestFitBudget bounds the line comparisons spent looking for where
+// most of a conflicting hunk fits: the search compares every line of the
+// hunk at every line of the file, which for a large hunk would not end.
+const nearestFitBudget = 50_000_000
+
 // conflict describes why a hunk did not apply: the first differing line at
 // the expected position and the place where most of the hunk matches.
 func conflict(p *Patch, f *gitdiff.File, frag *gitdiff.TextFragment, lines sourceLines, want int) error {
@@ -195,6 +200,10 @@ func conflict(p *Patch, f *gitdiff.File, frag *gitdiff.TextFragment, lines sourc
 			e.Line, e.Expected, e.Found = int64(want+i+1), l, string(lines.line(want+i))
 			break
 		}
+	}
+	if int64(len(pre))*int64(lines.count()) > nearestFitBudget {
+		e.NearestSkipped = true
+		return e
 	}
 	best, bestAt := 0, -1
 	for at := 0; at+len(pre) <= lines.count(); at++ {
