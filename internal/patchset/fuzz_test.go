@@ -33,10 +33,10 @@ func FuzzParseApply(f *testing.F) {
 			return
 		}
 		for _, p := range patches {
-			if err := checkPaths(p); err != nil {
+			if err := Check([]*Patch{p}); err != nil {
 				var ue *UnsafeError
 				if !errors.As(err, &ue) {
-					t.Fatalf("path error of unexpected type %T", err)
+					t.Fatalf("path or mode error of unexpected type %T", err)
 				}
 				continue
 			}
