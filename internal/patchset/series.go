@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync"
 
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
 )
@@ -55,6 +56,9 @@ func ParseFile(path, name string) ([]*Patch, error) {
 		// with the default GC target the discarded copies would double
 		// the heap while a large patch is parsed. Collecting them before
 		// the target is restored keeps them from setting the next one.
+		// The GC target is the process's: one large parse at a time.
+		largeParse.Lock()
+		defer largeParse.Unlock()
 		defer debug.SetGCPercent(debug.SetGCPercent(20))
 		defer runtime.GC()
 	}
@@ -63,6 +67,8 @@ func ParseFile(path, name string) ([]*Patch, error) {
 
 // largePatch is the size from which parsing trades some CPU for memory.
 const largePatch = 32 << 20
+
+var largeParse sync.Mutex
 
 // Parse splits data into its patches and parses each one.
 func Parse(name string, data []byte) ([]*Patch, error) {
