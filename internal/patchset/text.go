@@ -70,20 +70,45 @@ type textResult struct {
 
 func (r *textResult) size() int64 { return r.bytes }
 
+// stringWriter is a bytes.Buffer or a bufio.Writer: the result is written
+// in many small pieces.
+type stringWriter interface {
+	io.Writer
+	io.StringWriter
+}
+
 func (r *textResult) writeTo(w io.Writer) error {
+	if sw, ok := w.(stringWriter); ok {
+		return r.writePieces(sw)
+	}
 	bw := bufio.NewWriterSize(w, 1<<16)
+	if err := r.writePieces(bw); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// writePieces copies the source between hunks and the hunks' new lines,
+// stopping at the first error.
+func (r *textResult) writePieces(w stringWriter) error {
+	var err error
+	write := func(b []byte) {
+		if err == nil {
+			_, err = w.Write(b)
+		}
+	}
 	next := 0
 	for _, h := range r.hunks {
-		bw.Write(r.lines.span(next, h.at))
+		write(r.lines.span(next, h.at))
 		for _, l := range h.frag.Lines {
-			if l.New() {
-				bw.WriteString(l.Line)
+			if l.New() && err == nil {
+				_, err = w.WriteString(l.Line)
 			}
 		}
 		next = h.at + h.old
 	}
-	bw.Write(r.lines.span(next, r.lines.count()))
-	return bw.Flush()
+	write(r.lines.span(next, r.lines.count()))
+	return err
 }
 
 // applyText places each hunk where its exact preimage is: at the position
