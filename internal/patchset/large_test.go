@@ -26,6 +26,7 @@ func bigFile(n int, word string) string {
 // reads it back. The outcome must be git's, bit for bit.
 func TestLargeHunksApplyThroughSpillFiles(t *testing.T) {
 	const n = 120_000 // about 6 MB, one hunk of about 12 MB
+	require.Greater(t, len(bigFile(n, "new")), spillAbove, "the result must take the spill path")
 	dir := baseRepo(t, map[string]string{"big.txt": bigFile(n, "base"), "small.txt": "small\n"})
 	patches := seriesFromGit(t, dir, func() {
 		writeFiles(t, dir, map[string]string{"big.txt": bigFile(n, "new")})
