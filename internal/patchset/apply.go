@@ -58,10 +58,14 @@ type Options struct {
 	Force bool
 }
 
-// Check refuses hostile paths in every patch before anything is touched.
+// Check refuses hostile paths and modes in every patch before anything
+// is touched.
 func Check(patches []*Patch) error {
 	for _, p := range patches {
 		if err := checkPaths(p); err != nil {
+			return err
+		}
+		if err := checkModes(p); err != nil {
 			return err
 		}
 	}
@@ -90,6 +94,7 @@ func ApplyToRepo(ctx context.Context, dir string, patches []*Patch, opt Options)
 	if err != nil {
 		return nil, err
 	}
+	defer t.spills.remove()
 	res := &Result{Base: head.Hash().String()}
 	generated := map[string]string{} // overlay folder -> the patch that adds it
 	parent := head.Hash()
@@ -130,7 +135,7 @@ func ApplyToRepo(ctx context.Context, dir string, patches []*Patch, opt Options)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := writePack(filepath.Join(dir, ".git"), fresh); err != nil {
+	if err := writePack(filepath.Join(dir, ".git"), fresh, t.spills.blobs); err != nil {
 		return nil, err
 	}
 	if err := writeOut(dir, t, res); err != nil {

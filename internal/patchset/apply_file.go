@@ -1,9 +1,7 @@
 package patchset
 
 import (
-	"bytes"
 	"fmt"
-	"os"
 
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -58,8 +56,11 @@ func applyFileDiff(t *tree, p *Patch, f *gitdiff.File) ([]Offset, error) {
 			return nil, fail("read: %v", err)
 		}
 		src, oldMode = data, t.mode(f.OldName)
-		if f.OldMode != 0 && gitMode(f.OldMode) != oldMode {
-			return nil, fail("the patch expects mode %o, the file has %o", f.OldMode, uint32(oldMode))
+		if want, _ := canonMode(f.OldMode); f.OldMode != 0 && want != oldMode {
+			return nil, fail("the patch expects mode %o, the file has %o", uint32(want), uint32(oldMode))
+		}
+		if m, _ := canonMode(f.NewMode); f.NewMode != 0 && isSymlink(m) != isSymlink(oldMode) {
+			return nil, typeChangeRefused(p, f, oldMode, m)
 		}
 	}
 	if (f.IsRename || f.IsCopy) && t.exists(f.NewName) {
@@ -72,7 +73,7 @@ func applyFileDiff(t *tree, p *Patch, f *gitdiff.File) ([]Offset, error) {
 	}
 
 	if f.IsDelete {
-		if len(out) != 0 {
+		if out.size() != 0 {
 			return nil, fail("the patch deletes it, but the file has more content than the patch removes")
 		}
 		t.remove(f.OldName)
@@ -80,7 +81,7 @@ func applyFileDiff(t *tree, p *Patch, f *gitdiff.File) ([]Offset, error) {
 	}
 	mode := oldMode
 	if f.NewMode != 0 {
-		mode = gitMode(f.NewMode)
+		mode, _ = canonMode(f.NewMode) // checkModes refused the others
 	}
 	if mode == 0 {
 		mode = filemode.Regular
@@ -88,184 +89,20 @@ func applyFileDiff(t *tree, p *Patch, f *gitdiff.File) ([]Offset, error) {
 	if f.IsRename {
 		t.remove(f.OldName)
 	}
-	if err := t.set(f.NewName, mode, out); err != nil {
+	if err := t.setContent(f.NewName, mode, out); err != nil {
 		return nil, err
 	}
 	return offsets, nil
 }
 
-// gitMode converts the raw mode go-gitdiff reads from a header.
-func gitMode(m os.FileMode) filemode.FileMode { return filemode.FileMode(uint32(m)) }
-
 // applyContent applies the text or binary fragments of f to src.
-func applyContent(p *Patch, f *gitdiff.File, src []byte) ([]byte, []Offset, error) {
+func applyContent(p *Patch, f *gitdiff.File, src []byte) (content, []Offset, error) {
 	if f.IsBinary {
-		if f.BinaryFragment == nil {
-			return nil, nil, &FileError{Patch: p.Name(), File: fileName(f), Reason: "binary change without data (export with --binary)"}
-		}
-		var out bytes.Buffer
-		if err := gitdiff.Apply(&out, bytes.NewReader(src), f); err != nil {
-			return nil, nil, &FileError{Patch: p.Name(), File: fileName(f), Reason: fmt.Sprintf("binary patch: %v", err)}
-		}
-		return out.Bytes(), nil, nil
+		out, err := applyBinary(p, f, src)
+		return bytesContent(out), nil, err
 	}
 	if len(f.TextFragments) == 0 {
-		return src, nil, nil
+		return bytesContent(src), nil, nil
 	}
 	return applyText(p, f, src)
-}
-
-// applyText applies each hunk where its exact preimage is: at the position
-// the hunk names (shifted by the drift of earlier hunks), else at the
-// nearest position where the whole preimage matches. Never with fuzz.
-func applyText(p *Patch, f *gitdiff.File, src []byte) ([]byte, []Offset, error) {
-	lines := splitLines(src)
-	var out bytes.Buffer
-	out.Grow(len(src) + addedBytes(f))
-	var offsets []Offset
-	next := 0         // first source line not yet copied (0-based)
-	drift := int64(0) // how far earlier hunks moved
-	for _, frag := range f.TextFragments {
-		pre := preimage(frag)
-		want := frag.OldPosition - 1 + drift
-		if frag.OldLines == 0 && frag.OldPosition > 0 {
-			want = frag.OldPosition + drift // pure insertion after line OldPosition
-		}
-		if want < int64(next) {
-			want = int64(next)
-		}
-		at, ok := findPreimage(lines, pre, next, int(want))
-		if !ok {
-			return nil, nil, conflict(p, f, frag, lines, pre, int(want))
-		}
-		if int64(at) != want {
-			offsets = append(offsets, Offset{File: fileName(f), Hunk: frag.Header(), Lines: int64(at) - (frag.OldPosition - 1)})
-		}
-		drift = int64(at) - (frag.OldPosition - 1)
-		if frag.OldLines == 0 && frag.OldPosition > 0 {
-			drift = int64(at) - frag.OldPosition
-		}
-		for _, l := range lines[next:at] {
-			out.Write(l)
-		}
-		for _, l := range frag.Lines {
-			if l.New() {
-				out.WriteString(l.Line)
-			}
-		}
-		next = at + len(pre)
-	}
-	for _, l := range lines[next:] {
-		out.Write(l)
-	}
-	return out.Bytes(), offsets, nil
-}
-
-// addedBytes is the size of the lines f adds: with it the result is
-// allocated once instead of growing line by line.
-func addedBytes(f *gitdiff.File) int {
-	n := 0
-	for _, frag := range f.TextFragments {
-		for _, l := range frag.Lines {
-			if l.Op == gitdiff.OpAdd {
-				n += len(l.Line)
-			}
-		}
-	}
-	return n
-}
-
-func preimage(frag *gitdiff.TextFragment) [][]byte {
-	var pre [][]byte
-	for _, l := range frag.Lines {
-		if l.Old() {
-			pre = append(pre, []byte(l.Line))
-		}
-	}
-	return pre
-}
-
-func splitLines(b []byte) [][]byte {
-	var lines [][]byte
-	for len(b) > 0 {
-		i := bytes.IndexByte(b, '\n')
-		if i < 0 {
-			lines = append(lines, b)
-			break
-		}
-		lines = append(lines, b[:i+1])
-		b = b[i+1:]
-	}
-	return lines
-}
-
-func matchesAt(lines, pre [][]byte, at int) bool {
-	if at < 0 || at+len(pre) > len(lines) {
-		return false
-	}
-	for i, l := range pre {
-		if !bytes.Equal(lines[at+i], l) {
-			return false
-		}
-	}
-	return true
-}
-
-// findPreimage searches outward from want for an exact match, never
-// before min (hunks apply in order and must not overlap).
-func findPreimage(lines, pre [][]byte, min, want int) (int, bool) {
-	if want > len(lines) {
-		want = len(lines)
-	}
-	for d := 0; ; d++ {
-		lo, hi := want-d, want+d
-		if lo < min && hi+len(pre) > len(lines) {
-			return 0, false
-		}
-		if lo >= min && matchesAt(lines, pre, lo) {
-			return lo, true
-		}
-		if d > 0 && matchesAt(lines, pre, hi) {
-			return hi, true
-		}
-	}
-}
-
-// conflict describes why a hunk did not apply: the first differing line at
-// the expected position and the place where most of the hunk matches.
-func conflict(p *Patch, f *gitdiff.File, frag *gitdiff.TextFragment, lines, pre [][]byte, want int) error {
-	e := &ConflictError{Patch: p.Name(), File: fileName(f), Hunk: frag.Header(), NearestOf: len(pre)}
-	for i, l := range pre {
-		if want+i >= len(lines) {
-			e.Line, e.Expected, e.Found = int64(want+i+1), string(l), "(end of file)"
-			break
-		}
-		if !bytes.Equal(lines[want+i], l) {
-			e.Line, e.Expected, e.Found = int64(want+i+1), string(l), string(lines[want+i])
-			break
-		}
-	}
-	best, bestAt := 0, -1
-	for at := 0; at+len(pre) <= len(lines); at++ {
-		n := 0
-		for i, l := range pre {
-			if bytes.Equal(lines[at+i], l) {
-				n++
-			}
-		}
-		if n > best || (n == best && n > 0 && abs(at-want) < abs(bestAt-want)) {
-			best, bestAt = n, at
-		}
-	}
-	if best > 0 {
-		e.Nearest, e.NearestMatched = int64(bestAt+1), best
-	}
-	return e
-}
-
-func abs(x int) int {
-	if x < 0 {
-		return -x
-	}
-	return x
 }

@@ -1,11 +1,10 @@
 package patchset
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 )
 
 var hunkRange = regexp.MustCompile(`^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@`)
@@ -13,19 +12,25 @@ var hunkRange = regexp.MustCompile(`^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@`)
 // checkHunkCounts refuses a hunk followed by more hunk lines than its
 // header counts: go-gitdiff stops reading at the count and would silently
 // drop the rest, where git apply calls the patch corrupt.
-func checkHunkCounts(data []byte) error {
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64*1024), 64*1024*1024)
+func checkHunkCounts(text string) error {
 	line := 0
 	oldLeft, newLeft := int64(-1), int64(-1)
 	header := ""
-	for sc.Scan() {
+	for len(text) > 0 {
 		line++
-		l := sc.Text()
-		if m := hunkRange.FindStringSubmatch(l); m != nil {
-			oldLeft, newLeft = count(m[1]), count(m[2])
-			header = m[0]
-			continue
+		l := text
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			l, text = text[:i], text[i+1:]
+		} else {
+			text = ""
+		}
+		l = strings.TrimSuffix(l, "\r")
+		if strings.HasPrefix(l, "@@ ") {
+			if m := hunkRange.FindStringSubmatch(l); m != nil {
+				oldLeft, newLeft = count(m[1]), count(m[2])
+				header = m[0]
+				continue
+			}
 		}
 		if oldLeft < 0 {
 			continue

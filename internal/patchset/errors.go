@@ -41,15 +41,20 @@ type ConflictError struct {
 	Nearest        int64
 	NearestMatched int
 	NearestOf      int
+	// NearestSkipped says the hunk and file were too large to search.
+	NearestSkipped bool
 }
 
 func (e *ConflictError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "patch %s does not apply: file %s, hunk %s: ", e.Patch, e.File, e.Hunk)
 	fmt.Fprintf(&b, "line %d: expected %q, found %q", e.Line, trimEOL(e.Expected), trimEOL(e.Found))
-	if e.Nearest > 0 {
+	switch {
+	case e.NearestSkipped:
+		fmt.Fprintf(&b, "; the hunk (%d lines) and the file are too large to search for a nearest fit", e.NearestOf)
+	case e.Nearest > 0:
 		fmt.Fprintf(&b, "; nearest fit at line %d (%d of %d lines match)", e.Nearest, e.NearestMatched, e.NearestOf)
-	} else {
+	default:
 		b.WriteString("; the hunk fits nowhere in the file")
 	}
 	b.WriteString(". Fix: refresh the patch against the pinned upstream (apply the rest, edit, `epp-build export`)")

@@ -33,10 +33,10 @@ func FuzzParseApply(f *testing.F) {
 			return
 		}
 		for _, p := range patches {
-			if err := checkPaths(p); err != nil {
+			if err := Check([]*Patch{p}); err != nil {
 				var ue *UnsafeError
 				if !errors.As(err, &ue) {
-					t.Fatalf("path error of unexpected type %T", err)
+					t.Fatalf("path or mode error of unexpected type %T", err)
 				}
 				continue
 			}
@@ -44,7 +44,7 @@ func FuzzParseApply(f *testing.F) {
 				if f.IsBinary || len(f.TextFragments) == 0 {
 					continue
 				}
-				out, _, err := applyText(p, f, []byte(fuzzSource))
+				res, _, err := applyText(p, f, []byte(fuzzSource))
 				if err != nil {
 					var ce *ConflictError
 					if !errors.As(err, &ce) {
@@ -57,8 +57,15 @@ func FuzzParseApply(f *testing.F) {
 					added += frag.LinesAdded
 					deleted += frag.LinesDeleted
 				}
-				before := int64(len(splitLines([]byte(fuzzSource))))
-				after := int64(len(splitLines(out)))
+				var out bytes.Buffer
+				if err := res.writeTo(&out); err != nil {
+					t.Fatal(err)
+				}
+				if int64(out.Len()) != res.size() {
+					t.Fatalf("wrote %d bytes, planned %d", out.Len(), res.size())
+				}
+				before := int64(indexLines([]byte(fuzzSource)).count())
+				after := int64(indexLines(out.Bytes()).count())
 				// A last line without a newline can merge with the next one.
 				if d := after - (before - deleted + added); d > 1 || d < -1 {
 					t.Fatalf("applied %d+/%d- lines to %d lines and got %d", added, deleted, before, after)

@@ -23,8 +23,12 @@ import (
 // in the repository at gitDir. Objects are stored without compression
 // (zlib stored blocks): compressing was most of a long series' apply
 // time, the pack is written once, and git recompresses when it repacks.
-func writePack(gitDir string, fresh *memory.Storage) error {
-	if len(fresh.Objects) == 0 {
+//
+// Spilled blobs are streamed from their files into the pack, so a large
+// one is never in memory whole.
+func writePack(gitDir string, fresh *memory.Storage, spilled []spilledBlob) error {
+	spilled = uniqueSpills(fresh, spilled)
+	if len(fresh.Objects) == 0 && len(spilled) == 0 {
 		return nil
 	}
 	hashes := make([]plumbing.Hash, 0, len(fresh.Objects))
@@ -49,7 +53,7 @@ func writePack(gitDir string, fresh *memory.Storage) error {
 	sum := sha1.New()
 	w := io.MultiWriter(tmp, sum)
 	header := []byte{'P', 'A', 'C', 'K', 0, 0, 0, 2, 0, 0, 0, 0}
-	n := uint32(len(entries))
+	n := uint32(len(entries) + len(spilled))
 	header[8], header[9], header[10], header[11] = byte(n>>24), byte(n>>16), byte(n>>8), byte(n)
 	if _, err := w.Write(header); err != nil {
 		tmp.Close()
@@ -64,6 +68,16 @@ func writePack(gitDir string, fresh *memory.Storage) error {
 			return err
 		}
 		offset += uint64(len(e))
+	}
+	for _, b := range spilled {
+		crc := crc32.NewIEEE()
+		written := &countingWriter{w: io.MultiWriter(w, crc)}
+		if err := streamEntry(written, b); err != nil {
+			tmp.Close()
+			return fmt.Errorf("write pack: %w", err)
+		}
+		idx.Add(b.hash, offset, crc.Sum32())
+		offset += uint64(written.n)
 	}
 	var trailer plumbing.Hash
 	copy(trailer[:], sum.Sum(nil))
@@ -133,15 +147,7 @@ func compressAll(fresh *memory.Storage, hashes []plumbing.Hash) ([][]byte, error
 
 func packEntry(z *zlib.Writer, obj plumbing.EncodedObject) ([]byte, error) {
 	var b bytes.Buffer
-	size := uint64(obj.Size())
-	c := byte(obj.Type())<<4 | byte(size&0x0f)
-	size >>= 4
-	for size > 0 {
-		b.WriteByte(c | 0x80)
-		c = byte(size & 0x7f)
-		size >>= 7
-	}
-	b.WriteByte(c)
+	b.Write(entryHeader(obj.Type(), obj.Size()))
 	r, err := obj.Reader()
 	if err != nil {
 		return nil, err
@@ -155,4 +161,51 @@ func packEntry(z *zlib.Writer, obj plumbing.EncodedObject) ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// entryHeader is a pack entry's type and size.
+func entryHeader(typ plumbing.ObjectType, n int64) []byte {
+	size := uint64(n)
+	var b []byte
+	c := byte(typ)<<4 | byte(size&0x0f)
+	size >>= 4
+	for size > 0 {
+		b = append(b, c|0x80)
+		c = byte(size & 0x7f)
+		size >>= 7
+	}
+	return append(b, c)
+}
+
+// streamEntry writes a spilled blob as a pack entry, reading its file in
+// pieces.
+func streamEntry(w io.Writer, b spilledBlob) error {
+	f, err := os.Open(b.path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if _, err := w.Write(entryHeader(plumbing.BlobObject, b.size)); err != nil {
+		return err
+	}
+	z, _ := zlib.NewWriterLevel(w, zlib.NoCompression)
+	if _, err := io.Copy(z, f); err != nil {
+		return err
+	}
+	return z.Close()
+}
+
+// uniqueSpills drops spilled blobs already in fresh or spilled twice: a
+// pack must hold each object once.
+func uniqueSpills(fresh *memory.Storage, spilled []spilledBlob) []spilledBlob {
+	seen := map[plumbing.Hash]bool{}
+	var out []spilledBlob
+	for _, b := range spilled {
+		if _, inFresh := fresh.Objects[b.hash]; inFresh || seen[b.hash] {
+			continue
+		}
+		seen[b.hash] = true
+		out = append(out, b)
+	}
+	return out
 }

@@ -3,14 +3,17 @@
 package patchset
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"mime"
 	"os"
 	"regexp"
+	"runtime"
+	"runtime/debug"
 	"strings"
+	"sync"
 
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
 )
@@ -44,19 +47,58 @@ var mboxSeparator = regexp.MustCompile(`(?m)^From [0-9a-f]{40} Mon Sep 17 00:00:
 
 // ParseFile reads a patch file: one patch, or several in mbox form.
 func ParseFile(path, name string) ([]*Patch, error) {
-	data, err := os.ReadFile(path)
+	text, err := readText(path)
 	if err != nil {
 		return nil, fmt.Errorf("patch %s: %w", name, err)
 	}
-	return Parse(name, data)
+	if len(text) > largePatch {
+		// go-gitdiff grows a slice entry by entry for every hunk line;
+		// with the default GC target the discarded copies would double
+		// the heap while a large patch is parsed. Collecting them before
+		// the target is restored keeps them from setting the next one.
+		// The GC target is the process's: one large parse at a time.
+		largeParse.Lock()
+		defer largeParse.Unlock()
+		defer debug.SetGCPercent(debug.SetGCPercent(20))
+		defer runtime.GC()
+	}
+	return parseText(name, text)
 }
+
+// largePatch is the size from which parsing trades some CPU for memory.
+const largePatch = 32 << 20
+
+var largeParse sync.Mutex
 
 // Parse splits data into its patches and parses each one.
 func Parse(name string, data []byte) ([]*Patch, error) {
-	chunks := splitMbox(data)
+	return parseText(name, string(data))
+}
+
+// readText reads a file into a string without a second copy: the parsed
+// hunk lines are substrings of it, so a patch costs its own size once
+// instead of once more per line.
+func readText(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	var b strings.Builder
+	if fi, err := f.Stat(); err == nil {
+		b.Grow(int(fi.Size()))
+	}
+	if _, err := io.Copy(&b, f); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+func parseText(name, text string) ([]*Patch, error) {
+	chunks := splitMbox(text)
 	patches := make([]*Patch, 0, len(chunks))
 	for i, c := range chunks {
-		p, err := parseOne(c.data)
+		p, err := parseOne(c.text)
 		if err != nil {
 			where := name
 			if len(chunks) > 1 {
@@ -71,37 +113,92 @@ func Parse(name string, data []byte) ([]*Patch, error) {
 }
 
 type chunk struct {
-	data []byte
+	text string
 	line int
 }
 
-func splitMbox(data []byte) []chunk {
-	locs := mboxSeparator.FindAllIndex(data, -1)
+func splitMbox(text string) []chunk {
+	locs := mboxSeparators(text)
 	if len(locs) <= 1 {
-		return []chunk{{data: data, line: 1}}
+		return []chunk{{text: text, line: 1}}
 	}
 	var out []chunk
-	if pre := bytes.TrimSpace(data[:locs[0][0]]); len(pre) > 0 {
+	if pre := strings.TrimSpace(text[:locs[0][0]]); len(pre) > 0 {
 		// Text before the first message is not a patch; keep it with the
 		// first one so a parse error points at it.
 		locs[0][0] = 0
 	}
 	for i, l := range locs {
-		end := len(data)
+		end := len(text)
 		if i+1 < len(locs) {
 			end = locs[i+1][0]
 		}
-		out = append(out, chunk{data: data[l[0]:end], line: 1 + bytes.Count(data[:l[0]], []byte("\n"))})
+		out = append(out, chunk{text: text[l[0]:end], line: 1 + strings.Count(text[:l[0]], "\n")})
 	}
 	return out
 }
 
-func parseOne(data []byte) (*Patch, error) {
-	files, preamble, err := gitdiff.Parse(bytes.NewReader(data))
+// mboxSeparators finds the separator lines; only lines starting with
+// "From " go through the regexp, which would be slow on a large patch.
+func mboxSeparators(text string) [][]int {
+	var locs [][]int
+	for i := 0; i < len(text); {
+		j := strings.Index(text[i:], "From ")
+		if j < 0 {
+			break
+		}
+		at := i + j
+		i = at + 1
+		if at > 0 && text[at-1] != '\n' {
+			continue
+		}
+		end := len(text)
+		if k := strings.IndexByte(text[at:], '\n'); k >= 0 {
+			end = at + k + 1
+		}
+		if m := mboxSeparator.FindStringIndex(text[at:end]); m != nil && m[0] == 0 {
+			locs = append(locs, []int{at, at + m[1]})
+		}
+	}
+	return locs
+}
+
+// lineReader hands go-gitdiff the lines of a patch as substrings of it,
+// where a bufio.Reader would allocate a string per line.
+type lineReader struct{ rest string }
+
+func (r *lineReader) ReadString(delim byte) (string, error) {
+	if r.rest == "" {
+		return "", io.EOF
+	}
+	i := strings.IndexByte(r.rest, delim)
+	if i < 0 {
+		line := r.rest
+		r.rest = ""
+		return line, io.EOF
+	}
+	line := r.rest[:i+1]
+	r.rest = r.rest[i+1:]
+	return line, nil
+}
+
+// Read makes lineReader an io.Reader, as gitdiff.Parse's signature asks;
+// go-gitdiff only calls ReadString.
+func (r *lineReader) Read(b []byte) (int, error) {
+	if r.rest == "" {
+		return 0, io.EOF
+	}
+	n := copy(b, r.rest)
+	r.rest = r.rest[n:]
+	return n, nil
+}
+
+func parseOne(text string) (*Patch, error) {
+	files, preamble, err := gitdiff.Parse(&lineReader{rest: text})
 	if err != nil {
 		return nil, err
 	}
-	if err := checkHunkCounts(data); err != nil {
+	if err := checkHunkCounts(text); err != nil {
 		return nil, err
 	}
 	if len(files) == 0 {
@@ -126,8 +223,20 @@ func parseOne(data []byte) (*Patch, error) {
 			}
 		}
 	}
-	sum := sha256.Sum256(data)
-	return &Patch{Header: header, Files: files, SHA256: hex.EncodeToString(sum[:])}, nil
+	return &Patch{Header: header, Files: files, SHA256: sha256Hex(text)}, nil
+}
+
+// sha256Hex hashes text through one small buffer, so a large patch is
+// not copied into a byte slice for it.
+func sha256Hex(text string) string {
+	h := sha256.New()
+	buf := make([]byte, 1<<16)
+	for len(text) > 0 {
+		n := copy(buf, text)
+		h.Write(buf[:n])
+		text = text[n:]
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // fileName is the path a file diff is about, for messages.

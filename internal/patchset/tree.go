@@ -1,6 +1,7 @@
 package patchset
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path"
@@ -28,14 +29,18 @@ type tree struct {
 	dirty   map[string]bool
 	// touched is every path the series changed, for the final write-out.
 	touched map[string]bool
+	// spills holds the large blobs kept on disk instead of in store.
+	spills *spillStore
 }
 
 type fileEntry struct {
 	mode filemode.FileMode
 	hash plumbing.Hash
 	// data is nil while the content is the base commit's (then it is read
-	// from disk on demand).
+	// from disk on demand) or spilled.
 	data []byte
+	// spill is the file holding a large content, or "".
+	spill string
 }
 
 // loadTree reads the base commit's tree from base; new objects go to out.
@@ -55,6 +60,7 @@ func loadTree(dir string, base, out storer.EncodedObjectStorer, commit plumbing.
 		dirHash: map[string]plumbing.Hash{},
 		dirty:   map[string]bool{},
 		touched: map[string]bool{},
+		spills:  &spillStore{gitDir: filepath.Join(dir, ".git")},
 	}
 	if err := t.load(base, "", root); err != nil {
 		return nil, err
@@ -105,6 +111,9 @@ func (t *tree) read(p string) ([]byte, error) {
 	if e.data != nil {
 		return e.data, nil
 	}
+	if e.spill != "" {
+		return os.ReadFile(e.spill)
+	}
 	full := filepath.Join(t.dir, filepath.FromSlash(p))
 	if e.mode == filemode.Symlink {
 		target, err := os.Readlink(full)
@@ -124,16 +133,34 @@ func (t *tree) read(p string) ([]byte, error) {
 
 func (t *tree) mode(p string) filemode.FileMode { return t.files[p].mode }
 
-// set stores content for p and writes its blob.
+// set stores data for p and writes its blob.
 func (t *tree) set(p string, mode filemode.FileMode, data []byte) error {
-	if data == nil {
-		data = []byte{}
+	return t.setContent(p, mode, bytesContent(data))
+}
+
+// setContent stores c for p and writes its blob: in memory, or streamed
+// to a spill file when it is large.
+func (t *tree) setContent(p string, mode filemode.FileMode, c content) error {
+	e := &fileEntry{mode: mode}
+	if c.size() > spillAbove && mode != filemode.Symlink {
+		path, h, err := t.spills.write(c)
+		if err != nil {
+			return fmt.Errorf("store %s: %w", p, err)
+		}
+		e.hash, e.spill = h, path
+	} else {
+		// Never nil, even when empty: nil data means "read it from disk".
+		b := bytes.NewBuffer(make([]byte, 0, c.size()))
+		if err := c.writeTo(b); err != nil {
+			return fmt.Errorf("store %s: %w", p, err)
+		}
+		h, err := writeObject(t.store, plumbing.BlobObject, b.Bytes())
+		if err != nil {
+			return fmt.Errorf("store %s: %w", p, err)
+		}
+		e.hash, e.data = h, b.Bytes()
 	}
-	h, err := writeObject(t.store, plumbing.BlobObject, data)
-	if err != nil {
-		return fmt.Errorf("store %s: %w", p, err)
-	}
-	t.files[p] = &fileEntry{mode: mode, hash: h, data: data}
+	t.files[p] = e
 	t.touched[p] = true
 	for child := p; child != ""; child = parentDir(child) {
 		dir := parentDir(child)

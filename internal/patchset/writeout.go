@@ -36,6 +36,12 @@ func writeOut(dir string, t *tree, res *Result) error {
 	}
 	for _, p := range paths {
 		if f, ok := t.files[p]; ok {
+			if f.spill != "" {
+				if err := moveSpill(f, filepath.Join(dir, filepath.FromSlash(p))); err != nil {
+					return err
+				}
+				continue
+			}
 			data, err := t.read(p)
 			if err != nil {
 				return fmt.Errorf("write %s: %w", p, err)
@@ -60,11 +66,7 @@ func writeFile(full string, mode filemode.FileMode, data []byte) error {
 			return fmt.Errorf("write %s: %w", full, err)
 		}
 	} else {
-		perm := os.FileMode(0o644)
-		if mode == filemode.Executable {
-			perm = 0o755
-		}
-		if err := os.WriteFile(tmp, data, perm); err != nil {
+		if err := os.WriteFile(tmp, data, filePerm(mode)); err != nil {
 			return fmt.Errorf("write %s: %w", full, err)
 		}
 	}
@@ -73,6 +75,30 @@ func writeFile(full string, mode filemode.FileMode, data []byte) error {
 		return fmt.Errorf("write %s: %w", full, err)
 	}
 	return nil
+}
+
+// moveSpill puts a spilled file in its place: it already holds the
+// content, so it is renamed rather than copied. Later reads of the entry
+// go to the work tree.
+func moveSpill(f *fileEntry, full string) error {
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		return err
+	}
+	if err := os.Chmod(f.spill, filePerm(f.mode)); err != nil {
+		return fmt.Errorf("write %s: %w", full, err)
+	}
+	if err := os.Rename(f.spill, full); err != nil {
+		return fmt.Errorf("write %s: %w", full, err)
+	}
+	f.spill = ""
+	return nil
+}
+
+func filePerm(mode filemode.FileMode) os.FileMode {
+	if mode == filemode.Executable {
+		return 0o755
+	}
+	return 0o644
 }
 
 func removeFile(dir, p string) error {
