@@ -46,20 +46,28 @@ func newTwoPins(t *testing.T) twoPins {
 	return twoPins{upstream: upstream{repo: repo, url: repo.HTTPURL(gitfixture.ServeHTTP(t, root)), commit: v1}, v1: v1, v2: v2}
 }
 
+// edit is one commit of a test series: replace from with to in file.
+type edit struct{ file, from, to, subject string }
+
 // seriesOnV1 makes patches/v9 with four patches on v1, one per file.
 func seriesOnV1(t *testing.T, u twoPins, patchesRoot, cache string) string {
-	dir := filepath.Join(patchesRoot, "v9")
-	require.NoError(t, os.MkdirAll(dir, 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "recipe.yaml"), []byte("upstream:\n  repository: "+u.url+"\n  ref: v1\n  commit: "+u.v1+"\npatches: []\n"), 0o644))
-	work := filepath.Join(t.TempDir(), "work")
-	r := run(t, cache, "apply", "--recipe", dir, "--out", work)
-	require.Equal(t, 0, r.code, r.stderr)
-	edits := []struct{ file, from, to, subject string }{
+	return seriesOn(t, u.url, u.v1, patchesRoot, cache, "v9", []edit{
 		{"a.txt", "a 1 line\n", "a = dynamo\n", "Route a"},
 		{"b.txt", "b 1 line\n", "b = dynamo\n", "Route b"},
 		{"c.txt", "c 3 line\n", "c 3 fixed line\n", "Fix c"},
 		{"d.txt", "d 2 line\n", "d = dynamo\n", "Route d"},
-	}
+	})
+}
+
+// seriesOn makes patches/<version> pinned at tag v1 (commit) of url, one
+// patch per edit.
+func seriesOn(t *testing.T, url, commit, patchesRoot, cache, version string, edits []edit) string {
+	dir := filepath.Join(patchesRoot, version)
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "recipe.yaml"), []byte("upstream:\n  repository: "+url+"\n  ref: v1\n  commit: "+commit+"\npatches: []\n"), 0o644))
+	work := filepath.Join(t.TempDir(), "work")
+	r := run(t, cache, "apply", "--recipe", dir, "--out", work)
+	require.Equal(t, 0, r.code, r.stderr)
 	for _, e := range edits {
 		path := filepath.Join(work, e.file)
 		data, err := os.ReadFile(path)
@@ -137,6 +145,81 @@ func TestRebaseClassifiesStopsContinuesAndAborts(t *testing.T) {
 	assert.Regexp(t, `dropped\s+Fix c\s+0003-Fix-c.patch\s+-`, r.stdout)
 	assert.Contains(t, r.stdout, "interdiff of \"Route b\"")
 	assert.Contains(t, r.stdout, "-+b = dynamo\n")
+}
+
+// TestRebaseContinueWithNothingChangedRefuses is the series that stops at
+// its first patch (skipped) and again at its fourth: --continue without an
+// edit used to record the third patch's commit as the fourth patch, losing
+// the fourth patch's change and the third patch's file.
+func TestRebaseContinueWithNothingChangedRefuses(t *testing.T) {
+	root := t.TempDir()
+	repo := gitfixture.NewAt(t, filepath.Join(root, "gaie"))
+	files := map[string]string{}
+	for _, f := range []string{"a", "b", "c", "d"} {
+		files[f+".txt"] = lineFile(f, 20)
+	}
+	v1 := repo.Commit(t, "v1", files)
+	repo.Tag(t, "v1", v1, true)
+	v2 := repo.Commit(t, "v2", map[string]string{
+		"a.txt": strings.Replace(lineFile("a", 20), "a 1 line\n", "a = upstream\n", 1),
+		"d.txt": strings.Replace(lineFile("d", 20), "d 1 line\n", "d = upstream\n", 1),
+	})
+	repo.Tag(t, "v2", v2, true)
+	url := repo.HTTPURL(gitfixture.ServeHTTP(t, root))
+	cache, patches := t.TempDir(), t.TempDir()
+	seriesOn(t, url, v1, patches, cache, "v9", []edit{
+		{"a.txt", "a 1 line\n", "a = dynamo\n", "Route a"},
+		{"b.txt", "b 2 line\n", "b = dynamo\n", "Route b"},
+		{"c.txt", "c 2 line\n", "c = dynamo\n", "Route c"},
+		{"d.txt", "d 1 line\n", "d = dynamo\n", "Route d"},
+	})
+
+	work := filepath.Join(t.TempDir(), "rebase")
+	r := run(t, cache, "--patches", patches, "rebase", "--version", "v9", "--onto", "v2", "--as", "v10", "--dir", work)
+	require.Equal(t, 6, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, "rebase stopped at 0001-Route-a.patch")
+	assert.NotContains(t, r.stderr, "epp-build export", "rebase gives its own next steps, not apply's")
+	assert.Contains(t, r.stderr, "epp-build rebase --continue --dir "+work)
+	r = run(t, cache, "--patches", patches, "rebase", "--skip", "--dir", work)
+	require.Equal(t, 6, r.code, r.stdout+r.stderr)
+	require.Contains(t, r.stderr, "rebase stopped at 0004-Route-d.patch")
+	resetConflict(t, work)
+
+	r = run(t, cache, "--patches", patches, "rebase", "--continue", "--dir", work)
+	assert.Equal(t, 6, r.code, "nothing changed: the rebase stays stopped\n"+r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, "rebase stopped at 0004-Route-d.patch: --continue found nothing to record")
+	assert.Contains(t, r.stderr, "epp-build rebase --skip --dir "+work)
+	assert.NoDirExists(t, filepath.Join(patches, "v10"), "nothing is written while stopped")
+
+	d, err := os.ReadFile(filepath.Join(work, "d.txt"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(work, "d.txt"), []byte(strings.Replace(string(d), "d = upstream\n", "d = dynamo on upstream\n", 1)), 0o644))
+	r = run(t, cache, "--patches", patches, "rebase", "--continue", "--dir", work)
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+
+	names, err := filepath.Glob(filepath.Join(patches, "v10", "*.patch"))
+	require.NoError(t, err)
+	for i := range names {
+		names[i] = filepath.Base(names[i])
+	}
+	assert.Equal(t, []string{"0002-Route-b.patch", "0003-Route-c.patch", "0004-Route-d.patch"}, names)
+	for name, want := range map[string]string{
+		"0002-Route-b.patch": "+b = dynamo\n", "0003-Route-c.patch": "+c = dynamo\n", "0004-Route-d.patch": "+d = dynamo on upstream\n",
+	} {
+		data, err := os.ReadFile(filepath.Join(patches, "v10", name))
+		require.NoError(t, err)
+		assert.Contains(t, string(data), want, name)
+		assert.Contains(t, string(data), "Subject: Route "+name[len("0002-Route-"):len("0002-Route-")+1], name)
+	}
+	r = run(t, cache, "--patches", patches, "check", "--version", "v10")
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+}
+
+// resetConflict puts the work tree of a stopped rebase back at HEAD, as
+// if the stop had written nothing: the user did nothing for the patch.
+func resetConflict(t *testing.T, work string) {
+	gitOut(t, work, "reset", "-q", "--hard")
+	gitOut(t, work, "clean", "-qfd")
 }
 
 func TestPickFromRepoKeepsAuthorshipAndExtends(t *testing.T) {
