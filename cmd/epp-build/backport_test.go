@@ -299,3 +299,73 @@ func gitWithEnv(t *testing.T, dir string, env []string, args ...string) {
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "git %v: %s", args, out)
 }
+
+// TestRebaseAsKeepsWhatTheRecipeSays rebases a version that extends another
+// into a standalone one: the description, capi pin, comments and generated
+// list it inherited come along (the entry of a dropped patch goes), so check
+// of the new version still notices when a plugin's source drifts.
+func TestRebaseAsKeepsWhatTheRecipeSays(t *testing.T) {
+	u := newTwoPins(t)
+	cache := t.TempDir()
+	root := t.TempDir()
+	patches := filepath.Join(root, "patches")
+	dir := seriesOnV1(t, u, patches, cache)
+
+	// v9 gains a generated plugin patch and says what it is.
+	plugin := filepath.Join(root, "plugins", "p")
+	require.NoError(t, os.MkdirAll(plugin, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(plugin, "go.mod"), []byte("module example.com/plugins/p\n\ngo 1.22\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(plugin, "p.go"), []byte("package p\n\nconst Name = \"p\"\n"), 0o644))
+	work := filepath.Join(t.TempDir(), "work")
+	r := run(t, cache, "--patches", patches, "apply", "--version", "v9", "--out", work)
+	require.Equal(t, 0, r.code, r.stderr)
+	require.NoError(t, os.CopyFS(filepath.Join(work, "p"), os.DirFS(plugin)))
+	require.NoError(t, os.Remove(filepath.Join(work, "p", "go.mod")))
+	gitOut(t, work, "add", "-A")
+	gitOut(t, work, "commit", "-q", "-m", "Add the plugin\n\nWhy: the test series.\n\nReason: test")
+	r = run(t, cache, "export", "--dir", work, "--to", dir)
+	require.Equal(t, 0, r.code, r.stderr)
+	text, err := os.ReadFile(filepath.Join(dir, "recipe.yaml"))
+	require.NoError(t, err)
+	const hash = "h1:6AfOXB1PK3ZVDGUs748RYxNdlmYmPF7WNee8nyTKZuQ="
+	head := "# v9: the line the test carries.\ndescription: the v9 line\n"
+	capi := "capi:\n  repository: https://example.com/dynamo.git\n  ref: v0.7.0\n  commit: " + u.v1 + "\n  dir: lib/bindings/c\n  crate: c\n  library: c\n  generation: routers\n"
+	gen := "generated:\n  - patch: 0002-Route-b.patch\n    from: ../../plugins/p\n    to: q\n  # the plugin lives in this repository\n  - patch: 0005-Add-the-plugin.patch\n    from: ../../plugins/p\n    to: p\n"
+	body := strings.Replace(string(text), "patches:", capi+gen+"patches:", 1)
+	body = strings.Replace(body, "commit: "+u.v1+"\n", "commit: "+u.v1+"\n  module: example.com/gaie\n  moduleVersion: v1.0.0\n  moduleHash: "+hash+"\n", 1)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "recipe.yaml"), []byte(head+body), 0o644))
+	// 0002 also "generates" q, so dropping 0002 drops that entry; q holds
+	// the same plugin, as a patch would after regen.
+	r = run(t, cache, "--patches", patches, "regen", "--version", "v9")
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	r = run(t, cache, "--patches", patches, "check", "--version", "v9")
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	require.NoError(t, os.MkdirAll(filepath.Join(patches, "v9.1"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(patches, "v9.1", "recipe.yaml"), []byte("extends: v9\npatches: []\n"), 0o644))
+
+	rebase := filepath.Join(t.TempDir(), "rebase")
+	r = run(t, cache, "--patches", patches, "rebase", "--version", "v9.1", "--onto", "v2", "--as", "v10", "--dir", rebase,
+		"--onto-module-version", "v2.0.0", "--onto-module-hash", hash)
+	require.Equal(t, 6, r.code, r.stdout+r.stderr)
+	require.Contains(t, r.stderr, "rebase stopped at 0002-Route-b.patch")
+	r = run(t, cache, "--patches", patches, "rebase", "--skip", "--dir", rebase)
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, "generated folder q left out of the recipe: its patch 0002-Route-b.patch is no longer in the series")
+
+	got, err := os.ReadFile(filepath.Join(patches, "v10", "recipe.yaml"))
+	require.NoError(t, err)
+	assert.Contains(t, string(got), "description: the v9 line")
+	assert.Contains(t, string(got), "generation: routers")
+	assert.Contains(t, string(got), "# the plugin lives in this repository")
+	assert.Contains(t, string(got), "- patch: 0005-Add-the-plugin.patch\n    from: ../../plugins/p\n    to: p\n")
+	assert.NotContains(t, string(got), "to: q")
+	assert.NotContains(t, string(got), "extends")
+	r = run(t, cache, "--patches", patches, "check", "--version", "v10")
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+
+	// The plugin drifts from its patch: check of the new version says so.
+	require.NoError(t, os.WriteFile(filepath.Join(plugin, "p.go"), []byte("package p\n\nconst Name = \"drifted\"\n"), 0o644))
+	r = run(t, cache, "--patches", patches, "check", "--version", "v10")
+	assert.Equal(t, 6, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, "0005-Add-the-plugin.patch")
+}

@@ -50,6 +50,14 @@ func Start(ctx context.Context, r *recipe.Recipe, u recipe.Upstream, as, dir str
 	if _, err := os.Stat(dir); err == nil {
 		return nil, fmt.Errorf("%s exists: a rebase in progress? use --continue, --skip or --abort, or choose another --dir", dir)
 	}
+	if as != "" {
+		if !validVersion(as) {
+			return nil, fmt.Errorf("--as %q: a version is a plain folder name such as v1.5.0", as)
+		}
+		if _, err := os.Stat(filepath.Join(filepath.Dir(r.Dir), as)); err == nil {
+			return nil, fmt.Errorf("--as %s: version %s exists already (%s); choose another name", as, as, filepath.Join(filepath.Dir(r.Dir), as))
+		}
+	}
 	if err := materialize(ctx, u, dir); err != nil {
 		os.RemoveAll(dir)
 		return nil, err
@@ -201,7 +209,7 @@ func run(ctx context.Context, dir string, st *state, log io.Writer) ([]Step, err
 		}
 		return st.Steps, &ConflictStop{Dir: dir, Patch: name, Err: err, Marked: marked}
 	}
-	if err := finish(dir, st); err != nil {
+	if err := finish(dir, st, log); err != nil {
 		return nil, err
 	}
 	if err := os.Remove(filepath.Join(dir, ".git", stateFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -211,8 +219,10 @@ func run(ctx context.Context, dir string, st *state, log io.Writer) ([]Step, err
 }
 
 // finish writes the rebased series: into a new version folder (--as) or
-// over the version itself.
-func finish(dir string, st *state) error {
+// over the version itself. The recipe keeps what the old one said
+// (description, capi, generated with each patch's new name) and says
+// where it went.
+func finish(dir string, st *state, log io.Writer) error {
 	if err := recordSteps(dir, st.Steps); err != nil {
 		return err
 	}
@@ -220,9 +230,8 @@ func finish(dir string, st *state) error {
 	if err != nil {
 		return err
 	}
-	target := st.Recipe
+	target := targetDir(st)
 	if st.As != "" {
-		target = filepath.Join(filepath.Dir(st.Recipe), st.As)
 		if err := os.MkdirAll(target, 0o755); err != nil {
 			return err
 		}
@@ -238,10 +247,34 @@ func finish(dir string, st *state) error {
 		return err
 	}
 	names := make([]string, len(patches))
+	byCommit := map[string]string{}
 	for i, p := range patches {
 		names[i] = p.Name
+		byCommit[p.Commit] = p.Name
 	}
-	return recipe.Rebased(target, st.Upstream, names)
+	rename := map[string]string{}
+	for _, s := range st.Steps {
+		if n, ok := byCommit[s.Commit]; ok && s.Commit != "" {
+			rename[s.Patch] = n
+		}
+	}
+	dropped, err := recipe.Rebased(target, st.Upstream, names, rename)
+	if err != nil {
+		return err
+	}
+	for _, g := range dropped {
+		fmt.Fprintf(log, "generated folder %s left out of the recipe: its patch %s is no longer in the series\n", g.To, g.Patch)
+	}
+	fmt.Fprintf(log, "the rebased series (%d patches) is in %s\n", len(patches), target)
+	return nil
+}
+
+// targetDir is the version folder the rebased series goes to.
+func targetDir(st *state) string {
+	if st.As != "" {
+		return filepath.Join(filepath.Dir(st.Recipe), st.As)
+	}
+	return st.Recipe
 }
 
 // commitResolution commits the user's fix with the patch's author, date
