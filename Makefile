@@ -35,6 +35,7 @@ nested:
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParseApply -fuzztime $(FUZZTIME) ./internal/patchset
+	$(GO) test -run '^$$' -fuzz FuzzRebaseState -fuzztime $(FUZZTIME) ./internal/backport
 
 # Every committed series must be what apply (+ regen) and export produce.
 check-patches:
