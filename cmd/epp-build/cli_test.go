@@ -39,8 +39,14 @@ type result struct {
 // run runs epp-build with its own cache folder.
 func run(t *testing.T, cache string, args ...string) result {
 	t.Helper()
+	return runEnv(t, cache, nil, args...)
+}
+
+// runEnv is run with more environment (KEY=value, last one wins).
+func runEnv(t *testing.T, cache string, env []string, args ...string) result {
+	t.Helper()
 	cmd := exec.Command(binary, args...)
-	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cache, "GOPROXY=off")
+	cmd.Env = append(append(os.Environ(), "XDG_CACHE_HOME="+cache, "GOPROXY=off"), env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

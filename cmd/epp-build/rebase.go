@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -9,7 +10,6 @@ import (
 	"github.com/epp-build/epp-build/internal/backport"
 	"github.com/epp-build/epp-build/internal/patchset"
 	"github.com/epp-build/epp-build/internal/recipe"
-	"github.com/epp-build/epp-build/internal/source"
 	"github.com/spf13/cobra"
 )
 
@@ -59,21 +59,15 @@ finishes: into --as NEW (a standalone version), or over V.
 				if lerr != nil {
 					return lerr
 				}
-				u := r.Upstream
-				u.Ref, u.Commit, u.ModuleVersion, u.ModuleHash = onto, ontoCommit, modVersion, modHash
-				if f.upstream != "" {
-					u.Repository = f.upstream
+				u, perr := backport.NewPin(cmd.Context(), r.Upstream, backport.Onto{
+					Ref: onto, Commit: ontoCommit, ModuleVersion: modVersion, ModuleHash: modHash, Repository: f.upstream,
+				}, log)
+				var bad *backport.UsageError
+				if errors.As(perr, &bad) {
+					return usageError{perr}
 				}
-				if u.ModuleVersion == "" {
-					u.Module = ""
-				}
-				if u.Commit == "" {
-					if u.Commit, err = source.Resolve(cmd.Context(), u.Repository, onto); err != nil {
-						return fmt.Errorf("%w (or give the commit with --onto-commit)", err)
-					}
-					if u.Commit != onto {
-						fmt.Fprintf(log, "%s resolves to %s\n", onto, u.Commit)
-					}
+				if perr != nil {
+					return perr
 				}
 				steps, err = backport.Start(cmd.Context(), r, u, as, dir, materializer(&f, log), log)
 			}
@@ -87,8 +81,8 @@ finishes: into --as NEW (a standalone version), or over V.
 	f.register(cmd)
 	cmd.Flags().StringVar(&onto, "onto", "", "upstream tag or commit to rebase onto")
 	cmd.Flags().StringVar(&ontoCommit, "onto-commit", "", "the commit --onto must resolve to (default: ask the repository)")
-	cmd.Flags().StringVar(&modVersion, "onto-module-version", "", "module version of the new pin, for the module proxy source")
-	cmd.Flags().StringVar(&modHash, "onto-module-hash", "", "h1: hash of that module version")
+	cmd.Flags().StringVar(&modVersion, "onto-module-version", "", "module version of the new pin (default: what the module proxy answers for --onto)")
+	cmd.Flags().StringVar(&modHash, "onto-module-hash", "", "h1: hash of that module version (default: computed from the proxy's zip)")
 	cmd.Flags().StringVar(&as, "as", "", "write the rebased series as this new version instead of over --version")
 	cmd.Flags().StringVar(&dir, "dir", "", "work tree of the rebase (created by the start, kept at a conflict)")
 	cmd.Flags().BoolVar(&cont, "continue", false, "go on after fixing a conflict in --dir")
