@@ -116,9 +116,19 @@ func TestRebaseClassifiesStopsContinuesAndAborts(t *testing.T) {
 	require.Equal(t, 6, r.code, r.stdout+r.stderr)
 	assert.Contains(t, r.stdout, "0001-Route-a.patch  applied at an offset (a.txt +3)")
 	assert.Equal(t, before, snapshot(t, patches), "nothing is written before the rebase finishes")
+	// The failed hunk is in b.txt as diff3 conflict markers, base from v1.
+	assert.Contains(t, r.stderr, "conflicts marked in "+work+": b.txt")
 	b, err := os.ReadFile(filepath.Join(work, "b.txt"))
 	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(work, "b.txt"), []byte(strings.Replace(string(b), "b = upstream changed this\n", "b = dynamo on top of upstream\n", 1)), 0o644))
+	block := "<<<<<<< ours (new upstream)\nb = upstream changed this\nb 2 line\nb 3 line\nb 4 line\n" +
+		"||||||| base (old pin)\nb 1 line\nb 2 line\nb 3 line\nb 4 line\n" +
+		"=======\nb = dynamo\nb 2 line\nb 3 line\nb 4 line\n" +
+		">>>>>>> patch (0002-Route-b.patch)\n"
+	require.Equal(t, block+strings.TrimPrefix(lineFile("b", 20), "b 1 line\nb 2 line\nb 3 line\nb 4 line\n"), string(b))
+	r = run(t, cache, "--patches", patches, "rebase", "--continue", "--dir", work)
+	require.Equal(t, 6, r.code, "markers left: the rebase stays stopped\n"+r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, "conflict markers are still in b.txt")
+	require.NoError(t, os.WriteFile(filepath.Join(work, "b.txt"), []byte(strings.Replace(string(b), block, "b = dynamo on top of upstream\nb 2 line\nb 3 line\nb 4 line\n", 1)), 0o644))
 	r = run(t, cache, "--patches", patches, "rebase", "--continue", "--dir", work)
 	require.Equal(t, 0, r.code, r.stdout+r.stderr)
 	assert.Contains(t, r.stdout, "0002-Route-b.patch  conflict resolved by hand")

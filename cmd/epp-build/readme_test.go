@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -8,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/epp-build/epp-build/internal/testenv"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -23,6 +26,8 @@ func TestREADMEBackportingRunsAsWritten(t *testing.T) {
 	require.NoError(t, err)
 	commands := walkthrough(t, string(readme))
 	require.GreaterOrEqual(t, len(commands), 6)
+
+	requireCommitQueries(t, commands)
 
 	root := t.TempDir()
 	for _, dir := range []string{"patches", "docs", "plugins", "ffi"} {
@@ -50,6 +55,39 @@ func TestREADMEBackportingRunsAsWritten(t *testing.T) {
 	assert.Regexp(t, `same\s+Dockerfile: build the EPP`, outputs["diff-series"])
 	assert.Contains(t, outputs["lint"], "no problems")
 	assert.FileExists(t, filepath.Join(root, "patches", "v1.2.9", "recipe.yaml"))
+}
+
+// requireCommitQueries checks that the module proxy answers the
+// walkthrough's `rebase --onto COMMIT` with a pseudo-version, as
+// proxy.golang.org does; a network that lets only canonical versions
+// through cannot run the walkthrough.
+func requireCommitQueries(t *testing.T, commands []string) {
+	var onto string
+	for _, c := range commands {
+		f := strings.Fields(c)
+		for i := range f[:len(f)-1] {
+			if f[i] == "--onto" {
+				onto = f[i+1]
+			}
+		}
+	}
+	require.NotEmpty(t, onto, "the walkthrough rebases --onto a ref")
+	proxy := "https://proxy.golang.org"
+	if v := os.Getenv("GOPROXY"); v != "" {
+		proxy, _, _ = strings.Cut(strings.Split(v, ",")[0], "|")
+	}
+	url := proxy + "/sigs.k8s.io/gateway-api-inference-extension/@v/" + onto + ".info"
+	resp, err := http.Get(url)
+	if err == nil {
+		resp.Body.Close()
+	}
+	if err != nil || resp.StatusCode != http.StatusOK {
+		status := fmt.Sprint(err)
+		if err == nil {
+			status = resp.Status
+		}
+		testenv.Require(t, "a module proxy that answers a commit with its pseudo-version ("+url+": "+status+")", "the walkthrough's rebase --onto "+onto+" asks it")
+	}
 }
 
 // walkthrough returns the commands of the README's Backporting code block,

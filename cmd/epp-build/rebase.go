@@ -23,19 +23,33 @@ func newRebaseCommand(g *globalFlags) *cobra.Command {
 		Long: `rebase materializes the new upstream pin in --dir and replays the series one patch at
 a time, classifying each: applied, applied at an offset, already upstream (its
 reverse applies: dropped), or conflicting. At a conflict it stops, leaving --dir for
-you to fix: edit the files so they hold the patch's change, then --continue (your
-edits become the patch, with its author and message), --skip to drop the patch, or
---abort to throw the rebase away. The new series is written only when the rebase
-finishes: into --as NEW (a standalone version), or over V.
+you to fix: the hunks that fit are applied, each one that does not is in its file as
+diff3 conflict markers (ours = the new upstream, base = what the patch expected from
+the old pin, then the patch's lines), and a change that is not a text edit is in
+FILE.rej. Edit the files so they hold the patch's change, then --continue (your
+edits become the patch, with its author and message; it refuses while markers or
+.rej files are left, or when nothing changed), --skip to drop the patch, or --abort
+to throw the rebase away. The new series is written only when the rebase finishes:
+into --as NEW (a standalone version, keeping the recipe's description, capi and
+generated list), or over V; rebase prints where.
+
+--onto takes a tag or a commit: the commit comes from the repository and, for a
+recipe with upstream.module, the module version and h1: hash from the module proxy;
+--onto-commit, --onto-module-version and --onto-module-hash override them.
 
 ` + exitCodesHelp,
 		Example: `  epp-build rebase --version v1.4.2 --onto v1.5.0 --as v1.5.0-dyn --dir ./rebase
   epp-build rebase --continue --dir ./rebase
-  epp-build rebase --abort --dir ./rebase`,
+  epp-build rebase --abort --dir ./rebase
+  epp-build rebase --version v1.4.2 --onto 206d40dca75d387ed646c9b3cdb9e873c2197e38 --as v1.2.9`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if dir == "" {
-				return usageError{fmt.Errorf("--dir is required: the work tree of the rebase")}
+				d, err := backport.DefaultDir(g.patches)
+				if err != nil {
+					return err
+				}
+				dir = d
 			}
 			log := cmd.ErrOrStderr()
 			var steps []backport.Step
@@ -84,7 +98,7 @@ finishes: into --as NEW (a standalone version), or over V.
 	cmd.Flags().StringVar(&modVersion, "onto-module-version", "", "module version of the new pin (default: what the module proxy answers for --onto)")
 	cmd.Flags().StringVar(&modHash, "onto-module-hash", "", "h1: hash of that module version (default: computed from the proxy's zip)")
 	cmd.Flags().StringVar(&as, "as", "", "write the rebased series as this new version instead of over --version")
-	cmd.Flags().StringVar(&dir, "dir", "", "work tree of the rebase (created by the start, kept at a conflict)")
+	cmd.Flags().StringVar(&dir, "dir", "", "work tree of the rebase, created by the start and kept at a conflict (default: a folder per --patches under the user cache folder)")
 	cmd.Flags().BoolVar(&cont, "continue", false, "go on after fixing a conflict in --dir")
 	cmd.Flags().BoolVar(&skip, "skip", false, "drop the patch the rebase stopped at")
 	cmd.Flags().BoolVar(&abort, "abort", false, "throw the rebase in --dir away")
