@@ -156,6 +156,16 @@ func TestRebaseClassifiesStopsContinuesAndAborts(t *testing.T) {
 	assert.Regexp(t, `dropped\s+Fix c\s+0003-Fix-c.patch\s+-`, r.stdout)
 	assert.Contains(t, r.stdout, "interdiff of \"Route b\"")
 	assert.Contains(t, r.stdout, "-+b = dynamo\n")
+
+	// For CI: --exit-code says whether the series differ; -o takes one set.
+	r = run(t, cache, "--patches", patches, "diff-series", "v9", "v10", "--exit-code", "-o", "markdown")
+	assert.Equal(t, 1, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout, "| dropped | Fix c | `0003-Fix-c.patch` | - | - | test |\n")
+	r = run(t, cache, "--patches", patches, "diff-series", "v10", "v10", "--exit-code", "-o", "table")
+	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
+	r = run(t, cache, "--patches", patches, "log", "--version", "v10", "-o", "yaml")
+	assert.Equal(t, 2, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, "use text, json, markdown")
 }
 
 // TestRebaseContinueWithNothingChangedRefuses is the series that stops at
