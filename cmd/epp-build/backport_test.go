@@ -433,3 +433,19 @@ func TestRebaseOntoACommitAloneAsksTheModuleProxy(t *testing.T) {
 	r = runEnv(t, t.TempDir(), env, "--patches", patches, "check", "--version", "v10", "--source", "goproxy")
 	require.Equal(t, 0, r.code, r.stdout+r.stderr)
 }
+
+// TestCompletionOffersVersionsAndFormats completes through cobra's
+// __complete, as a shell would.
+func TestCompletionOffersVersionsAndFormats(t *testing.T) {
+	patches := t.TempDir()
+	for _, v := range []string{"v1.4.2", "v1.4.3"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(patches, v), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(patches, v, "recipe.yaml"), []byte("patches: []\n"), 0o644))
+	}
+	r := run(t, t.TempDir(), "--patches", patches, "__complete", "diff-series", "v1.4.2", "")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "v1.4.2\nv1.4.3\n:4\n", r.stdout)
+	r = run(t, t.TempDir(), "__complete", "log", "-o", "")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "text\njson\nmarkdown\n:4\n", r.stdout)
+}

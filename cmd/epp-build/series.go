@@ -21,6 +21,18 @@ func printJSON(cmd *cobra.Command, v any) error {
 func outputFlag(cmd *cobra.Command, f *outfmt.Format) {
 	*f = outfmt.Text
 	cmd.Flags().VarP(f, "output", "o", "output format: text (or table), json, or markdown (a table for a pull request)")
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(outfmt.Names, cobra.ShellCompDirectiveNoFileComp))
+}
+
+// versionArgs completes version arguments with the recipes under --patches.
+func versionArgs(g *globalFlags) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		names, err := recipe.Versions(g.patches)
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveError
+		}
+		return names, cobra.ShellCompDirectiveNoFileComp
+	}
 }
 
 func newLogCommand(g *globalFlags) *cobra.Command {
@@ -73,7 +85,8 @@ patches are the same change), for CI.`,
 		Example: `  epp-build diff-series v1.4.2 v1.4.3
   epp-build diff-series v1.4.2 v1.5.0-dyn -o markdown   # paste into a pull request
   epp-build diff-series v1.4.2 v1.4.3 --exit-code`,
-		Args: cobra.ExactArgs(2),
+		Args:              cobra.ExactArgs(2),
+		ValidArgsFunction: versionArgs(g),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var sides [2][]review.Entry
 			for i, v := range args {
