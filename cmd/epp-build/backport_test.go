@@ -384,6 +384,12 @@ func TestRebaseAsKeepsWhatTheRecipeSays(t *testing.T) {
 	r = run(t, cache, "--patches", patches, "check", "--version", "v10")
 	require.Equal(t, 0, r.code, r.stdout+r.stderr)
 
+	// A second rebase into the same version is refused before any fetch.
+	r = run(t, cache, "--patches", patches, "rebase", "--version", "v9.1", "--onto", "v2", "--as", "v10", "--dir", filepath.Join(t.TempDir(), "again"))
+	assert.Equal(t, 2, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, "--as v10: version v10 exists already")
+	assert.NotContains(t, r.stderr, "resolves to")
+
 	// The plugin drifts from its patch: check of the new version says so.
 	require.NoError(t, os.WriteFile(filepath.Join(plugin, "p.go"), []byte("package p\n\nconst Name = \"drifted\"\n"), 0o644))
 	r = run(t, cache, "--patches", patches, "check", "--version", "v10")

@@ -73,17 +73,20 @@ recipe with upstream.module, the module version and h1: hash from the module pro
 				if lerr != nil {
 					return lerr
 				}
-				u, perr := backport.NewPin(cmd.Context(), r.Upstream, backport.Onto{
+				if err = backport.CanStart(r, as, dir); err != nil {
+					break
+				}
+				var u recipe.Upstream
+				u, err = backport.NewPin(cmd.Context(), r.Upstream, backport.Onto{
 					Ref: onto, Commit: ontoCommit, ModuleVersion: modVersion, ModuleHash: modHash, Repository: f.upstream,
 				}, log)
-				var bad *backport.UsageError
-				if errors.As(perr, &bad) {
-					return usageError{perr}
+				if err == nil {
+					steps, err = backport.Start(cmd.Context(), r, u, as, dir, materializer(&f, log), log)
 				}
-				if perr != nil {
-					return perr
-				}
-				steps, err = backport.Start(cmd.Context(), r, u, as, dir, materializer(&f, log), log)
+			}
+			var bad *backport.UsageError
+			if errors.As(err, &bad) {
+				return usageError{err}
 			}
 			printSteps(cmd, steps)
 			if err == nil && !abort {

@@ -37,6 +37,26 @@ type Step struct {
 	Commit  string            `json:"commit,omitempty"`
 }
 
+// CanStart checks, before anything is fetched, that a rebase of r into as
+// (or over r) in dir can start.
+func CanStart(r *recipe.Recipe, as, dir string) error {
+	if as == "" && r.Extends != "" {
+		return &UsageError{fmt.Errorf("%s extends %s: rebase it into a new version with --as (its series becomes standalone)", r.Version, r.Extends)}
+	}
+	if _, err := os.Stat(dir); err == nil {
+		return &UsageError{fmt.Errorf("%s exists: a rebase in progress? use --continue, --skip or --abort, or choose another --dir", dir)}
+	}
+	if as != "" {
+		if !validVersion(as) {
+			return &UsageError{fmt.Errorf("--as %q: a version is a plain folder name such as v1.5.0", as)}
+		}
+		if _, err := os.Stat(filepath.Join(filepath.Dir(r.Dir), as)); err == nil {
+			return &UsageError{fmt.Errorf("--as %s: version %s exists already (%s); choose another name", as, as, filepath.Join(filepath.Dir(r.Dir), as))}
+		}
+	}
+	return nil
+}
+
 // Materializer fetches the upstream pin u and makes dst a work tree at it.
 type Materializer func(ctx context.Context, u recipe.Upstream, dst string) error
 
@@ -44,19 +64,8 @@ type Materializer func(ctx context.Context, u recipe.Upstream, dst string) error
 // exist): the upstream is materialized there and the patches replayed one
 // by one. It returns the finished steps, or a *ConflictStop.
 func Start(ctx context.Context, r *recipe.Recipe, u recipe.Upstream, as, dir string, materialize Materializer, log io.Writer) ([]Step, error) {
-	if as == "" && r.Extends != "" {
-		return nil, fmt.Errorf("%s extends %s: rebase it into a new version with --as (its series becomes standalone)", r.Version, r.Extends)
-	}
-	if _, err := os.Stat(dir); err == nil {
-		return nil, fmt.Errorf("%s exists: a rebase in progress? use --continue, --skip or --abort, or choose another --dir", dir)
-	}
-	if as != "" {
-		if !validVersion(as) {
-			return nil, fmt.Errorf("--as %q: a version is a plain folder name such as v1.5.0", as)
-		}
-		if _, err := os.Stat(filepath.Join(filepath.Dir(r.Dir), as)); err == nil {
-			return nil, fmt.Errorf("--as %s: version %s exists already (%s); choose another name", as, as, filepath.Join(filepath.Dir(r.Dir), as))
-		}
+	if err := CanStart(r, as, dir); err != nil {
+		return nil, err
 	}
 	if err := materialize(ctx, u, dir); err != nil {
 		os.RemoveAll(dir)
