@@ -424,6 +424,14 @@ func TestRebaseOntoACommitAloneAsksTheModuleProxy(t *testing.T) {
 	assert.NotContains(t, r.stderr, "has no upstream.module")
 	assert.NoDirExists(t, work)
 
+	// A proxy whose answer was built from another commit is refused.
+	liar := modproxy.Serve(t, "example.com/gaie")
+	liar.AddCommit(t, u.repo.Dir, "v1", "", u.v2)
+	r = runEnv(t, cache, []string{"GOPROXY=" + liar.URL}, "--patches", patches, "rebase", "--version", "v9", "--onto", u.v2, "--as", "v10", "--dir", work)
+	assert.Equal(t, 5, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, "the module proxy and "+u.url+" disagree about "+u.v2)
+	assert.NoDirExists(t, work)
+
 	next := proxy.AddCommit(t, u.repo.Dir, "v2", "", u.v2)
 	require.True(t, strings.HasPrefix(next.Version, "v0.0.0-"), next.Version)
 	r = runEnv(t, cache, env, "--patches", patches, "rebase", "--version", "v9", "--onto", u.v2, "--as", "v10", "--dir", work)

@@ -68,6 +68,11 @@ func TestMarkdownGolden(t *testing.T) {
 	golden(t, "log-v1.md", out.Bytes())
 
 	out.Reset()
+	require.NoError(t, WriteLog(&out, "v1", a))
+	golden(t, "log-v1.txt", out.Bytes())
+	assert.NotContains(t, out.String(), "\x1b", "control characters are shown, not sent")
+
+	out.Reset()
 	require.NoError(t, WriteDiffMarkdown(&out, "v1", "v2", DiffSeries(a, b)))
 	golden(t, "diff-series.md", out.Bytes())
 
