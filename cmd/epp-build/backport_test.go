@@ -100,9 +100,20 @@ func TestRebaseClassifiesStopsContinuesAndAborts(t *testing.T) {
 	seriesOnV1(t, u, patches, cache)
 	before := snapshot(t, patches)
 
+	// Without --dir the work tree is under the user cache folder, outside
+	// the repository, and --abort finds it again.
+	r := run(t, cache, "--patches", patches, "rebase", "--version", "v9", "--onto", "v2", "--as", "v10")
+	require.Equal(t, 6, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, "conflicts marked in "+filepath.Join(cache, "epp-build", "rebase")+string(filepath.Separator))
+	r = run(t, cache, "--patches", patches, "rebase", "--abort")
+	require.Equal(t, 0, r.code, r.stderr)
+	entries, err := os.ReadDir(filepath.Join(cache, "epp-build", "rebase"))
+	require.NoError(t, err)
+	assert.Empty(t, entries)
+
 	// --abort throws everything away.
 	work := filepath.Join(t.TempDir(), "rebase")
-	r := run(t, cache, "--patches", patches, "rebase", "--version", "v9", "--onto", "v2", "--as", "v10", "--dir", work)
+	r = run(t, cache, "--patches", patches, "rebase", "--version", "v9", "--onto", "v2", "--as", "v10", "--dir", work)
 	require.Equal(t, 6, r.code, r.stdout+r.stderr)
 	assert.Contains(t, r.stderr, "rebase stopped at 0002-Route-b.patch")
 	assert.Contains(t, r.stderr, "file b.txt")

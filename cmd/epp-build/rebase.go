@@ -50,6 +50,11 @@ recipe with upstream.module, the module version and h1: hash from the module pro
 					return err
 				}
 				dir = d
+				if !cont && !skip && !abort {
+					if err := backport.ClearFinished(dir); err != nil {
+						return err
+					}
+				}
 			}
 			log := cmd.ErrOrStderr()
 			var steps []backport.Step

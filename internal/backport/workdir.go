@@ -3,6 +3,9 @@ package backport
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 
 	"github.com/epp-build/epp-build/internal/source"
@@ -20,6 +23,23 @@ func DefaultDir(patchesRoot string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	parent := filepath.Join(cache, "rebase")
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return "", err
+	}
 	sum := sha256.Sum256([]byte(abs))
-	return filepath.Join(cache, "rebase", hex.EncodeToString(sum[:6])), nil
+	return filepath.Join(parent, hex.EncodeToString(sum[:6])), nil
+}
+
+// ClearFinished removes the default work tree dir when it holds no rebase
+// in progress (a finished one, kept for inspection), so the next rebase can
+// use it; a rebase in progress is left alone.
+func ClearFinished(dir string) error {
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".git", stateFile)); err == nil {
+		return nil
+	}
+	return os.RemoveAll(dir)
 }
