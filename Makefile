@@ -49,6 +49,7 @@ nested: | $(RESULTS)
 fuzz: | $(RESULTS)
 	$(GOTEST) $(RESULTS)/fuzz-patchset.json -- -run '^$$' -fuzz FuzzParseApply -fuzztime $(FUZZTIME) ./internal/patchset
 	$(GOTEST) $(RESULTS)/fuzz-recipe.json -- -run '^$$' -fuzz FuzzLoad -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./internal/recipe
+	$(GOTEST) $(RESULTS)/fuzz-rebase-state.json -- -run '^$$' -fuzz FuzzRebaseState -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./internal/backport
 
 $(RESULTS):
 	mkdir -p $@

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/epp-build/epp-build/internal/testutil/gitfixture"
+	"github.com/epp-build/epp-build/internal/testutil/modproxy"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -46,20 +47,28 @@ func newTwoPins(t *testing.T) twoPins {
 	return twoPins{upstream: upstream{repo: repo, url: repo.HTTPURL(gitfixture.ServeHTTP(t, root)), commit: v1}, v1: v1, v2: v2}
 }
 
+// edit is one commit of a test series: replace from with to in file.
+type edit struct{ file, from, to, subject string }
+
 // seriesOnV1 makes patches/v9 with four patches on v1, one per file.
 func seriesOnV1(t *testing.T, u twoPins, patchesRoot, cache string) string {
-	dir := filepath.Join(patchesRoot, "v9")
-	require.NoError(t, os.MkdirAll(dir, 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "recipe.yaml"), []byte("upstream:\n  repository: "+u.url+"\n  ref: v1\n  commit: "+u.v1+"\npatches: []\n"), 0o644))
-	work := filepath.Join(t.TempDir(), "work")
-	r := run(t, cache, "apply", "--recipe", dir, "--out", work)
-	require.Equal(t, 0, r.code, r.stderr)
-	edits := []struct{ file, from, to, subject string }{
+	return seriesOn(t, u.url, u.v1, patchesRoot, cache, "v9", []edit{
 		{"a.txt", "a 1 line\n", "a = dynamo\n", "Route a"},
 		{"b.txt", "b 1 line\n", "b = dynamo\n", "Route b"},
 		{"c.txt", "c 3 line\n", "c 3 fixed line\n", "Fix c"},
 		{"d.txt", "d 2 line\n", "d = dynamo\n", "Route d"},
-	}
+	})
+}
+
+// seriesOn makes patches/<version> pinned at tag v1 (commit) of url, one
+// patch per edit.
+func seriesOn(t *testing.T, url, commit, patchesRoot, cache, version string, edits []edit) string {
+	dir := filepath.Join(patchesRoot, version)
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "recipe.yaml"), []byte("upstream:\n  repository: "+url+"\n  ref: v1\n  commit: "+commit+"\npatches: []\n"), 0o644))
+	work := filepath.Join(t.TempDir(), "work")
+	r := run(t, cache, "apply", "--recipe", dir, "--out", work)
+	require.Equal(t, 0, r.code, r.stderr)
 	for _, e := range edits {
 		path := filepath.Join(work, e.file)
 		data, err := os.ReadFile(path)
@@ -91,9 +100,20 @@ func TestRebaseClassifiesStopsContinuesAndAborts(t *testing.T) {
 	seriesOnV1(t, u, patches, cache)
 	before := snapshot(t, patches)
 
+	// Without --dir the work tree is under the user cache folder, outside
+	// the repository, and --abort finds it again.
+	r := run(t, cache, "--patches", patches, "rebase", "--version", "v9", "--onto", "v2", "--as", "v10")
+	require.Equal(t, 6, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, "conflicts marked in "+filepath.Join(cache, "epp-build", "rebase")+string(filepath.Separator))
+	r = run(t, cache, "--patches", patches, "rebase", "--abort")
+	require.Equal(t, 0, r.code, r.stderr)
+	entries, err := os.ReadDir(filepath.Join(cache, "epp-build", "rebase"))
+	require.NoError(t, err)
+	assert.Empty(t, entries)
+
 	// --abort throws everything away.
 	work := filepath.Join(t.TempDir(), "rebase")
-	r := run(t, cache, "--patches", patches, "rebase", "--version", "v9", "--onto", "v2", "--as", "v10", "--dir", work)
+	r = run(t, cache, "--patches", patches, "rebase", "--version", "v9", "--onto", "v2", "--as", "v10", "--dir", work)
 	require.Equal(t, 6, r.code, r.stdout+r.stderr)
 	assert.Contains(t, r.stderr, "rebase stopped at 0002-Route-b.patch")
 	assert.Contains(t, r.stderr, "file b.txt")
@@ -107,9 +127,19 @@ func TestRebaseClassifiesStopsContinuesAndAborts(t *testing.T) {
 	require.Equal(t, 6, r.code, r.stdout+r.stderr)
 	assert.Contains(t, r.stdout, "0001-Route-a.patch  applied at an offset (a.txt +3)")
 	assert.Equal(t, before, snapshot(t, patches), "nothing is written before the rebase finishes")
+	// The failed hunk is in b.txt as diff3 conflict markers, base from v1.
+	assert.Contains(t, r.stderr, "conflicts marked in "+work+": b.txt")
 	b, err := os.ReadFile(filepath.Join(work, "b.txt"))
 	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(work, "b.txt"), []byte(strings.Replace(string(b), "b = upstream changed this\n", "b = dynamo on top of upstream\n", 1)), 0o644))
+	block := "<<<<<<< ours (new upstream)\nb = upstream changed this\nb 2 line\nb 3 line\nb 4 line\n" +
+		"||||||| base (old pin)\nb 1 line\nb 2 line\nb 3 line\nb 4 line\n" +
+		"=======\nb = dynamo\nb 2 line\nb 3 line\nb 4 line\n" +
+		">>>>>>> patch (0002-Route-b.patch)\n"
+	require.Equal(t, block+strings.TrimPrefix(lineFile("b", 20), "b 1 line\nb 2 line\nb 3 line\nb 4 line\n"), string(b))
+	r = run(t, cache, "--patches", patches, "rebase", "--continue", "--dir", work)
+	require.Equal(t, 6, r.code, "markers left: the rebase stays stopped\n"+r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, "conflict markers are still in b.txt")
+	require.NoError(t, os.WriteFile(filepath.Join(work, "b.txt"), []byte(strings.Replace(string(b), block, "b = dynamo on top of upstream\nb 2 line\nb 3 line\nb 4 line\n", 1)), 0o644))
 	r = run(t, cache, "--patches", patches, "rebase", "--continue", "--dir", work)
 	require.Equal(t, 0, r.code, r.stdout+r.stderr)
 	assert.Contains(t, r.stdout, "0002-Route-b.patch  conflict resolved by hand")
@@ -137,6 +167,91 @@ func TestRebaseClassifiesStopsContinuesAndAborts(t *testing.T) {
 	assert.Regexp(t, `dropped\s+Fix c\s+0003-Fix-c.patch\s+-`, r.stdout)
 	assert.Contains(t, r.stdout, "interdiff of \"Route b\"")
 	assert.Contains(t, r.stdout, "-+b = dynamo\n")
+
+	// For CI: --exit-code says whether the series differ; -o takes one set.
+	r = run(t, cache, "--patches", patches, "diff-series", "v9", "v10", "--exit-code", "-o", "markdown")
+	assert.Equal(t, 1, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout, "| dropped | Fix c | `0003-Fix-c.patch` | - | - | test |\n")
+	r = run(t, cache, "--patches", patches, "diff-series", "v10", "v10", "--exit-code", "-o", "table")
+	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
+	r = run(t, cache, "--patches", patches, "log", "--version", "v10", "-o", "yaml")
+	assert.Equal(t, 2, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, "use text, json, markdown")
+}
+
+// TestRebaseContinueWithNothingChangedRefuses is the series that stops at
+// its first patch (skipped) and again at its fourth: --continue without an
+// edit used to record the third patch's commit as the fourth patch, losing
+// the fourth patch's change and the third patch's file.
+func TestRebaseContinueWithNothingChangedRefuses(t *testing.T) {
+	root := t.TempDir()
+	repo := gitfixture.NewAt(t, filepath.Join(root, "gaie"))
+	files := map[string]string{}
+	for _, f := range []string{"a", "b", "c", "d"} {
+		files[f+".txt"] = lineFile(f, 20)
+	}
+	v1 := repo.Commit(t, "v1", files)
+	repo.Tag(t, "v1", v1, true)
+	v2 := repo.Commit(t, "v2", map[string]string{
+		"a.txt": strings.Replace(lineFile("a", 20), "a 1 line\n", "a = upstream\n", 1),
+		"d.txt": strings.Replace(lineFile("d", 20), "d 1 line\n", "d = upstream\n", 1),
+	})
+	repo.Tag(t, "v2", v2, true)
+	url := repo.HTTPURL(gitfixture.ServeHTTP(t, root))
+	cache, patches := t.TempDir(), t.TempDir()
+	seriesOn(t, url, v1, patches, cache, "v9", []edit{
+		{"a.txt", "a 1 line\n", "a = dynamo\n", "Route a"},
+		{"b.txt", "b 2 line\n", "b = dynamo\n", "Route b"},
+		{"c.txt", "c 2 line\n", "c = dynamo\n", "Route c"},
+		{"d.txt", "d 1 line\n", "d = dynamo\n", "Route d"},
+	})
+
+	work := filepath.Join(t.TempDir(), "rebase")
+	r := run(t, cache, "--patches", patches, "rebase", "--version", "v9", "--onto", "v2", "--as", "v10", "--dir", work)
+	require.Equal(t, 6, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, "rebase stopped at 0001-Route-a.patch")
+	assert.NotContains(t, r.stderr, "epp-build export", "rebase gives its own next steps, not apply's")
+	assert.Contains(t, r.stderr, "epp-build rebase --continue --dir "+work)
+	r = run(t, cache, "--patches", patches, "rebase", "--skip", "--dir", work)
+	require.Equal(t, 6, r.code, r.stdout+r.stderr)
+	require.Contains(t, r.stderr, "rebase stopped at 0004-Route-d.patch")
+	resetConflict(t, work)
+
+	r = run(t, cache, "--patches", patches, "rebase", "--continue", "--dir", work)
+	assert.Equal(t, 6, r.code, "nothing changed: the rebase stays stopped\n"+r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, "rebase stopped at 0004-Route-d.patch: --continue found nothing to record")
+	assert.Contains(t, r.stderr, "epp-build rebase --skip --dir "+work)
+	assert.NoDirExists(t, filepath.Join(patches, "v10"), "nothing is written while stopped")
+
+	d, err := os.ReadFile(filepath.Join(work, "d.txt"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(work, "d.txt"), []byte(strings.Replace(string(d), "d = upstream\n", "d = dynamo on upstream\n", 1)), 0o644))
+	r = run(t, cache, "--patches", patches, "rebase", "--continue", "--dir", work)
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+
+	names, err := filepath.Glob(filepath.Join(patches, "v10", "*.patch"))
+	require.NoError(t, err)
+	for i := range names {
+		names[i] = filepath.Base(names[i])
+	}
+	assert.Equal(t, []string{"0002-Route-b.patch", "0003-Route-c.patch", "0004-Route-d.patch"}, names)
+	for name, want := range map[string]string{
+		"0002-Route-b.patch": "+b = dynamo\n", "0003-Route-c.patch": "+c = dynamo\n", "0004-Route-d.patch": "+d = dynamo on upstream\n",
+	} {
+		data, err := os.ReadFile(filepath.Join(patches, "v10", name))
+		require.NoError(t, err)
+		assert.Contains(t, string(data), want, name)
+		assert.Contains(t, string(data), "Subject: Route "+name[len("0002-Route-"):len("0002-Route-")+1], name)
+	}
+	r = run(t, cache, "--patches", patches, "check", "--version", "v10")
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+}
+
+// resetConflict puts the work tree of a stopped rebase back at HEAD, as
+// if the stop had written nothing: the user did nothing for the patch.
+func resetConflict(t *testing.T, work string) {
+	gitOut(t, work, "reset", "-q", "--hard")
+	gitOut(t, work, "clean", "-qfd")
 }
 
 func TestPickFromRepoKeepsAuthorshipAndExtends(t *testing.T) {
@@ -215,4 +330,159 @@ func gitWithEnv(t *testing.T, dir string, env []string, args ...string) {
 	cmd.Env = append(gitfixture.Env(), env...)
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "git %v: %s", args, out)
+}
+
+// TestRebaseAsKeepsWhatTheRecipeSays rebases a version that extends another
+// into a standalone one: the description, capi pin, comments and generated
+// list it inherited come along (the entry of a dropped patch goes), so check
+// of the new version still notices when a plugin's source drifts.
+func TestRebaseAsKeepsWhatTheRecipeSays(t *testing.T) {
+	u := newTwoPins(t)
+	cache := t.TempDir()
+	root := t.TempDir()
+	patches := filepath.Join(root, "patches")
+	dir := seriesOnV1(t, u, patches, cache)
+
+	// v9 gains a generated plugin patch and says what it is.
+	plugin := filepath.Join(root, "plugins", "p")
+	require.NoError(t, os.MkdirAll(plugin, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(plugin, "go.mod"), []byte("module example.com/plugins/p\n\ngo 1.22\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(plugin, "p.go"), []byte("package p\n\nconst Name = \"p\"\n"), 0o644))
+	work := filepath.Join(t.TempDir(), "work")
+	r := run(t, cache, "--patches", patches, "apply", "--version", "v9", "--out", work)
+	require.Equal(t, 0, r.code, r.stderr)
+	require.NoError(t, os.CopyFS(filepath.Join(work, "p"), os.DirFS(plugin)))
+	require.NoError(t, os.Remove(filepath.Join(work, "p", "go.mod")))
+	gitOut(t, work, "add", "-A")
+	gitOut(t, work, "commit", "-q", "-m", "Add the plugin\n\nWhy: the test series.\n\nReason: test")
+	r = run(t, cache, "export", "--dir", work, "--to", dir)
+	require.Equal(t, 0, r.code, r.stderr)
+	text, err := os.ReadFile(filepath.Join(dir, "recipe.yaml"))
+	require.NoError(t, err)
+	const hash = "h1:6AfOXB1PK3ZVDGUs748RYxNdlmYmPF7WNee8nyTKZuQ="
+	head := "# v9: the line the test carries.\ndescription: the v9 line\n"
+	capi := "capi:\n  repository: https://example.com/dynamo.git\n  ref: v0.7.0\n  commit: " + u.v1 + "\n  dir: lib/bindings/c\n  crate: c\n  library: c\n  generation: routers\n"
+	gen := "generated:\n  - patch: 0002-Route-b.patch\n    from: ../../plugins/p\n    to: q\n  # the plugin lives in this repository\n  - patch: 0005-Add-the-plugin.patch\n    from: ../../plugins/p\n    to: p\n"
+	body := strings.Replace(string(text), "patches:", capi+gen+"patches:", 1)
+	body = strings.Replace(body, "commit: "+u.v1+"\n", "commit: "+u.v1+"\n  module: example.com/gaie\n  moduleVersion: v1.0.0\n  moduleHash: "+hash+"\n", 1)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "recipe.yaml"), []byte(head+body), 0o644))
+	// 0002 also "generates" q, so dropping 0002 drops that entry; q holds
+	// the same plugin, as a patch would after regen.
+	r = run(t, cache, "--patches", patches, "regen", "--version", "v9")
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	r = run(t, cache, "--patches", patches, "check", "--version", "v9")
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	require.NoError(t, os.MkdirAll(filepath.Join(patches, "v9.1"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(patches, "v9.1", "recipe.yaml"), []byte("extends: v9\npatches: []\n"), 0o644))
+
+	rebase := filepath.Join(t.TempDir(), "rebase")
+	r = run(t, cache, "--patches", patches, "rebase", "--version", "v9.1", "--onto", "v2", "--as", "v10", "--dir", rebase,
+		"--onto-module-version", "v2.0.0", "--onto-module-hash", hash)
+	require.Equal(t, 6, r.code, r.stdout+r.stderr)
+	require.Contains(t, r.stderr, "rebase stopped at 0002-Route-b.patch")
+	r = run(t, cache, "--patches", patches, "rebase", "--skip", "--dir", rebase)
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, "generated folder q left out of the recipe: its patch 0002-Route-b.patch is no longer in the series")
+
+	got, err := os.ReadFile(filepath.Join(patches, "v10", "recipe.yaml"))
+	require.NoError(t, err)
+	assert.Contains(t, string(got), "description: the v9 line")
+	assert.Contains(t, string(got), "generation: routers")
+	assert.Contains(t, string(got), "# the plugin lives in this repository")
+	assert.Contains(t, string(got), "- patch: 0005-Add-the-plugin.patch\n    from: ../../plugins/p\n    to: p\n")
+	assert.NotContains(t, string(got), "to: q")
+	assert.NotContains(t, string(got), "extends")
+	r = run(t, cache, "--patches", patches, "check", "--version", "v10")
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+
+	// A second rebase into the same version is refused before any fetch.
+	r = run(t, cache, "--patches", patches, "rebase", "--version", "v9.1", "--onto", "v2", "--as", "v10", "--dir", filepath.Join(t.TempDir(), "again"))
+	assert.Equal(t, 2, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, "--as v10: version v10 exists already")
+	assert.NotContains(t, r.stderr, "resolves to")
+
+	// The plugin drifts from its patch: check of the new version says so.
+	require.NoError(t, os.WriteFile(filepath.Join(plugin, "p.go"), []byte("package p\n\nconst Name = \"drifted\"\n"), 0o644))
+	r = run(t, cache, "--patches", patches, "check", "--version", "v10")
+	assert.Equal(t, 6, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, "0005-Add-the-plugin.patch")
+}
+
+// TestRebaseOntoACommitAloneAsksTheModuleProxy rebases a recipe that has a
+// module onto a bare commit: the module proxy answers the commit with its
+// pseudo-version, the zip gives the h1: hash, and the new recipe fetches
+// and verifies through the module proxy source.
+func TestRebaseOntoACommitAloneAsksTheModuleProxy(t *testing.T) {
+	u := newTwoPins(t)
+	cache := t.TempDir()
+	patches := t.TempDir()
+	proxy := modproxy.Serve(t, "example.com/gaie")
+	old := proxy.AddCommit(t, u.repo.Dir, "v1", "v1.0.0", "v1.0.0")
+	dir := seriesOnV1(t, u, patches, cache)
+	text, err := os.ReadFile(filepath.Join(dir, "recipe.yaml"))
+	require.NoError(t, err)
+	withModule := strings.Replace(string(text), "commit: "+u.v1+"\n", "commit: "+u.v1+"\n  module: example.com/gaie\n  moduleVersion: v1.0.0\n  moduleHash: "+old.Hash+"\n", 1)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "recipe.yaml"), []byte(withModule), 0o644))
+	env := []string{"GOPROXY=" + proxy.URL}
+
+	// Without a proxy that knows the commit, the error says so and names
+	// the flags; it no longer claims the recipe has no module.
+	work := filepath.Join(t.TempDir(), "rebase")
+	r := run(t, cache, "--patches", patches, "rebase", "--version", "v9", "--onto", u.v2, "--as", "v10", "--dir", work)
+	require.NotEqual(t, 0, r.code)
+	assert.Contains(t, r.stderr, "look "+u.v2+" up on the module proxy (the recipe pins upstream.module example.com/gaie)")
+	assert.Contains(t, r.stderr, "--onto-module-version and --onto-module-hash")
+	assert.NotContains(t, r.stderr, "has no upstream.module")
+	assert.NoDirExists(t, work)
+
+	// A proxy whose answer was built from another commit is refused.
+	liar := modproxy.Serve(t, "example.com/gaie")
+	liar.AddCommit(t, u.repo.Dir, "v1", "", u.v2)
+	r = runEnv(t, cache, []string{"GOPROXY=" + liar.URL}, "--patches", patches, "rebase", "--version", "v9", "--onto", u.v2, "--as", "v10", "--dir", work)
+	assert.Equal(t, 5, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, "the module proxy and "+u.url+" disagree about "+u.v2)
+	assert.NoDirExists(t, work)
+
+	next := proxy.AddCommit(t, u.repo.Dir, "v2", "", u.v2)
+	require.True(t, strings.HasPrefix(next.Version, "v0.0.0-"), next.Version)
+	r = runEnv(t, cache, env, "--patches", patches, "rebase", "--version", "v9", "--onto", u.v2, "--as", "v10", "--dir", work)
+	require.Equal(t, 6, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, u.v2+" is example.com/gaie@"+next.Version+" ("+next.Hash+") on the module proxy")
+	r = run(t, cache, "--patches", patches, "rebase", "--skip", "--dir", work)
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+
+	got, err := os.ReadFile(filepath.Join(patches, "v10", "recipe.yaml"))
+	require.NoError(t, err)
+	assert.Contains(t, string(got), "  ref: "+u.v2+"\n  commit: "+u.v2+"\n  module: example.com/gaie\n  moduleVersion: "+next.Version+"\n  moduleHash: "+next.Hash+"\n")
+	// The pin is right: the module proxy source fetches and verifies it.
+	r = runEnv(t, t.TempDir(), env, "--patches", patches, "check", "--version", "v10", "--source", "goproxy")
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+
+	// The pseudo-version alone, as a go.mod names the upstream, makes the
+	// same pin: its commit is what the proxy says it was built from.
+	work = filepath.Join(t.TempDir(), "rebase")
+	r = runEnv(t, cache, env, "--patches", patches, "rebase", "--version", "v9", "--onto", next.Version, "--as", "v11", "--dir", work)
+	require.Equal(t, 6, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, next.Version+" is commit "+u.v2)
+	r = run(t, cache, "--patches", patches, "rebase", "--skip", "--dir", work)
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	got, err = os.ReadFile(filepath.Join(patches, "v11", "recipe.yaml"))
+	require.NoError(t, err)
+	assert.Contains(t, string(got), "  ref: "+u.v2+"\n  commit: "+u.v2+"\n  module: example.com/gaie\n  moduleVersion: "+next.Version+"\n  moduleHash: "+next.Hash+"\n")
+}
+
+// TestCompletionOffersVersionsAndFormats completes through cobra's
+// __complete, as a shell would.
+func TestCompletionOffersVersionsAndFormats(t *testing.T) {
+	patches := t.TempDir()
+	for _, v := range []string{"v1.4.2", "v1.4.3"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(patches, v), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(patches, v, "recipe.yaml"), []byte("patches: []\n"), 0o644))
+	}
+	r := run(t, t.TempDir(), "--patches", patches, "__complete", "diff-series", "v1.4.2", "")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "v1.4.2\nv1.4.3\n:4\n", r.stdout)
+	r = run(t, t.TempDir(), "__complete", "log", "-o", "")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "text\njson\nmarkdown\n:4\n", r.stdout)
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/epp-build/epp-build/internal/build"
 	"github.com/epp-build/epp-build/internal/capi"
+	"github.com/epp-build/epp-build/internal/outfmt"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/source"
 	"github.com/spf13/cobra"
@@ -31,7 +32,7 @@ func registerCompletions(root *cobra.Command, g *globalFlags) {
 		"source":   fixed(kinds...),
 		"compile":  fixed(build.CompileHost, build.CompileContainer),
 		"progress": fixed("auto", "plain", "quiet"),
-		"output":   fixed("text", "json", "markdown"),
+		"output":   fixed(outfmt.Names...),
 	}
 	var walk func(*cobra.Command)
 	walk = func(c *cobra.Command) {

@@ -32,7 +32,7 @@ top (each keeps its author, date and message, and gets Upstream: and Reason: tra
 and, when every pick applied, writes them into the version folder. Sources are patch
 files (one or many patches each, mbox included) or, with --from, revisions and ranges
 (A..B) of a local repository; a repository whose origin is a web host gives each
-commit its URL as Upstream: unless --upstream says otherwise.
+commit its URL as Upstream: unless --upstream-link says otherwise.
 
 With --extends, a new version is created that extends BASE: v1.4.3 = v1.4.2 + picks.
 

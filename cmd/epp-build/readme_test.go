@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -8,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/epp-build/epp-build/internal/testenv"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -23,6 +26,8 @@ func TestREADMEBackportingRunsAsWritten(t *testing.T) {
 	require.NoError(t, err)
 	commands := walkthrough(t, string(readme))
 	require.GreaterOrEqual(t, len(commands), 6)
+
+	requireProxyAnswers(t, commands)
 
 	root := t.TempDir()
 	for _, dir := range []string{"patches", "docs", "plugins", "ffi"} {
@@ -47,9 +52,41 @@ func TestREADMEBackportingRunsAsWritten(t *testing.T) {
 	assert.Regexp(t, `picked \d{4}-Dockerfile-build-the-EPP-for-the-target-platform-not\.patch into v1\.4\.3`, outputs["pick"])
 	assert.Regexp(t, regexp.MustCompile(`\d{4}-bbr\.Dockerfile\S+\s+applied`), outputs["rebase"])
 	assert.Contains(t, outputs["log"], "reason:   multi-arch images held amd64 binaries")
-	assert.Regexp(t, `same\s+Dockerfile: build the EPP`, outputs["diff-series"])
+	assert.Regexp(t, "\\| (same|moved \\([-+0-9, ]+\\)) \\| Dockerfile: build the EPP", outputs["diff-series"])
 	assert.Contains(t, outputs["lint"], "no problems")
 	assert.FileExists(t, filepath.Join(root, "patches", "v1.2.9", "recipe.yaml"))
+}
+
+// requireProxyAnswers checks that the module proxy answers the
+// walkthrough's `rebase --onto REF` (a pseudo-version, which every proxy
+// answers; a commit, which some networks' proxies refuse).
+func requireProxyAnswers(t *testing.T, commands []string) {
+	var onto string
+	for _, c := range commands {
+		f := strings.Fields(c)
+		for i := range f[:len(f)-1] {
+			if f[i] == "--onto" {
+				onto = f[i+1]
+			}
+		}
+	}
+	require.NotEmpty(t, onto, "the walkthrough rebases --onto a ref")
+	proxy := "https://proxy.golang.org"
+	if v := os.Getenv("GOPROXY"); v != "" {
+		proxy, _, _ = strings.Cut(strings.Split(v, ",")[0], "|")
+	}
+	url := proxy + "/sigs.k8s.io/gateway-api-inference-extension/@v/" + onto + ".info"
+	resp, err := http.Get(url)
+	if err == nil {
+		resp.Body.Close()
+	}
+	if err != nil || resp.StatusCode != http.StatusOK {
+		status := fmt.Sprint(err)
+		if err == nil {
+			status = resp.Status
+		}
+		testenv.Require(t, "a module proxy that answers "+onto+" ("+url+": "+status+")", "the walkthrough's rebase --onto "+onto+" asks it")
+	}
 }
 
 // walkthrough returns the commands of the README's Backporting code block,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -9,7 +10,6 @@ import (
 	"github.com/epp-build/epp-build/internal/backport"
 	"github.com/epp-build/epp-build/internal/patchset"
 	"github.com/epp-build/epp-build/internal/recipe"
-	"github.com/epp-build/epp-build/internal/source"
 	"github.com/spf13/cobra"
 )
 
@@ -23,19 +23,41 @@ func newRebaseCommand(g *globalFlags) *cobra.Command {
 		Long: `rebase materializes the new upstream pin in --dir and replays the series one patch at
 a time, classifying each: applied, applied at an offset, already upstream (its
 reverse applies: dropped), or conflicting. At a conflict it stops, leaving --dir for
-you to fix: edit the files so they hold the patch's change, then --continue (your
-edits become the patch, with its author and message), --skip to drop the patch, or
---abort to throw the rebase away. The new series is written only when the rebase
-finishes: into --as NEW (a standalone version), or over V.
+you to fix: the hunks that fit are applied, each one that does not is in its file as
+diff3 conflict markers (ours = the new upstream, base = what the patch expected from
+the old pin, then the patch's lines), and a change that is not a text edit is in
+FILE.rej. Edit the files so they hold the patch's change, then --continue (your
+edits become the patch, with its author and message; it refuses while markers or
+.rej files are left, or when nothing changed), --skip to drop the patch, or --abort
+to throw the rebase away. The new series is written only when the rebase finishes:
+into --as NEW (a standalone version, keeping the recipe's description, capi and
+generated list), or over V; rebase prints where.
+
+--onto takes a tag, a commit or a module pseudo-version (as a go.mod names the
+upstream): the commit comes from the repository (or, for a pseudo-version, from the
+module proxy) and, for a recipe with upstream.module, the module version and h1:
+hash from the module proxy;
+--onto-commit, --onto-module-version and --onto-module-hash override them.
 
 ` + exitCodesHelp,
 		Example: `  epp-build rebase --version v1.4.2 --onto v1.5.0 --as v1.5.0-dyn --dir ./rebase
   epp-build rebase --continue --dir ./rebase
-  epp-build rebase --abort --dir ./rebase`,
+  epp-build rebase --abort --dir ./rebase
+  epp-build rebase --version v1.4.2 --onto 206d40dca75d387ed646c9b3cdb9e873c2197e38 --as v1.2.9
+  epp-build rebase --version v1.4.2 --onto v0.0.0-20260416154104-206d40dca75d --as v1.2.9`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if dir == "" {
-				return usageError{fmt.Errorf("--dir is required: the work tree of the rebase")}
+				d, err := backport.DefaultDir(g.patches)
+				if err != nil {
+					return err
+				}
+				dir = d
+				if !cont && !skip && !abort {
+					if err := backport.ClearFinished(dir); err != nil {
+						return err
+					}
+				}
 			}
 			log := cmd.ErrOrStderr()
 			var steps []backport.Step
@@ -59,23 +81,20 @@ finishes: into --as NEW (a standalone version), or over V.
 				if lerr != nil {
 					return lerr
 				}
-				u := r.Upstream
-				u.Ref, u.Commit, u.ModuleVersion, u.ModuleHash = onto, ontoCommit, modVersion, modHash
-				if f.upstream != "" {
-					u.Repository = f.upstream
+				if err = backport.CanStart(r, as, dir); err != nil {
+					break
 				}
-				if u.ModuleVersion == "" {
-					u.Module = ""
+				var u recipe.Upstream
+				u, err = backport.NewPin(cmd.Context(), r.Upstream, backport.Onto{
+					Ref: onto, Commit: ontoCommit, ModuleVersion: modVersion, ModuleHash: modHash, Repository: f.upstream,
+				}, log)
+				if err == nil {
+					steps, err = backport.Start(cmd.Context(), r, u, as, dir, materializer(&f, log), log)
 				}
-				if u.Commit == "" {
-					if u.Commit, err = source.Resolve(cmd.Context(), u.Repository, onto); err != nil {
-						return fmt.Errorf("%w (or give the commit with --onto-commit)", err)
-					}
-					if u.Commit != onto {
-						fmt.Fprintf(log, "%s resolves to %s\n", onto, u.Commit)
-					}
-				}
-				steps, err = backport.Start(cmd.Context(), r, u, as, dir, materializer(&f, log), log)
+			}
+			var bad *backport.UsageError
+			if errors.As(err, &bad) {
+				return usageError{err}
 			}
 			printSteps(cmd, steps)
 			if err == nil && !abort {
@@ -85,12 +104,12 @@ finishes: into --as NEW (a standalone version), or over V.
 		},
 	}
 	f.register(cmd)
-	cmd.Flags().StringVar(&onto, "onto", "", "upstream tag or commit to rebase onto")
+	cmd.Flags().StringVar(&onto, "onto", "", "upstream tag, commit or module pseudo-version to rebase onto")
 	cmd.Flags().StringVar(&ontoCommit, "onto-commit", "", "the commit --onto must resolve to (default: ask the repository)")
-	cmd.Flags().StringVar(&modVersion, "onto-module-version", "", "module version of the new pin, for the module proxy source")
-	cmd.Flags().StringVar(&modHash, "onto-module-hash", "", "h1: hash of that module version")
+	cmd.Flags().StringVar(&modVersion, "onto-module-version", "", "module version of the new pin (default: what the module proxy answers for --onto)")
+	cmd.Flags().StringVar(&modHash, "onto-module-hash", "", "h1: hash of that module version (default: computed from the proxy's zip)")
 	cmd.Flags().StringVar(&as, "as", "", "write the rebased series as this new version instead of over --version")
-	cmd.Flags().StringVar(&dir, "dir", "", "work tree of the rebase (created by the start, kept at a conflict)")
+	cmd.Flags().StringVar(&dir, "dir", "", "work tree of the rebase, created by the start and kept at a conflict (default: a folder per --patches under the user cache folder)")
 	cmd.Flags().BoolVar(&cont, "continue", false, "go on after fixing a conflict in --dir")
 	cmd.Flags().BoolVar(&skip, "skip", false, "drop the patch the rebase stopped at")
 	cmd.Flags().BoolVar(&abort, "abort", false, "throw the rebase in --dir away")

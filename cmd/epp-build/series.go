@@ -2,14 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
-	"strings"
-	"text/tabwriter"
 
+	"github.com/spf13/cobra"
+
+	"github.com/epp-build/epp-build/internal/outfmt"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/review"
-	"github.com/epp-build/epp-build/internal/textsafe"
-	"github.com/spf13/cobra"
 )
 
 func printJSON(cmd *cobra.Command, v any) error {
@@ -18,13 +18,20 @@ func printJSON(cmd *cobra.Command, v any) error {
 	return enc.Encode(v)
 }
 
+// outputFlag registers -o/--output: text (alias table), json or markdown.
+func outputFlag(cmd *cobra.Command, f *outfmt.Format) {
+	*f = outfmt.Text
+	cmd.Flags().VarP(f, "output", "o", "output format: text (or table), json, or markdown (a table for a pull request)")
+}
+
 func newLogCommand(g *globalFlags) *cobra.Command {
 	var f recipeFlags
-	var output string
+	var output outfmt.Format
 	cmd := &cobra.Command{
 		Use:   "log --version V",
 		Short: "List a version's patches: subject, author, upstream link, reason, files",
 		Example: `  epp-build log --version v1.4.2
+  epp-build log --version v1.4.2 -o markdown   # paste into a pull request
   epp-build log --version v1.4.2 -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -36,43 +43,37 @@ func newLogCommand(g *globalFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if output == "json" {
+			switch output {
+			case outfmt.JSON:
 				return printJSON(cmd, entries)
+			case outfmt.Markdown:
+				return review.WriteLogMarkdown(cmd.OutOrStdout(), entries)
 			}
-			w := cmd.OutOrStdout()
-			esc := textsafe.Escape // patch metadata never drives the terminal
-			for _, e := range entries {
-				fmt.Fprintf(w, "%d. %s  [%s]\n", e.Index, esc(e.Subject), esc(e.File))
-				fmt.Fprintf(w, "   author:   %s, %s\n", esc(e.Author), esc(e.Date))
-				if e.Version != r.Version {
-					fmt.Fprintf(w, "   from:     %s\n", e.Version)
-				}
-				fmt.Fprintf(w, "   upstream: %s\n", esc(orNone(e.Upstream)))
-				fmt.Fprintf(w, "   reason:   %s\n", esc(orNone(e.Reason)))
-				fmt.Fprintf(w, "   files:    %s\n", esc(strings.Join(e.Files, ", ")))
-			}
-			return nil
+			return review.WriteLog(cmd.OutOrStdout(), r.Version, entries)
 		},
 	}
 	f.register(cmd)
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "text or json")
+	outputFlag(cmd, &output)
 	return cmd
 }
 
-func orNone(v []string) string {
-	if len(v) == 0 {
-		return "-"
-	}
-	return strings.Join(v, ", ")
-}
+// seriesDiffer is diff-series --exit-code's finding (exit 1).
+var seriesDiffer = errors.New("the series differ")
 
 func newDiffSeriesCommand(g *globalFlags) *cobra.Command {
-	var output string
+	var output outfmt.Format
+	var exitCode bool
 	cmd := &cobra.Command{
 		Use:   "diff-series A B",
-		Short: "Compare two versions' series patch by patch: added, dropped, changed (with interdiff)",
+		Short: "Compare two versions' series patch by patch: same, moved, changed (with interdiff), added, dropped",
+		Long: `diff-series matches the patches of two versions by subject and says, for each, whether
+it is the same, moved (the same change at other upstream lines: "moved (+56)"),
+changed (with an interdiff), added or dropped, with its Upstream: and Reason:.
+With --exit-code it exits 1 when a patch was added, dropped or changed (moved
+patches are the same change), for CI.`,
 		Example: `  epp-build diff-series v1.4.2 v1.4.3
-  epp-build diff-series v1.4.2 v1.5.0-dyn -o json`,
+  epp-build diff-series v1.4.2 v1.5.0-dyn -o markdown   # paste into a pull request
+  epp-build diff-series v1.4.2 v1.4.3 --exit-code`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var sides [2][]review.Entry
@@ -86,36 +87,28 @@ func newDiffSeriesCommand(g *globalFlags) *cobra.Command {
 				}
 			}
 			changes := review.DiffSeries(sides[0], sides[1])
-			if output == "json" {
-				return printJSON(cmd, changes)
+			var err error
+			switch output {
+			case outfmt.JSON:
+				err = printJSON(cmd, changes)
+			case outfmt.Markdown:
+				err = review.WriteDiffMarkdown(cmd.OutOrStdout(), args[0], args[1], changes)
+			default:
+				err = review.WriteDiff(cmd.OutOrStdout(), args[0], args[1], changes)
 			}
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintf(tw, "CHANGE\tPATCH\t%s\t%s\n", strings.ToUpper(args[0]), strings.ToUpper(args[1]))
-			for _, c := range changes {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.Kind, textsafe.Escape(c.Subject), textsafe.Escape(dash(c.Old)), textsafe.Escape(dash(c.New)))
+			if err == nil && exitCode && review.Differ(changes) {
+				return seriesDiffer
 			}
-			tw.Flush()
-			for _, c := range changes {
-				if c.Interdiff != "" {
-					fmt.Fprintf(cmd.OutOrStdout(), "\ninterdiff of %q:\n%s", c.Subject, textsafe.EscapeLines(c.Interdiff))
-				}
-			}
-			return nil
+			return err
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "text or json")
+	outputFlag(cmd, &output)
+	cmd.Flags().BoolVar(&exitCode, "exit-code", false, "exit 1 when a patch was added, dropped or changed")
 	return cmd
 }
 
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
 func newLintCommand(g *globalFlags) *cobra.Command {
-	var output string
+	var output outfmt.Format
 	cmd := &cobra.Command{
 		Use:   "lint",
 		Short: "Check every recipe: pins, patch metadata, overlapping hunks, list and files",
@@ -131,25 +124,30 @@ trailer saying why the order matters. It exits 7 when it finds anything.`,
 			if err != nil {
 				return usageError{err}
 			}
-			if output == "json" {
-				if err := printJSON(cmd, problems); err != nil {
-					return err
-				}
-			} else {
+			w := cmd.OutOrStdout()
+			switch output {
+			case outfmt.JSON:
+				err = printJSON(cmd, problems)
+			case outfmt.Markdown:
+				err = review.WriteLintMarkdown(w, problems)
+			default:
 				for _, p := range problems {
-					fmt.Fprintln(cmd.OutOrStdout(), p.String())
+					fmt.Fprintln(w, p.String())
 				}
+				if len(problems) == 0 {
+					fmt.Fprintln(w, "no problems")
+				}
+			}
+			if err != nil {
+				return err
 			}
 			if len(problems) > 0 {
 				return lintError{len(problems)}
 			}
-			if output != "json" {
-				fmt.Fprintln(cmd.OutOrStdout(), "no problems")
-			}
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "text or json")
+	outputFlag(cmd, &output)
 	return cmd
 }
 

@@ -1,10 +1,11 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
+	"io"
 	"text/tabwriter"
 
+	"github.com/epp-build/epp-build/internal/outfmt"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/textsafe"
 	"github.com/spf13/cobra"
@@ -21,7 +22,7 @@ type versionRow struct {
 }
 
 func newVersionsCommand(g *globalFlags) *cobra.Command {
-	var output string
+	var output outfmt.Format
 	cmd := &cobra.Command{
 		Use:   "versions",
 		Short: "List the release versions under patches/ with their upstream pin",
@@ -29,9 +30,6 @@ func newVersionsCommand(g *globalFlags) *cobra.Command {
   epp-build versions -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if output != "table" && output != "json" {
-				return usageError{fmt.Errorf("--output %q: use table or json", output)}
-			}
 			names, err := recipe.Versions(g.patches)
 			if err != nil {
 				return usageError{fmt.Errorf("%w (run from the epp-build checkout or pass --patches)", err)}
@@ -48,10 +46,11 @@ func newVersionsCommand(g *globalFlags) *cobra.Command {
 				rows = append(rows, row)
 			}
 			out := cmd.OutOrStdout()
-			if output == "json" {
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(rows)
+			switch output {
+			case outfmt.JSON:
+				return printJSON(cmd, rows)
+			case outfmt.Markdown:
+				return versionsMarkdown(out, rows)
 			}
 			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "VERSION\tEXTENDS\tUPSTREAM REF\tCOMMIT\tPATCHES\tREPOSITORY")
@@ -69,6 +68,18 @@ func newVersionsCommand(g *globalFlags) *cobra.Command {
 			return tw.Flush()
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "table", "output format: table or json")
+	outputFlag(cmd, &output)
 	return cmd
+}
+
+func versionsMarkdown(w io.Writer, rows []versionRow) error {
+	table := [][]string{{"Version", "Extends", "Upstream ref", "Commit", "Patches", "Repository"}}
+	for _, r := range rows {
+		if r.Error != "" {
+			table = append(table, []string{outfmt.Cell(r.Version), "-", "-", "-", "-", "invalid: " + outfmt.Cell(r.Error)})
+			continue
+		}
+		table = append(table, []string{outfmt.Cell(r.Version), outfmt.Cell(r.Extends), outfmt.Cell(r.Ref), outfmt.Cell(r.Commit), fmt.Sprint(r.Patches), outfmt.Cell(r.Repository)})
+	}
+	return outfmt.Table(w, table)
 }

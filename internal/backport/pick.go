@@ -62,7 +62,7 @@ func Collect(sources []string, opt PickOptions) ([]*patchset.Patch, error) {
 		p.Header.Body = withTrailer(p.Header.Body, "Reason", opt.Reason)
 		tr := review.Trailers(p.Header.Body)
 		if len(tr["Upstream"]) == 0 {
-			return nil, fmt.Errorf("pick %q: no Upstream: trailer and no --upstream: say where the change comes from (a PR or commit URL)", p.Header.Title)
+			return nil, fmt.Errorf("pick %q: no Upstream: trailer and no --upstream-link: say where the change comes from (a PR or commit URL)", p.Header.Title)
 		}
 		if len(tr["Reason"]) == 0 {
 			return nil, fmt.Errorf("pick %q: no Reason: trailer and no --reason: say why the line carries it", p.Header.Title)

@@ -2,7 +2,6 @@ package backport
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +13,7 @@ import (
 	"github.com/epp-build/epp-build/internal/patchset"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
@@ -28,42 +28,34 @@ const (
 	Skipped  Outcome = "skipped"
 )
 
-// Step is one patch's line in the rebase report.
+// Step is one patch's line in the rebase report. Commit is what the patch
+// became in the work tree ("" when it was dropped or skipped).
 type Step struct {
 	Patch   string            `json:"patch"`
 	Outcome Outcome           `json:"outcome"`
 	Offsets []patchset.Offset `json:"offsets,omitempty"`
+	Commit  string            `json:"commit,omitempty"`
 }
 
-// state is kept in the work tree between --continue runs.
-type state struct {
-	Version  string          `json:"version"`
-	As       string          `json:"as,omitempty"`
-	Recipe   string          `json:"recipe"`
-	Upstream recipe.Upstream `json:"upstream"`
-	Patches  []string        `json:"patches"`
-	Next     int             `json:"next"`
-	Steps    []Step          `json:"steps"`
-	// Conflict is the patch that stopped the rebase, if any.
-	Conflict string `json:"conflict,omitempty"`
+// CanStart checks, before anything is fetched, that a rebase of r into as
+// (or over r) in dir can start.
+func CanStart(r *recipe.Recipe, as, dir string) error {
+	if as == "" && r.Extends != "" {
+		return &UsageError{fmt.Errorf("%s extends %s: rebase it into a new version with --as (its series becomes standalone)", r.Version, r.Extends)}
+	}
+	if _, err := os.Stat(dir); err == nil {
+		return &UsageError{fmt.Errorf("%s exists: a rebase in progress? use --continue, --skip or --abort, or choose another --dir", dir)}
+	}
+	if as != "" {
+		if !validVersion(as) {
+			return &UsageError{fmt.Errorf("--as %q: a version is a plain folder name such as v1.5.0", as)}
+		}
+		if _, err := os.Stat(filepath.Join(filepath.Dir(r.Dir), as)); err == nil {
+			return &UsageError{fmt.Errorf("--as %s: version %s exists already (%s); choose another name", as, as, filepath.Join(filepath.Dir(r.Dir), as))}
+		}
+	}
+	return nil
 }
-
-const stateFile = "epp-build/rebase.json"
-
-// ConflictStop is returned when the rebase stopped at a patch that does
-// not apply; the work tree is left for the user to fix.
-type ConflictStop struct {
-	Dir   string
-	Patch string
-	Err   error
-}
-
-func (e *ConflictStop) Error() string {
-	return fmt.Sprintf("rebase stopped at %s: %v\nfix the files in %s so they hold that patch's change (the patch is %s), then run `epp-build rebase --continue --dir %s`; or --skip to drop the patch, or --abort to throw the rebase away",
-		e.Patch, e.Err, e.Dir, filepath.Join(e.Dir, ".git", "epp-build", "rebase", e.Patch), e.Dir)
-}
-
-func (e *ConflictStop) Unwrap() error { return e.Err }
 
 // Materializer fetches the upstream pin u and makes dst a work tree at it.
 type Materializer func(ctx context.Context, u recipe.Upstream, dst string) error
@@ -72,13 +64,14 @@ type Materializer func(ctx context.Context, u recipe.Upstream, dst string) error
 // exist): the upstream is materialized there and the patches replayed one
 // by one. It returns the finished steps, or a *ConflictStop.
 func Start(ctx context.Context, r *recipe.Recipe, u recipe.Upstream, as, dir string, materialize Materializer, log io.Writer) ([]Step, error) {
-	if as == "" && r.Extends != "" {
-		return nil, fmt.Errorf("%s extends %s: rebase it into a new version with --as (its series becomes standalone)", r.Version, r.Extends)
-	}
-	if _, err := os.Stat(dir); err == nil {
-		return nil, fmt.Errorf("%s exists: a rebase in progress? use --continue, --skip or --abort, or choose another --dir", dir)
+	if err := CanStart(r, as, dir); err != nil {
+		return nil, err
 	}
 	if err := materialize(ctx, u, dir); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	if err := markUpstream(dir); err != nil {
 		os.RemoveAll(dir)
 		return nil, err
 	}
@@ -104,7 +97,8 @@ func Start(ctx context.Context, r *recipe.Recipe, u recipe.Upstream, as, dir str
 }
 
 // Continue goes on after the user fixed a conflict: their changes (or
-// their own commit) stand in for the patch.
+// their own commit) stand in for the patch. It refuses while conflict
+// markers are left, and when nothing at all was done for the patch.
 func Continue(ctx context.Context, dir string, log io.Writer) ([]Step, error) {
 	st, err := load(dir)
 	if err != nil {
@@ -117,17 +111,27 @@ func Continue(ctx context.Context, dir string, log io.Writer) ([]Step, error) {
 	if err != nil {
 		return nil, err
 	}
-	head, err := commitResolution(dir, p)
+	if left, err := markersLeft(dir, st.Marked); err != nil {
+		return nil, err
+	} else if len(left) > 0 {
+		return st.Steps, &ConflictStop{Dir: dir, Patch: st.Conflict, Err: &MarkersLeft{Files: left}, Marked: left}
+	}
+	head, changed, err := commitResolution(dir, p, st.StopHead)
 	if err != nil {
 		return nil, err
 	}
-	if err := remember(dir, patchset.Applied{File: st.Conflict, Subject: p.Header.Title, Commit: head}); err != nil {
-		return nil, err
+	if !changed {
+		return st.Steps, &ConflictStop{Dir: dir, Patch: st.Conflict, Err: errNothingChanged}
 	}
-	st.Steps = append(st.Steps, Step{Patch: st.Conflict, Outcome: Resolved})
-	st.Conflict = ""
-	st.Next++
+	st.Steps = append(st.Steps, Step{Patch: st.Conflict, Outcome: Resolved, Commit: head})
+	fmt.Fprintf(log, "%s: %s\n", st.Conflict, Resolved)
+	st.clearStop()
 	return run(ctx, dir, st, log)
+}
+
+func (st *state) clearStop() {
+	st.Conflict, st.StopHead, st.Marked = "", "", nil
+	st.Next++
 }
 
 // Skip drops the patch the rebase stopped at, with any edits made for it.
@@ -154,8 +158,8 @@ func Skip(ctx context.Context, dir string, log io.Writer) ([]Step, error) {
 		return nil, err
 	}
 	st.Steps = append(st.Steps, Step{Patch: st.Conflict, Outcome: Skipped})
-	st.Conflict = ""
-	st.Next++
+	fmt.Fprintf(log, "%s: %s\n", st.Conflict, Skipped)
+	st.clearStop()
 	return run(ctx, dir, st, log)
 }
 
@@ -177,12 +181,10 @@ func run(ctx context.Context, dir string, st *state, log io.Writer) ([]Step, err
 		if err != nil {
 			return nil, err
 		}
-		res, err := patchset.ApplyToRepo(ctx, dir, []*patchset.Patch{p}, patchset.Options{Branch: "epp-build/rebase"})
+		res, err := patchset.ApplyToRepo(ctx, dir, []*patchset.Patch{p}, patchset.Options{Branch: branch})
 		if err == nil {
-			if err := remember(dir, res.Patches[0]); err != nil {
-				return nil, err
-			}
-			step := Step{Patch: name, Outcome: Clean, Offsets: res.Patches[0].Offsets}
+			applied := res.Patches[0]
+			step := Step{Patch: name, Outcome: Clean, Offsets: applied.Offsets, Commit: applied.Commit}
 			if len(step.Offsets) > 0 {
 				step.Outcome = AtOffset
 			}
@@ -202,13 +204,21 @@ func run(ctx context.Context, dir string, st *state, log io.Writer) ([]Step, err
 			fmt.Fprintf(log, "%s: %s\n", name, Upstream)
 			continue
 		}
-		st.Conflict = name
+		head, herr := headCommit(dir)
+		if herr != nil {
+			return nil, herr
+		}
+		marked, merr := markConflicts(dir, p)
+		if merr != nil {
+			return nil, merr
+		}
+		st.Conflict, st.StopHead, st.Marked = name, head, marked
 		if err := save(dir, st); err != nil {
 			return nil, err
 		}
-		return st.Steps, &ConflictStop{Dir: dir, Patch: name, Err: err}
+		return st.Steps, &ConflictStop{Dir: dir, Patch: name, Err: err, Marked: marked}
 	}
-	if err := finish(dir, st); err != nil {
+	if err := finish(dir, st, log); err != nil {
 		return nil, err
 	}
 	if err := os.Remove(filepath.Join(dir, ".git", stateFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -218,15 +228,19 @@ func run(ctx context.Context, dir string, st *state, log io.Writer) ([]Step, err
 }
 
 // finish writes the rebased series: into a new version folder (--as) or
-// over the version itself.
-func finish(dir string, st *state) error {
+// over the version itself. The recipe keeps what the old one said
+// (description, capi, generated with each patch's new name) and says
+// where it went.
+func finish(dir string, st *state, log io.Writer) error {
+	if err := recordSteps(dir, st.Steps); err != nil {
+		return err
+	}
 	patches, err := export.Series(dir)
 	if err != nil {
 		return err
 	}
-	target := st.Recipe
+	target := targetDir(st)
 	if st.As != "" {
-		target = filepath.Join(filepath.Dir(st.Recipe), st.As)
 		if err := os.MkdirAll(target, 0o755); err != nil {
 			return err
 		}
@@ -242,49 +256,74 @@ func finish(dir string, st *state) error {
 		return err
 	}
 	names := make([]string, len(patches))
+	byCommit := map[string]string{}
 	for i, p := range patches {
 		names[i] = p.Name
+		byCommit[p.Commit] = p.Name
 	}
-	return recipe.Rebased(target, st.Upstream, names)
+	rename := map[string]string{}
+	for _, s := range st.Steps {
+		if n, ok := byCommit[s.Commit]; ok && s.Commit != "" {
+			rename[s.Patch] = n
+		}
+	}
+	dropped, err := recipe.Rebased(target, st.Upstream, names, rename)
+	if err != nil {
+		return err
+	}
+	for _, g := range dropped {
+		fmt.Fprintf(log, "generated folder %s left out of the recipe: its patch %s is no longer in the series\n", g.To, g.Patch)
+	}
+	fmt.Fprintf(log, "the rebased series (%d patches) is in %s\n", len(patches), target)
+	return nil
+}
+
+// targetDir is the version folder the rebased series goes to.
+func targetDir(st *state) string {
+	if st.As != "" {
+		return filepath.Join(filepath.Dir(st.Recipe), st.As)
+	}
+	return st.Recipe
 }
 
 // commitResolution commits the user's fix with the patch's author, date
-// and message, unless they committed it themselves; it returns HEAD.
-func commitResolution(dir string, p *patchset.Patch) (string, error) {
+// and message, unless they committed it themselves. It returns HEAD and
+// whether anything was done since the stop at stopHead.
+func commitResolution(dir string, p *patchset.Patch, stopHead string) (string, bool, error) {
 	repo, err := git.PlainOpen(dir)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	wt, err := repo.Worktree()
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	status, err := wt.Status()
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	if !status.IsClean() {
 		if err := wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {
-			return "", err
+			return "", false, err
 		}
 		author := object.Signature{Name: p.Header.Author.Name, Email: p.Header.Author.Email, When: p.Header.AuthorDate}
 		if _, err = wt.Commit(p.Header.Message()+"\n", &git.CommitOptions{
 			Author:    &author,
 			Committer: &object.Signature{Name: patchset.Committer, Email: patchset.CommitterEmail, When: time.Now()},
 		}); err != nil {
-			return "", err
+			return "", false, err
 		}
 	}
 	head, err := repo.Head()
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
-	return head.Hash().String(), nil
+	return head.Hash().String(), head.Hash().String() != stopHead, nil
 }
 
-// remember adds a patch to the work tree's apply record, so the export at
-// the end keeps each patch's file name.
-func remember(dir string, a patchset.Applied) error {
+// recordSteps writes the work tree's apply record from the steps, so the
+// export at the end names each commit after the patch it came from.
+func recordSteps(dir string, steps []Step) error {
 	rec, err := patchset.ReadRecord(dir)
 	if err != nil {
 		return err
@@ -292,9 +331,54 @@ func remember(dir string, a patchset.Applied) error {
 	if rec == nil {
 		rec = &patchset.Record{}
 	}
-	rec.Patches = append(rec.Patches, a)
-	rec.Head = a.Commit
+	rec.Patches = nil
+	for _, s := range steps {
+		if s.Commit != "" {
+			rec.Patches = append(rec.Patches, patchset.Applied{File: s.Patch, Commit: s.Commit})
+			rec.Head = s.Commit
+		}
+	}
 	return patchset.WriteRecord(dir, rec)
+}
+
+// branch is the work tree's branch while a rebase runs.
+const branch = "epp-build/rebase"
+
+// markUpstream marks the freshly materialized HEAD as the upstream base
+// and puts it on the rebase branch, so a resolution committed before any
+// patch applied still exports against the right base.
+func markUpstream(dir string) error {
+	repo, err := git.PlainOpen(dir)
+	if err != nil {
+		return err
+	}
+	head, err := repo.Head()
+	if err != nil {
+		return err
+	}
+	name := plumbing.NewBranchReferenceName(branch)
+	for _, ref := range []*plumbing.Reference{
+		plumbing.NewHashReference(patchset.UpstreamRef, head.Hash()),
+		plumbing.NewHashReference(name, head.Hash()),
+		plumbing.NewSymbolicReference(plumbing.HEAD, name),
+	} {
+		if err := repo.Storer.SetReference(ref); err != nil {
+			return fmt.Errorf("set %s in %s: %w", ref.Name(), dir, err)
+		}
+	}
+	return nil
+}
+
+func headCommit(dir string) (string, error) {
+	repo, err := git.PlainOpen(dir)
+	if err != nil {
+		return "", err
+	}
+	head, err := repo.Head()
+	if err != nil {
+		return "", err
+	}
+	return head.Hash().String(), nil
 }
 
 func readPatch(dir, name string) (*patchset.Patch, error) {
@@ -306,21 +390,4 @@ func readPatch(dir, name string) (*patchset.Patch, error) {
 		return nil, fmt.Errorf("patch %s holds %d patches; rebase takes one patch per file (export the series first)", name, len(ps))
 	}
 	return ps[0], nil
-}
-
-func load(dir string) (*state, error) {
-	data, err := os.ReadFile(filepath.Join(dir, ".git", stateFile))
-	if err != nil {
-		return nil, fmt.Errorf("no rebase in progress in %s (%v)", dir, err)
-	}
-	var st state
-	return &st, json.Unmarshal(data, &st)
-}
-
-func save(dir string, st *state) error {
-	data, err := json.MarshalIndent(st, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, ".git", stateFile), data, 0o644)
 }

@@ -20,17 +20,110 @@ func SetPatches(dir string, names []string) error {
 
 // Rebased rewrites the recipe in dir to stand on its own at another
 // upstream pin: the pin replaced, extends removed, the whole series listed.
-func Rebased(dir string, u Upstream, names []string) error {
-	return edit(dir, func(root *yaml.Node) error {
+// What the recipe inherited (description, capi, generated) is copied in
+// from the recipes it extended, comments included. Each generated entry's
+// patch is renamed through rename (old name -> new); an entry whose patch
+// has no new name is dropped and returned. A generated entry's from stays
+// as written: dir is a sibling of the recipes it came from.
+func Rebased(dir string, u Upstream, names []string, rename map[string]string) (dropped []Package, err error) {
+	err = edit(dir, func(root *yaml.Node) error {
 		var pin yaml.Node
 		if err := pin.Encode(u); err != nil {
 			return err
 		}
-		deleteKey(root, "extends")
 		setKey(root, "upstream", &pin)
+		if base := valueOf(root, "extends"); base != nil {
+			if err := inheritNodes(root, filepath.Join(filepath.Dir(dir), base.Value), nil); err != nil {
+				return err
+			}
+		}
+		deleteKey(root, "extends")
+		if gen := valueOf(root, "generated"); gen != nil {
+			dropped = renameGenerated(gen, rename)
+			if len(gen.Content) == 0 {
+				deleteKey(root, "generated")
+			}
+		}
 		setKey(root, "patches", patchList(names))
 		return nil
 	})
+	return dropped, err
+}
+
+// inheritNodes copies description, capi and generated from the recipe in
+// baseDir (and what it extends) into root where root lacks them; the
+// base's generated entries come first, as Load orders them.
+func inheritNodes(root *yaml.Node, baseDir string, seen []string) error {
+	for _, s := range seen {
+		if s == baseDir {
+			return fmt.Errorf("extends itself through %s", baseDir)
+		}
+	}
+	path := filepath.Join(baseDir, FileName)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("base recipe: %w", err)
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return fmt.Errorf("base recipe %s: not a mapping (%v)", path, err)
+	}
+	base := doc.Content[0]
+	if next := valueOf(base, "extends"); next != nil {
+		if err := inheritNodes(base, filepath.Join(filepath.Dir(baseDir), next.Value), append(seen, baseDir)); err != nil {
+			return err
+		}
+	}
+	for _, key := range []string{"description", "capi"} {
+		if valueOf(root, key) == nil && valueOf(base, key) != nil {
+			setKey(root, key, valueOf(base, key))
+		}
+	}
+	if gen := valueOf(base, "generated"); gen != nil {
+		own := valueOf(root, "generated")
+		merged := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Content: append([]*yaml.Node(nil), gen.Content...)}
+		if own != nil {
+			merged.Content = append(merged.Content, own.Content...)
+		}
+		setKey(root, "generated", merged)
+	}
+	return nil
+}
+
+// renameGenerated renames the patch of each entry of the generated list
+// and drops the entries whose patch is gone.
+func renameGenerated(gen *yaml.Node, rename map[string]string) []Package {
+	var dropped []Package
+	kept := gen.Content[:0]
+	for _, item := range gen.Content {
+		patch := valueOf(item, "patch")
+		if patch == nil {
+			kept = append(kept, item)
+			continue
+		}
+		if n, ok := rename[patch.Value]; ok {
+			patch.Value = n
+			kept = append(kept, item)
+			continue
+		}
+		var p Package
+		_ = item.Decode(&p)
+		dropped = append(dropped, p)
+	}
+	gen.Content = kept
+	return dropped
+}
+
+func valueOf(m *yaml.Node, key string) *yaml.Node {
+	if m.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	return nil
 }
 
 func edit(dir string, change func(root *yaml.Node) error) error {

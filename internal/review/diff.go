@@ -1,7 +1,9 @@
 package review
 
 import (
+	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/epp-build/epp-build/internal/export"
@@ -9,12 +11,41 @@ import (
 
 // Change is how a patch differs between two versions' series.
 type Change struct {
-	Kind    string `json:"kind"` // same, changed, added, dropped
+	// Kind is same, moved (the same change at other lines of upstream),
+	// changed, added or dropped.
+	Kind    string `json:"kind"`
 	Subject string `json:"subject"`
 	Old     string `json:"old,omitempty"`
 	New     string `json:"new,omitempty"`
+	// Moved are the distinct line offsets of a moved patch's hunks.
+	Moved    []int64  `json:"moved,omitempty"`
+	Upstream []string `json:"upstream,omitempty"`
+	Reason   []string `json:"reason,omitempty"`
 	// Interdiff shows how a changed patch's content changed.
 	Interdiff string `json:"interdiff,omitempty"`
+}
+
+// Label is the change as a reader says it: "moved (+56)" for a moved one.
+func (c Change) Label() string {
+	if c.Kind != "moved" {
+		return c.Kind
+	}
+	parts := make([]string, len(c.Moved))
+	for i, m := range c.Moved {
+		parts[i] = fmt.Sprintf("%+d", m)
+	}
+	return "moved (" + strings.Join(parts, ", ") + ")"
+}
+
+// Differ says whether the series differ: a patch added, dropped or
+// changed. A moved patch is the same change, rebased.
+func Differ(changes []Change) bool {
+	for _, c := range changes {
+		if c.Kind != "same" && c.Kind != "moved" {
+			return true
+		}
+	}
+	return false
 }
 
 // DiffSeries compares series a and b patch by patch, matching patches by
@@ -33,7 +64,8 @@ func DiffSeries(a, b []Entry) []Change {
 	flushDropped := func(until string) {
 		for ai < len(a) && identity(a[ai]) != until {
 			if !inB[identity(a[ai])] {
-				out = append(out, Change{Kind: "dropped", Subject: a[ai].Subject, Old: a[ai].File})
+				e := a[ai]
+				out = append(out, Change{Kind: "dropped", Subject: e.Subject, Old: e.File, Upstream: e.Upstream, Reason: e.Reason})
 			}
 			ai++
 		}
@@ -41,22 +73,57 @@ func DiffSeries(a, b []Entry) []Change {
 	for _, e := range b {
 		old, ok := inA[identity(e)]
 		if !ok {
-			out = append(out, Change{Kind: "added", Subject: e.Subject, New: e.File})
+			out = append(out, Change{Kind: "added", Subject: e.Subject, New: e.File, Upstream: e.Upstream, Reason: e.Reason})
 			continue
 		}
 		flushDropped(identity(e))
 		if ai < len(a) {
 			ai++
 		}
-		c := Change{Kind: "same", Subject: e.Subject, Old: old.File, New: e.File}
+		c := Change{Kind: "same", Subject: e.Subject, Old: old.File, New: e.File, Upstream: e.Upstream, Reason: e.Reason}
 		oldText, newText := content(old), content(e)
-		if oldText != newText {
+		switch {
+		case oldText != newText:
 			c.Kind = "changed"
 			c.Interdiff = export.UnifiedDiff(old.Version+"/"+old.File, e.Version+"/"+e.File, oldText, newText)
+		default:
+			if c.Moved = moved(old, e); len(c.Moved) > 0 {
+				c.Kind = "moved"
+			}
 		}
 		out = append(out, c)
 	}
 	flushDropped("\x00")
+	return out
+}
+
+// moved lists the distinct offsets between the upstream lines two patches
+// with the same content apply at, hunk by hunk.
+func moved(a, b Entry) []int64 {
+	pa, pb := hunkStarts(a), hunkStarts(b)
+	if len(pa) != len(pb) {
+		return nil
+	}
+	seen := map[int64]bool{}
+	var out []int64
+	for i := range pa {
+		if d := pb[i] - pa[i]; d != 0 && !seen[d] {
+			seen[d] = true
+			out = append(out, d)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// hunkStarts is where each hunk of the patch starts in the upstream file.
+func hunkStarts(e Entry) []int64 {
+	var out []int64
+	for _, f := range e.patch.Files {
+		for _, h := range f.TextFragments {
+			out = append(out, h.OldPosition)
+		}
+	}
 	return out
 }
 

@@ -1,0 +1,64 @@
+package backport
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/epp-build/epp-build/internal/patchset"
+)
+
+// ConflictStop is returned when the rebase stopped at a patch: it does not
+// apply, or --continue found nothing to record for it. The work tree is
+// left for the user; the message gives rebase's own next steps.
+type ConflictStop struct {
+	Dir   string
+	Patch string
+	Err   error
+	// Marked are the files holding conflict markers (or .rej files).
+	Marked []string
+}
+
+func (e *ConflictStop) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "rebase stopped at %s: %s\n", e.Patch, describe(e.Err))
+	if len(e.Marked) > 0 {
+		fmt.Fprintf(&b, "conflicts marked in %s: %s\n", e.Dir, strings.Join(e.Marked, ", "))
+	}
+	fmt.Fprintf(&b, "next: edit the files in %s so they hold the patch's change (the patch is %s) and remove every conflict marker, then run `epp-build rebase --continue --dir %s`; "+
+		"or `epp-build rebase --skip --dir %s` to drop the patch; or `epp-build rebase --abort --dir %s` to throw the rebase away",
+		e.Dir, filepath.Join(e.Dir, ".git", "epp-build", "rebase", e.Patch), e.Dir, e.Dir, e.Dir)
+	return b.String()
+}
+
+func (e *ConflictStop) Unwrap() error { return e.Err }
+
+// errNothingChanged is --continue on a work tree where nothing was done
+// for the patch: recording it would tie the previous commit to this patch.
+var errNothingChanged = errors.New("--continue found nothing to record: the work tree and HEAD are as the rebase left them, so the patch's change is in no file")
+
+// MarkersLeft is --continue while conflict markers are still in files.
+type MarkersLeft struct{ Files []string }
+
+func (e *MarkersLeft) Error() string {
+	return fmt.Sprintf("conflict markers are still in %s: resolve them (or delete the .rej files once handled) before --continue", strings.Join(e.Files, ", "))
+}
+
+// describe says why a patch stopped, without apply's advice (refresh and
+// export), which is not what a rebase in progress wants.
+func describe(err error) string {
+	var c *patchset.ConflictError
+	if !errors.As(err, &c) {
+		return err.Error()
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "file %s, hunk %s: line %d: expected %q, found %q", c.File, c.Hunk, c.Line,
+		strings.TrimSuffix(c.Expected, "\n"), strings.TrimSuffix(c.Found, "\n"))
+	if c.Nearest > 0 {
+		fmt.Fprintf(&b, "; nearest fit at line %d (%d of %d lines match)", c.Nearest, c.NearestMatched, c.NearestOf)
+	} else {
+		b.WriteString("; the hunk fits nowhere in the file")
+	}
+	return b.String()
+}

@@ -1,0 +1,116 @@
+package backport
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+
+	"github.com/epp-build/epp-build/internal/recipe"
+)
+
+// state is kept in the work tree between --continue runs. Every step that
+// produced a commit records it, so the patch file a commit came from never
+// depends on guessing (by subject or position) when the series is written.
+type state struct {
+	Version  string          `json:"version"`
+	As       string          `json:"as,omitempty"`
+	Recipe   string          `json:"recipe"`
+	Upstream recipe.Upstream `json:"upstream"`
+	Patches  []string        `json:"patches"`
+	Next     int             `json:"next"`
+	Steps    []Step          `json:"steps"`
+	// Conflict is the patch that stopped the rebase, if any; StopHead is
+	// HEAD when it stopped, so --continue can tell whether anything was
+	// done for that patch.
+	Conflict string `json:"conflict,omitempty"`
+	StopHead string `json:"stopHead,omitempty"`
+	// Marked are the files that held conflict markers (or .rej files) at
+	// the stop; --continue refuses while any marker is left.
+	Marked []string `json:"marked,omitempty"`
+}
+
+const stateFile = "epp-build/rebase.json"
+
+var (
+	stateCommit   = regexp.MustCompile(`^[0-9a-f]{40}$`)
+	statePatch    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*\.patch$`)
+	stateOutcomes = map[Outcome]bool{Clean: true, AtOffset: true, Upstream: true, Resolved: true, Skipped: true}
+)
+
+// parseState reads a state file and refuses one that a rebase could not
+// have written: the names in it become paths, the indexes slice the list.
+func parseState(data []byte) (*state, error) {
+	var st state
+	if err := json.Unmarshal(data, &st); err != nil {
+		return nil, err
+	}
+	if st.Recipe == "" || st.Version == "" {
+		return nil, errors.New("no version or recipe folder")
+	}
+	if st.As != "" && !validVersion(st.As) {
+		return nil, fmt.Errorf("--as %q is not a version folder name", st.As)
+	}
+	for _, p := range st.Patches {
+		if !statePatch.MatchString(p) {
+			return nil, fmt.Errorf("patch %q is not a plain .patch file name", p)
+		}
+	}
+	if st.Next < 0 || st.Next > len(st.Patches) {
+		return nil, fmt.Errorf("next patch %d is outside the series of %d", st.Next, len(st.Patches))
+	}
+	if len(st.Steps) != st.Next {
+		return nil, fmt.Errorf("%d steps recorded for %d patches done", len(st.Steps), st.Next)
+	}
+	for i, s := range st.Steps {
+		if s.Patch != st.Patches[i] || !stateOutcomes[s.Outcome] {
+			return nil, fmt.Errorf("step %d (%q, %q) does not match the series", i+1, s.Patch, s.Outcome)
+		}
+		if s.Commit != "" && !stateCommit.MatchString(s.Commit) {
+			return nil, fmt.Errorf("step %d: commit %q is not a full commit id", i+1, s.Commit)
+		}
+	}
+	if st.Conflict != "" && (st.Next == len(st.Patches) || st.Conflict != st.Patches[st.Next]) {
+		return nil, fmt.Errorf("stopped at %q, which is not the next patch", st.Conflict)
+	}
+	if st.StopHead != "" && !stateCommit.MatchString(st.StopHead) {
+		return nil, fmt.Errorf("stop HEAD %q is not a full commit id", st.StopHead)
+	}
+	for _, m := range st.Marked {
+		if !filepath.IsLocal(m) {
+			return nil, fmt.Errorf("marked file %q is outside the work tree", m)
+		}
+	}
+	return &st, nil
+}
+
+var versionName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*$`)
+
+func validVersion(v string) bool { return versionName.MatchString(v) }
+
+func load(dir string) (*state, error) {
+	data, err := os.ReadFile(filepath.Join(dir, ".git", stateFile))
+	if err != nil {
+		return nil, fmt.Errorf("no rebase in progress in %s (%v)", dir, err)
+	}
+	st, err := parseState(data)
+	if err != nil {
+		return nil, fmt.Errorf("rebase state %s: %w (the file was edited or is damaged; --abort and start again)", filepath.Join(dir, ".git", stateFile), err)
+	}
+	return st, nil
+}
+
+func save(dir string, st *state) error {
+	data, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(dir, ".git", stateFile)
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
