@@ -127,3 +127,31 @@ func TestCorruptCacheEntryRefetchedInTheRun(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "package main\n\nfunc main() {\n\tprintln(\"upstream\")\n}\n", string(data))
 }
+
+// TestRebaseUpstreamCredentialsNeverStored: a rebase fetched through a
+// mirror URL with credentials writes a recipe that names the repository
+// without them, and leaves the password nowhere in patches/.
+func TestRebaseUpstreamCredentialsNeverStored(t *testing.T) {
+	const user, secret = "release-bot", "s3cret-token"
+	u := newTwoPins(t)
+	cache := t.TempDir()
+	patches := t.TempDir()
+	seriesOnV1(t, u, patches, cache)
+	base := gitfixture.ServeHTTPWithAuth(t, filepath.Dir(u.repo.Dir), user, secret)
+	plain := u.repo.HTTPURL(base)
+	withAuth := strings.Replace(plain, "http://", "http://"+user+":"+secret+"@", 1)
+
+	work := filepath.Join(t.TempDir(), "rebase")
+	r := run(t, cache, "--patches", patches, "rebase", "--version", "v9", "--onto", "v2", "--as", "v10", "--dir", work, "--upstream", withAuth)
+	require.Equal(t, 6, r.code, r.stdout+r.stderr)
+	r2 := run(t, cache, "--patches", patches, "rebase", "--skip", "--dir", work)
+	require.Equal(t, 0, r2.code, r2.stdout+r2.stderr)
+
+	got, err := os.ReadFile(filepath.Join(patches, "v10", "recipe.yaml"))
+	require.NoError(t, err)
+	assert.Contains(t, string(got), "repository: "+plain+"\n")
+	for _, res := range []result{r, r2} {
+		assert.NotContains(t, res.stdout+res.stderr, secret)
+	}
+	requireNoSecretUnder(t, patches, secret)
+}

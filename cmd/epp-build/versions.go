@@ -5,6 +5,8 @@ import (
 	"io"
 	"text/tabwriter"
 
+	"github.com/epp-build/epp-build/internal/redact"
+
 	"github.com/epp-build/epp-build/internal/outfmt"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/textsafe"
@@ -41,7 +43,7 @@ func newVersionsCommand(g *globalFlags) *cobra.Command {
 				if err != nil {
 					row.Error = err.Error()
 				} else {
-					row.Repository, row.Ref, row.Commit, row.Patches, row.Extends = r.Upstream.Repository, r.Upstream.Ref, r.Upstream.Commit, len(r.Series), r.Extends
+					row.Repository, row.Ref, row.Commit, row.Patches, row.Extends = redact.URL(r.Upstream.Repository), r.Upstream.Ref, r.Upstream.Commit, len(r.Series), r.Extends
 				}
 				rows = append(rows, row)
 			}

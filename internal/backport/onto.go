@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/epp-build/epp-build/internal/redact"
+
 	"golang.org/x/mod/module"
 
 	"github.com/epp-build/epp-build/internal/recipe"
@@ -41,7 +43,9 @@ func NewPin(ctx context.Context, old recipe.Upstream, o Onto, log io.Writer) (re
 	u := old
 	u.Ref, u.Commit, u.ModuleVersion, u.ModuleHash = o.Ref, o.Commit, o.ModuleVersion, o.ModuleHash
 	if o.Repository != "" {
-		u.Repository = o.Repository
+		// The new recipe is written to disk: it names the repository,
+		// never a credential for it (that comes from netrc or a helper).
+		u.Repository = redact.Strip(o.Repository)
 	}
 	if u.ModuleVersion != "" && u.Module == "" {
 		return recipe.Upstream{}, &UsageError{fmt.Errorf("--onto-module-version: the recipe has no upstream.module to give a version of")}
@@ -67,7 +71,11 @@ func NewPin(ctx context.Context, old recipe.Upstream, o Onto, log io.Writer) (re
 		fmt.Fprintf(log, "%s is commit %s\n", o.Ref, u.Commit)
 	}
 	if u.Commit == "" {
-		commit, err := source.Resolve(ctx, u.Repository, o.Ref)
+		from := u.Repository
+		if o.Repository != "" {
+			from = o.Repository // with its credentials, for the lookup only
+		}
+		commit, err := source.Resolve(ctx, from, o.Ref)
 		switch {
 		case err == nil:
 			u.Commit = commit

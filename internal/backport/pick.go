@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/epp-build/epp-build/internal/redact"
+
 	"github.com/epp-build/epp-build/internal/export"
 	"github.com/epp-build/epp-build/internal/patchset"
 	"github.com/epp-build/epp-build/internal/recipe"
@@ -152,7 +154,8 @@ func webURL(repo *git.Repository) string {
 	if !strings.HasPrefix(u, "https://") {
 		return ""
 	}
-	return strings.TrimSuffix(strings.TrimSuffix(u, "/"), ".git")
+	// The link is written into a patch file: no credential of origin's.
+	return strings.TrimSuffix(strings.TrimSuffix(redact.Strip(u), "/"), ".git")
 }
 
 // withTrailer adds "key: value" to the body's trailer block unless the

@@ -36,6 +36,38 @@ func URL(raw string) string {
 	return Text(raw)
 }
 
+// Strip returns raw without its userinfo and credential query parameters,
+// for a URL that is written somewhere to be used again (a recipe, a
+// trailer): a masked credential would not work, and the real one must not
+// be stored; the credential then comes from netrc or a credential helper.
+// Something that does not parse as an absolute URL is returned as URL
+// would mask it.
+func Strip(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" {
+		return URL(raw)
+	}
+	if u.User != nil && (u.Scheme == "http" || u.Scheme == "https") {
+		u.User = nil
+	} else if u.User != nil {
+		u.User = url.User(u.User.Username()) // ssh: keep the login, drop a password
+	}
+	if u.RawQuery != "" {
+		var kept []string
+		for _, p := range strings.Split(u.RawQuery, "&") {
+			name, _, _ := strings.Cut(p, "=")
+			if un, err := url.QueryUnescape(name); err == nil {
+				name = un
+			}
+			if !secretParams[strings.ToLower(name)] {
+				kept = append(kept, p)
+			}
+		}
+		u.RawQuery = strings.Join(kept, "&")
+	}
+	return u.String()
+}
+
 // maskURL is URL for something that parses as an absolute URL; ok is false
 // otherwise.
 func maskURL(raw string) (string, bool) {

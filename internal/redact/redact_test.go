@@ -53,3 +53,11 @@ func TestExcerpt(t *testing.T) {
 	assert.True(t, strings.HasSuffix(got, "..."))
 	assert.Equal(t, "short body", Excerpt([]byte("  short\tbody\n")))
 }
+
+func TestStripLeavesNoCredentialToStore(t *testing.T) {
+	assert.Equal(t, "https://host/gaie.git", Strip("https://user:secret@host/gaie.git"))
+	assert.Equal(t, "https://host/gaie.git", Strip("https://ghp_token@host/gaie.git"))
+	assert.Equal(t, "ssh://git@host/gaie.git", Strip("ssh://git:pw@host/gaie.git"))
+	assert.Equal(t, "https://host/g.git?ref=main", Strip("https://host/g.git?ref=main&access_token=abc"))
+	assert.Equal(t, "https://host/gaie.git", Strip("https://host/gaie.git"))
+}
