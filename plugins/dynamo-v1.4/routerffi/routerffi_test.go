@@ -1,3 +1,5 @@
+//go:build dynamo_prefill_reservation
+
 package routerffi_test
 
 // These tests link the C API test double (testdata/capi-double): run
