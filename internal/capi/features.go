@@ -45,7 +45,8 @@ func Tags(features []Feature) []string {
 // detectFeatures reads the binding's feature headers and decides each one
 // against every artifact. A feature whose functions the library declares
 // with other types than the binding is an error, not a silent "off".
-func detectFeatures(res *Result, bindingDir string) ([]Feature, error) {
+// base is the binding's main header, whose types the feature headers use.
+func detectFeatures(res *Result, bindingDir string, base []byte) ([]Feature, error) {
 	entries, err := os.ReadDir(bindingDir)
 	if err != nil {
 		return nil, fmt.Errorf("C API features: %w", err)
@@ -85,7 +86,9 @@ func detectFeatures(res *Result, bindingDir string) ([]Feature, error) {
 				if err != nil {
 					return nil, err
 				}
-				if err := CheckPrototypes(src, lib); err != nil {
+				// The feature header includes the main one for its types.
+				withTypes := append(append(append([]byte(nil), base...), '\n'), src...)
+				if err := CheckPrototypes(withTypes, lib); err != nil {
 					return nil, fmt.Errorf("C API feature %s (%s, %s): %w", f.Tag, e.Name(), a.Target.Platform, err)
 				}
 			}

@@ -60,7 +60,7 @@ func Stage(res *Result, bindingDir, bindingHeader, library string) ([]Feature, e
 			return nil, fmt.Errorf("%s (binding %s, library header %s for %s)", err, filepath.Join(bindingDir, bindingHeader), filepath.Base(a.Header), a.Target.Platform)
 		}
 	}
-	features, err := detectFeatures(res, bindingDir)
+	features, err := detectFeatures(res, bindingDir, binding)
 	if err != nil {
 		return nil, err
 	}
