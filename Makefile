@@ -5,6 +5,10 @@ GOFMT ?= gofmt
 NESTED := ffi $(wildcard plugins/*)
 FUZZTIME ?= 20s
 VERSIONS := $(notdir $(wildcard patches/*))
+# Modules with Go files behind an optional C API feature's build tag (the
+# double has every feature): tested with and without the tags.
+FEATURE_TAGS := dynamo_prefill_reservation
+FEATURE_MODULES := ffi plugins/dynamo-v1.4
 
 .PHONY: build test deps double lint unit nested fuzz check-patches bench clean
 
@@ -26,12 +30,14 @@ lint:
 	@out=$$($(GOFMT) -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt wants to rewrite:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	@for m in $(NESTED); do (cd $$m && $(GO) vet ./...) || exit 1; done
+	@for m in $(FEATURE_MODULES); do (cd $$m && $(GO) vet -tags $(FEATURE_TAGS) ./...) || exit 1; done
 
 unit:
 	$(GO) test -race -timeout 75m ./...
 
 nested:
 	@for m in $(NESTED); do echo "== go test $$m"; (cd $$m && $(GO) test -race -timeout 20m ./...) || exit 1; done
+	@for m in $(FEATURE_MODULES); do echo "== go test -tags $(FEATURE_TAGS) $$m"; (cd $$m && $(GO) test -race -timeout 20m -tags $(FEATURE_TAGS) ./...) || exit 1; done
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParseApply -fuzztime $(FUZZTIME) ./internal/patchset

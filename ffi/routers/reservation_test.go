@@ -37,4 +37,3 @@ func TestPrefillReservationLifecycle(t *testing.T) {
 	require.ErrorAs(t, err, &callErr)
 	assert.Equal(t, CodeInvalidParam, callErr.Code)
 }
-

@@ -68,4 +68,4 @@ func (a *Router) AddRequest(id string, tokenIDs []uint32, workerID uint64, dpRan
 
 func (a *Router) MarkPrefillComplete(id string) error { return a.r.MarkPrefillComplete(id) }
 func (a *Router) FreeRequest(id string) error         { return a.r.FreeRequest(id) }
-func (a *Router) Close() error { return a.r.Close() }
+func (a *Router) Close() error                        { return a.r.Close() }
