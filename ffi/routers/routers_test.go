@@ -165,3 +165,13 @@ func TestCloseWaitsForCallsAndRefusesNewOnes(t *testing.T) {
 	assert.Equal(t, violations, capidouble.Violations(), "a call used a destroyed handle or destroy hit a call in flight")
 	assert.Equal(t, outstanding, capidouble.OutstandingRoutingResults())
 }
+
+// Each create_routers builds a runtime Dynamo never frees (ManuallyDrop),
+// Close included: an EPP must open its routers once per process.
+func TestEveryOpenCostsARuntimeThatCloseKeeps(t *testing.T) {
+	before := capidouble.RouterRuntimes()
+	r := openRouters(t, false)
+	require.NoError(t, r.Close())
+	openRouters(t, false)
+	assert.Equal(t, before+2, capidouble.RouterRuntimes())
+}
