@@ -12,6 +12,10 @@ GOTESTSUM ?= $(shell $(GO) env GOPATH)/bin/gotestsum
 GOTESTSUM_VERSION := v1.13.0
 RESULTS ?= $(CURDIR)/.test-results
 GOTEST = $(GOTESTSUM) --format pkgname-and-test-fails --hide-summary=output,skipped --jsonfile
+# Modules with Go files behind an optional C API feature's build tag (the
+# double has every feature): tested with and without the tags.
+FEATURE_TAGS := dynamo_prefill_reservation
+FEATURE_MODULES := ffi plugins/dynamo-v1.4
 
 .PHONY: build test deps double lint unit nested fuzz check-patches bench clean
 
@@ -38,6 +42,7 @@ lint:
 	@out=$$($(GOFMT) -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt wants to rewrite:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	@for m in $(NESTED); do (cd $$m && $(GO) vet ./...) || exit 1; done
+	@for m in $(FEATURE_MODULES); do (cd $$m && $(GO) vet -tags $(FEATURE_TAGS) ./...) || exit 1; done
 
 unit: | $(RESULTS)
 	$(GOTEST) $(RESULTS)/unit.json -- -race -timeout 75m ./...
@@ -45,6 +50,8 @@ unit: | $(RESULTS)
 nested: | $(RESULTS)
 	@for m in $(NESTED); do echo "== go test $$m"; \
 	  (cd $$m && $(GOTEST) $(RESULTS)/nested-$$(echo $$m | tr / -).json -- -race -timeout 20m ./...) || exit 1; done
+	@for m in $(FEATURE_MODULES); do echo "== go test -tags $(FEATURE_TAGS) $$m"; \
+	  (cd $$m && $(GOTEST) $(RESULTS)/nested-tags-$$(echo $$m | tr / -).json -- -race -timeout 20m -tags $(FEATURE_TAGS) ./...) || exit 1; done
 
 fuzz: | $(RESULTS)
 	$(GOTEST) $(RESULTS)/fuzz-patchset.json -- -run '^$$' -fuzz FuzzParseApply -fuzztime $(FUZZTIME) ./internal/patchset

@@ -1,15 +1,11 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/epp-build/epp-build/internal/build"
-	"github.com/epp-build/epp-build/internal/recipe"
-	"github.com/epp-build/epp-build/internal/redact"
+	"github.com/epp-build/epp-build/internal/capi"
 	"github.com/epp-build/epp-build/internal/source"
 	"github.com/spf13/cobra"
 )
@@ -71,12 +67,11 @@ never printed.
 				in.Patches = append(in.Patches, build.PatchDigest{Name: a.File, SHA256: a.SHA256})
 			}
 			if opt.CAPISrc == "" && r.CAPI != nil {
-				src, cleanup, err := fetchCAPI(cmd.Context(), &f, r.CAPI, log)
-				if err != nil {
+				notice := func(format string, args ...any) { fmt.Fprintf(log, "notice: "+format+"\n", args...) }
+				if in.CAPI, err = capi.FetchPin(cmd.Context(), r.CAPI, f.cacheDir, notice); err != nil {
 					return err
 				}
-				defer cleanup()
-				opt.CAPISrc, in.CAPICommit = src, r.CAPI.Commit
+				defer in.CAPI.Close()
 			}
 			if opt.Platforms, err = build.ParsePlatforms(platforms); err != nil {
 				return err
@@ -111,28 +106,6 @@ never printed.
 	fl.StringVar(&opt.BuilderImage, "builder-image", "", "container mode: the builder image (Go and cross C compilers)")
 	fl.StringVar(&opt.BaseImage, "base-image", "", "runtime base image (default ubuntu:24.04)")
 	return cmd
-}
-
-// fetchCAPI fetches the recipe's C API pin with the source stage and
-// returns the crate's folder in a temporary work tree.
-func fetchCAPI(ctx context.Context, f *recipeFlags, c *recipe.CAPI, log io.Writer) (string, func(), error) {
-	tree, err := source.Fetch(ctx, source.Request{
-		Pin: recipe.Upstream{Repository: c.Repository, Ref: c.Ref, Commit: c.Commit}, Kind: source.Git, CacheDir: f.cacheDir,
-		Notice: func(format string, args ...any) { fmt.Fprintf(log, "notice: "+format+"\n", args...) },
-	})
-	if err != nil {
-		return "", nil, fmt.Errorf("C API pin %s@%s: %w (or pass --capi-src DIR)", redact.URL(c.Repository), c.Ref, err)
-	}
-	tmp, err := os.MkdirTemp("", "epp-build-capi-")
-	if err != nil {
-		return "", nil, err
-	}
-	cleanup := func() { os.RemoveAll(tmp) }
-	if err := tree.Materialize(ctx, filepath.Join(tmp, "src")); err != nil {
-		cleanup()
-		return "", nil, err
-	}
-	return filepath.Join(tmp, "src", filepath.FromSlash(c.Dir)), cleanup, nil
 }
 
 func cacheRoot(flag string) (string, error) {

@@ -28,7 +28,6 @@ dynamo_llm_result_t dynamo_llm_init(const char *namespace_c_str,
                                     const char *component_c_str,
                                     uint32_t kv_block_size);
 
-dynamo_llm_result_t dynamo_llm_shutdown(void);
 
 dynamo_llm_result_t dynamo_create_worker_selection_pipeline(const char *namespace_c_str,
                                                             const char *component_c_str,

@@ -36,16 +36,19 @@ type Selection struct {
 
 // Router owns one worker-selection pipeline. It is safe for concurrent use.
 //
-// Every C call on the pipeline runs under the read lock and Close takes the
-// write lock, so Close waits for calls in flight and no call can start on a
-// destroyed pipeline. (Dynamo's own scorer copied the pointer under the lock
-// and called Rust after releasing it: a use-after-free on shutdown.)
+// Every C call on the pipeline runs under one mutex, Close included. Dynamo
+// v0.7.0's contract for dynamo_query_worker_selection_and_annotate forbids
+// concurrent calls on the same pipeline, and destroy must not overlap any
+// call; so queries on one Router run one at a time, Close waits for the
+// query in flight and no call can start on a destroyed pipeline. (Dynamo's
+// own scorer copied the pointer under the lock and called Rust after
+// releasing it: a use-after-free on shutdown.)
 type Router struct {
-	mu     sync.RWMutex
+	mu     sync.Mutex
 	handle *C.WorkerSelectionPipeline // nil once closed
 }
 
-// Open initialises the Dynamo runtime (once per process; see acquireRuntime)
+// Open initialises the Dynamo runtime (once per process; see initRuntime)
 // and creates a pipeline for cfg.Model.
 func Open(cfg Config) (*Router, error) {
 	if cfg.Namespace == "" || cfg.Model == "" {
@@ -54,12 +57,12 @@ func Open(cfg Config) (*Router, error) {
 	if cfg.KVBlockSize == 0 {
 		return nil, errors.New("open dynamo pipeline: KV block size must be positive (the workers' kv_block_size)")
 	}
-	if err := acquireRuntime(runtimeArgs{cfg.Namespace, cfg.Component, cfg.KVBlockSize}); err != nil {
+	if err := initRuntime(runtimeArgs{cfg.Namespace, cfg.Component, cfg.KVBlockSize}); err != nil {
 		return nil, fmt.Errorf("open dynamo pipeline for model %q: %w", cfg.Model, err)
 	}
 	handle, err := createPipeline(cfg)
 	if err != nil {
-		return nil, errors.Join(fmt.Errorf("open dynamo pipeline for model %q: %w", cfg.Model, err), releaseRuntime())
+		return nil, fmt.Errorf("open dynamo pipeline for model %q: %w", cfg.Model, err)
 	}
 	return &Router{handle: handle}, nil
 }
@@ -90,8 +93,8 @@ func (r *Router) Select(ctx context.Context, requestJSON []byte) (Selection, err
 	if err := ctx.Err(); err != nil {
 		return Selection{}, fmt.Errorf("select worker: %w", err)
 	}
-	r.mu.RLock()
-	defer r.mu.RUnlock()
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.handle == nil {
 		return Selection{}, ErrClosed
 	}
@@ -129,8 +132,8 @@ func copySelection(workerID int64, tokens *C.uint32_t, count C.size_t, annotated
 	return sel
 }
 
-// Close destroys the pipeline once no call is in flight and releases the
-// runtime. It is idempotent; later calls on r return ErrClosed.
+// Close destroys the pipeline once no call is in flight; the process-wide
+// runtime stays (see initRuntime). It is idempotent; later calls on r return ErrClosed.
 func (r *Router) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -140,5 +143,5 @@ func (r *Router) Close() error {
 	err := check("dynamo_destroy_worker_selection_pipeline",
 		uint32(C.dynamo_destroy_worker_selection_pipeline(r.handle)))
 	r.handle = nil
-	return errors.Join(err, releaseRuntime())
+	return err
 }

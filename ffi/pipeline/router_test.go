@@ -97,10 +97,8 @@ func TestSelectHonoursWorkerCount(t *testing.T) {
 // The binding passes three arguments to dynamo_llm_init, as Rust declares
 // since v0.7.0: the block size arrives where Rust reads it.
 func TestInitReceivesKVBlockSize(t *testing.T) {
-	cfg := testConfig()
-	cfg.KVBlockSize = 64
-	openRouter(t, cfg)
-	assert.Equal(t, uint32(64), capidouble.InitKVBlockSize())
+	openRouter(t, testConfig())
+	assert.Equal(t, testConfig().KVBlockSize, capidouble.InitKVBlockSize())
 }
 
 func TestSelectFreesEveryResultExactlyOnce(t *testing.T) {
@@ -140,8 +138,8 @@ func TestOpenUnknownModelFailsAndReleasesRuntime(t *testing.T) {
 	assert.Equal(t, "dynamo_create_worker_selection_pipeline", callErr.Call)
 	assert.Equal(t, 4, callErr.Code)
 	assert.Contains(t, err.Error(), `model "unknown"`)
-	// The runtime initialised for the failed Open was shut down again.
-	assert.Equal(t, uint32(0), capidouble.InitKVBlockSize())
+	// The runtime stays: it can only be initialised once per process.
+	openRouter(t, testConfig())
 }
 
 func TestOpenValidatesConfig(t *testing.T) {
@@ -167,10 +165,13 @@ func TestRoutersShareOneRuntime(t *testing.T) {
 	_, err = a.Select(context.Background(), chatRequest("still here"))
 	require.NoError(t, err)
 
+	// Another namespace gets its own pipeline on the same runtime: init
+	// runs once per process, with the first Router's arguments.
 	other := testConfig()
 	other.Namespace = "elsewhere"
-	_, err = pipeline.Open(other)
-	require.ErrorContains(t, err, `already initialised for namespace "dynamo"`)
+	other.KVBlockSize = 32
+	openRouter(t, other)
+	assert.Equal(t, uint32(16), capidouble.InitKVBlockSize())
 }
 
 func TestCloseIsIdempotentAndLaterCallsFail(t *testing.T) {
@@ -195,10 +196,11 @@ func TestSelectChecksContextFirst(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 }
 
-// Many goroutines select while another closes. Without the read lock held
-// across the whole C call, Close would destroy the pipeline under a running
-// query; the double counts that (and any use of the destroyed handle) as a
-// violation. Run under -race.
+// Many goroutines select while another closes. Without one lock held
+// across the whole C call, two queries would overlap on the pipeline
+// (Dynamo forbids it) and Close could destroy the pipeline under a running
+// query; the double counts both (and any use of the destroyed handle) as
+// violations. Run under -race.
 func TestCloseNeverRacesCallsInFlight(t *testing.T) {
 	t.Setenv("DYNAMO_DOUBLE_QUERY_DELAY_US", "200") // widen the window
 	violations, outstanding := capidouble.Violations(), capidouble.OutstandingResults()

@@ -12,56 +12,41 @@ import (
 	"unsafe"
 )
 
-// runtimeArgs are the dynamo_llm_init arguments. The Dynamo runtime is
-// process-wide, so every Router in a process must agree on them.
+// runtimeArgs are the dynamo_llm_init arguments. Dynamo v0.7.0 uses them
+// only for its KV event publisher (dynamo_create_kv_publisher), which the
+// EPP never calls; each pipeline names its own namespace and component.
 type runtimeArgs struct {
 	namespace, component string
 	kvBlockSize          uint32
 }
 
-// dynamoRuntime counts the open Routers: the first one initialises the
-// runtime and the last one to close shuts it down, so closing one Router
-// cannot pull the runtime from under another.
+// dynamoRuntime is initialised once per process and never shut down.
+// Dynamo v0.7.0's dynamo_llm_init installs a global tracing subscriber
+// with .expect(): a second call panics across the C boundary and aborts
+// the process, even after dynamo_llm_shutdown (which only stops the
+// runtime, so nothing could be created on it afterwards). A failed init is
+// remembered too: retrying it would be that second call. Later Routers
+// with other arguments share the runtime the first one initialised.
 var dynamoRuntime struct {
 	mu   sync.Mutex
-	refs int
-	args runtimeArgs
+	done bool
+	err  error
 }
 
-func acquireRuntime(args runtimeArgs) error {
+func initRuntime(args runtimeArgs) error {
 	dynamoRuntime.mu.Lock()
 	defer dynamoRuntime.mu.Unlock()
-	if dynamoRuntime.refs > 0 {
-		if args != dynamoRuntime.args {
-			return fmt.Errorf("dynamo runtime already initialised for namespace %q component %q kv block size %d; "+
-				"all Routers in a process must use the same ones (got %q %q %d)",
-				dynamoRuntime.args.namespace, dynamoRuntime.args.component, dynamoRuntime.args.kvBlockSize,
-				args.namespace, args.component, args.kvBlockSize)
+	if dynamoRuntime.done {
+		if dynamoRuntime.err != nil {
+			return fmt.Errorf("dynamo runtime failed to initialise earlier in this process (it can only be initialised once): %w", dynamoRuntime.err)
 		}
-		dynamoRuntime.refs++
 		return nil
 	}
 	ns := C.CString(args.namespace)
 	defer C.free(unsafe.Pointer(ns))
 	comp := C.CString(args.component)
 	defer C.free(unsafe.Pointer(comp))
-	if err := check("dynamo_llm_init", uint32(C.dynamo_llm_init(ns, comp, C.uint32_t(args.kvBlockSize)))); err != nil {
-		return err
-	}
-	dynamoRuntime.refs = 1
-	dynamoRuntime.args = args
-	return nil
-}
-
-func releaseRuntime() error {
-	dynamoRuntime.mu.Lock()
-	defer dynamoRuntime.mu.Unlock()
-	if dynamoRuntime.refs == 0 {
-		return nil
-	}
-	dynamoRuntime.refs--
-	if dynamoRuntime.refs > 0 {
-		return nil
-	}
-	return check("dynamo_llm_shutdown", uint32(C.dynamo_llm_shutdown()))
+	dynamoRuntime.done = true
+	dynamoRuntime.err = check("dynamo_llm_init", uint32(C.dynamo_llm_init(ns, comp, C.uint32_t(args.kvBlockSize))))
+	return dynamoRuntime.err
 }

@@ -5,9 +5,10 @@
  * declares nothing itself, so a test can check it against the header
  * generated from the Rust crate.
  *
- * The four prefill reservation functions have no published C definition;
- * their names follow the Go wrappers that call them (see the C API test
- * double's README).
+ * Functions that only some libraries of this generation have are declared
+ * in feature_<tag>.h, compiled only with the Go build tag <tag>; the build
+ * turns a tag on when the linked library defines all of that header's
+ * functions.
  */
 #ifndef EPP_BUILD_DYNAMO_LLM_ROUTERS_H
 #define EPP_BUILD_DYNAMO_LLM_ROUTERS_H
@@ -60,16 +61,6 @@ QueryRouterResult mark_prefill_complete(RouterHandles *handle, const char *reque
 QueryRouterResult free_request(RouterHandles *handle, const char *request_id);
 
 void destroy(RouterHandles *handle);
-
-QueryRouterResult begin_prefill_reservation(RouterHandles *handle, const char *booking_id);
-
-QueryRouterResult route_prefill_request_with_reservation(RouterHandles *handle, const char *booking_id,
-                                                         const char *request_json, const char *pods_json,
-                                                         CRoutingResult *out_result);
-
-QueryRouterResult cancel_prefill_reservation(RouterHandles *handle, const char *booking_id);
-
-QueryRouterResult release_prefill_reservation(RouterHandles *handle, const char *booking_id);
 
 #ifdef __cplusplus
 }

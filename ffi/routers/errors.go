@@ -8,6 +8,12 @@ import (
 // ErrClosed is returned by calls on Routers after Close has started.
 var ErrClosed = errors.New("dynamo routers are closed")
 
+// ErrPrefillReservationUnsupported is returned by the prefill reservation
+// calls of a build without the dynamo_prefill_reservation tag: the linked
+// C API (a Dynamo release) has no reservation functions.
+var ErrPrefillReservationUnsupported = errors.New("prefill reservation is not supported by this build's Dynamo C API " +
+	"(built without the dynamo_prefill_reservation tag)")
+
 // CallError is a non-zero QueryRouterResult from a C API call.
 type CallError struct {
 	Call string // the C function, e.g. "route_decode_request"

@@ -33,9 +33,8 @@ type Input struct {
 	UpstreamCommit string
 	UpstreamTime   time.Time // SOURCE_DATE_EPOCH
 	Patches        []PatchDigest
-	// CAPICommit is the commit of the C API pin when CAPISrc was fetched
-	// from it ("" for a local --capi-src).
-	CAPICommit string
+	// CAPI is the fetched (and patched) C API pin; nil means Options.CAPISrc.
+	CAPI *capi.Checkout
 }
 
 // Compile modes.
@@ -53,7 +52,7 @@ type Options struct {
 	BuildKit  string // address; "" -> $BUILDKIT_HOST
 	TLS       TLSOptions
 	Insecure  bool   // plain-HTTP / untrusted registry
-	CAPISrc   string // local crate checkout instead of the recipe's pin
+	CAPISrc   string // local workspace checkout or crate instead of the recipe's pin
 	Compile   string // host|container
 	Progress  string // auto|plain|quiet
 	Report    string // JSON report path
@@ -83,7 +82,7 @@ const (
 )
 
 // ErrNoCAPI means there is no C API source: no --capi-src and no pin.
-var ErrNoCAPI = errors.New("no C API source: the recipe has no capi pin; pass --capi-src DIR (a checkout of the crate)")
+var ErrNoCAPI = errors.New("no C API source: the recipe has no capi pin; pass --capi-src DIR (a checkout of the C API's workspace, or the crate)")
 
 type plan struct {
 	targets    []capi.Target
@@ -95,6 +94,7 @@ type plan struct {
 	generation string
 	mainPkg    string
 	baseImage  string
+	tags       []string // Go build tags of the C API's optional features
 }
 
 // OptionsError lists every option that cannot work, found before any

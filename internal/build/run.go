@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,6 +18,7 @@ import (
 	"github.com/epp-build/epp-build/internal/capi"
 	"github.com/epp-build/epp-build/internal/compile"
 	"github.com/epp-build/epp-build/internal/image"
+	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/redact"
 	"github.com/epp-build/epp-build/internal/report"
 )
@@ -31,8 +34,18 @@ func Run(ctx context.Context, in Input, opt Options) (*report.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opt.CAPISrc == "" {
-		return nil, ErrNoCAPI
+	capiSrc := in.CAPI
+	if capiSrc == nil {
+		if opt.CAPISrc == "" {
+			return nil, ErrNoCAPI
+		}
+		var recipeCAPI *recipe.CAPI
+		if in.Recipe != nil {
+			recipeCAPI = in.Recipe.CAPI
+		}
+		if capiSrc, err = capi.Local(opt.CAPISrc, recipeCAPI); err != nil {
+			return nil, err
+		}
 	}
 	stdout, stderr := writerOr(opt.Stdout), writerOr(opt.Stderr)
 	rep := report.New()
@@ -82,7 +95,7 @@ func Run(ctx context.Context, in Input, opt Options) (*report.Report, error) {
 	// C API for every platform.
 	t0 = time.Now()
 	capiRes, err := capi.Build(ctx, capi.Options{
-		SrcDir: opt.CAPISrc, Crate: p.crate, Library: p.library,
+		SrcDir: capiSrc.Root, CrateDir: capiSrc.CrateDir, Crate: p.crate, Library: p.library,
 		Targets: p.targets, CacheDir: opt.CacheDir, Env: opt.Env, Log: stderr,
 	})
 	if err != nil {
@@ -90,9 +103,12 @@ func Run(ctx context.Context, in Input, opt Options) (*report.Report, error) {
 	}
 	stage("capi", t0)
 	rep.Inputs.CAPI = report.CAPI{Source: "local", TreeHash: capiRes.TreeHash, Crate: p.crate, Library: p.library, Generation: p.generation}
-	if in.CAPICommit != "" {
-		rep.Inputs.CAPI.Source, rep.Inputs.CAPI.Commit = "pin", in.CAPICommit
-	} else if commit := gitCommit(ctx, opt.CAPISrc); commit != "" {
+	if capiSrc.Commit != "" {
+		rep.Inputs.CAPI.Source, rep.Inputs.CAPI.Commit = "pin", capiSrc.Commit
+		for _, a := range capiSrc.Patches {
+			rep.Inputs.CAPI.Patches = append(rep.Inputs.CAPI.Patches, report.Patch{Name: a.File, SHA256: a.SHA256})
+		}
+	} else if commit := gitCommit(ctx, capiSrc.Root); commit != "" {
 		rep.Inputs.CAPI.Commit = commit
 	}
 	tc := capiRes.Toolchain
@@ -114,9 +130,13 @@ func Run(ctx context.Context, in Input, opt Options) (*report.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := capi.Stage(capiRes, bindingDir, bindingHeader(p.generation), p.library); err != nil {
+	features, err := capi.Stage(capiRes, bindingDir, bindingHeader(p.generation), p.library)
+	if err != nil {
 		return nil, err
 	}
+	logFeatures(stderr, features)
+	p.tags = capi.Tags(features)
+	rep.Inputs.CAPI.Features = p.tags
 	stage("stage", t0)
 
 	// Binaries (host mode) and the build context.
@@ -218,7 +238,7 @@ func prepareContext(ctx context.Context, opt Options, p *plan, work, src, bindin
 		// The context is the work folder: src/ plus the Dockerfile.
 		_ = os.RemoveAll(filepath.Join(work, "host"))
 		df := "Dockerfile.container"
-		if err := os.WriteFile(filepath.Join(work, df), []byte(image.ContainerDockerfile(binaryName, p.mainPkg)), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(work, df), []byte(image.ContainerDockerfile(binaryName, p.mainPkg, p.tags...)), 0o644); err != nil {
 			return "", "", nil, err
 		}
 		return work, df, sizes, nil
@@ -234,7 +254,7 @@ func prepareContext(ctx context.Context, opt Options, p *plan, work, src, bindin
 	}
 	bins, err := compile.Host(ctx, compile.HostOptions{ModuleDir: src, Package: p.mainPkg,
 		OutDir: filepath.Join(hostDir, "bin"), Binary: binaryName, Targets: targets, Env: opt.Env, Log: log,
-		CacheDir: opt.CacheDir})
+		CacheDir: opt.CacheDir, Tags: p.tags})
 	if err != nil {
 		return "", "", nil, fmt.Errorf("compile: %w", err)
 	}
@@ -245,6 +265,20 @@ func prepareContext(ctx context.Context, opt Options, p *plan, work, src, bindin
 		return "", "", nil, err
 	}
 	return hostDir, "Dockerfile", sizes, nil
+}
+
+// logFeatures says which optional C API features the library has, and
+// for each one that is off, which functions it lacks.
+func logFeatures(w io.Writer, features []capi.Feature) {
+	for _, f := range features {
+		if f.Enabled {
+			fmt.Fprintf(w, "capi: feature %s on (build tag %s)\n", f.Tag, f.Tag)
+			continue
+		}
+		for _, platform := range slices.Sorted(maps.Keys(f.Missing)) {
+			fmt.Fprintf(w, "capi: feature %s off: the %s library lacks %s\n", f.Tag, platform, strings.Join(f.Missing[platform], ", "))
+		}
+	}
 }
 
 // gitCommit names the checked-out commit of a local C API checkout, with

@@ -17,7 +17,10 @@ import (
 
 // Options says which crate to build, for which targets, and where to cache.
 type Options struct {
-	SrcDir     string // source root; its tree hash keys the cache
+	// SrcDir is the workspace root, where cargo runs (as Dynamo's own build
+	// does: cargo build --release -p <crate> from the checkout's root); its
+	// tree hash keys the cache.
+	SrcDir     string
 	CrateDir   string // crate folder relative to SrcDir ("" = SrcDir)
 	Crate      string // cargo package, e.g. libdynamo_llm
 	Library    string // library name, e.g. dynamo_llm_capi (file lib<Library>.a)
@@ -65,8 +68,10 @@ func Build(ctx context.Context, opt Options) (*Result, error) {
 		log = io.Discard
 	}
 	crateDir := filepath.Join(opt.SrcDir, opt.CrateDir)
-	if _, err := os.Stat(filepath.Join(crateDir, "Cargo.toml")); err != nil {
-		return nil, fmt.Errorf("C API source %s: no Cargo.toml (is it the crate folder?): %w", crateDir, err)
+	for _, dir := range []string{opt.SrcDir, crateDir} {
+		if _, err := os.Stat(filepath.Join(dir, "Cargo.toml")); err != nil {
+			return nil, fmt.Errorf("C API source %s: no Cargo.toml (want the workspace root and the crate folder %q inside it): %w", dir, opt.CrateDir, err)
+		}
 	}
 	tc, err := FindToolchain(ctx, environ, opt.Targets)
 	if err != nil {
@@ -124,11 +129,11 @@ func buildOne(ctx context.Context, e env, tc *Toolchain, opt Options, crateDir, 
 		logf("capi %s: cached (%s)\n", t.Platform, key)
 		return a, nil
 	}
-	logf("capi %s: cargo build --release --target %s\n", t.Platform, t.RustTriple)
+	logf("capi %s: cargo build --release -p %s --target %s\n", t.Platform, opt.Crate, t.RustTriple)
 	// A target dir per triple lets both targets build at once (cargo locks
 	// its target dir) and keeps incremental state between cache misses.
 	targetDir := filepath.Join(root, "target", t.RustTriple)
-	if err := runCargo(ctx, e, tc, crateDir, opt.Crate, targetDir, t); err != nil {
+	if err := runCargo(ctx, e, tc, opt.SrcDir, opt.Crate, targetDir, t); err != nil {
 		return nil, err
 	}
 	built := filepath.Join(targetDir, t.RustTriple, "release", libName)

@@ -16,11 +16,32 @@ type CargoError struct {
 	Args       []string
 	Err        error
 	StderrTail string
+	// Dependencies: cargo could not get the workspace's dependencies.
+	Dependencies bool
 }
 
 func (e *CargoError) Error() string {
-	return fmt.Sprintf("cargo %s for %s failed: %v\n--- end of cargo's stderr ---\n%s",
+	msg := fmt.Sprintf("cargo %s for %s failed: %v\n--- end of cargo's stderr ---\n%s",
 		strings.Join(e.Args, " "), e.Platform, e.Err, e.StderrTail)
+	if e.Dependencies {
+		msg += "\ncargo could not get the crates the workspace depends on: it needs crates.io (or a registry " +
+			"mirror or vendored sources configured in .cargo/config.toml) and any git dependencies of the " +
+			"workspace; or pass --capi-src DIR with a crate whose dependencies are available here"
+	}
+	return msg
+}
+
+// dependencyFailure recognises cargo's messages for dependencies it could
+// not download or find offline.
+func dependencyFailure(stderr string) bool {
+	for _, s := range []string{"failed to get `", "failed to download", "Unable to update registry",
+		"failed to query replaced source", "no matching package named", "attempting to make an HTTP request, but --offline",
+		"failed to load source for dependency"} {
+		if strings.Contains(stderr, s) {
+			return true
+		}
+	}
+	return false
 }
 
 func (e *CargoError) Unwrap() error { return e.Err }
@@ -40,14 +61,15 @@ func envVarTriple(triple string) string {
 	return strings.ToUpper(strings.ReplaceAll(triple, "-", "_"))
 }
 
-// runCargo builds the crate for one target into targetDir.
-func runCargo(ctx context.Context, base env, tc *Toolchain, crateDir, crate, targetDir string, t Target) error {
+// runCargo builds the crate for one target into targetDir, from the
+// workspace root.
+func runCargo(ctx context.Context, base env, tc *Toolchain, root, crate, targetDir string, t Target) error {
 	args := []string{"build", "--release", "--target", t.RustTriple}
 	if crate != "" {
 		args = append(args, "-p", crate)
 	}
 	cmd := exec.CommandContext(ctx, tc.Cargo, args...)
-	cmd.Dir = crateDir
+	cmd.Dir = root
 	killGroupOnCancel(cmd)
 	cc := tc.CC[t.RustTriple]
 	cmd.Env = append(append([]string(nil), base...),
@@ -63,7 +85,8 @@ func runCargo(ctx context.Context, base env, tc *Toolchain, crateDir, crate, tar
 		if ctx.Err() != nil {
 			return fmt.Errorf("cargo build for %s: %w", t.Platform, ctx.Err())
 		}
-		return &CargoError{Platform: t.Platform, Args: args, Err: err, StderrTail: tail(stderr.String(), stderrTailLines)}
+		return &CargoError{Platform: t.Platform, Args: args, Err: err, StderrTail: tail(stderr.String(), stderrTailLines),
+			Dependencies: dependencyFailure(stderr.String())}
 	}
 	return nil
 }

@@ -12,9 +12,11 @@ import (
 )
 
 // findHeader returns the C header describing the library, from (in order)
-// the crate's build-script output (OUT_DIR under the target dir), headers a
-// build script wrote into the crate's include/ folder, or cbindgen run on the
-// crate. headerName, when set, picks one file among several.
+// the crate's build-script output (OUT_DIR under the target dir: Dynamo's
+// build.rs runs cbindgen with the crate's cbindgen.toml and writes
+// llm_engine.h there), headers a build script wrote into the crate's
+// include/ folder, or the cbindgen CLI run on the crate with its own
+// cbindgen.toml. headerName, when set, picks one file among several.
 func findHeader(ctx context.Context, e env, tc *Toolchain, crateDir, crate, targetDir string, t Target, headerName, scratch string) (string, error) {
 	buildDir := filepath.Join(targetDir, t.RustTriple, "release", "build")
 	outHeaders := globHeaders(buildDir, func(rel string) bool {
@@ -78,9 +80,13 @@ func runCbindgen(ctx context.Context, e env, crateDir, crate, headerName, scratc
 	if err := os.MkdirAll(scratch, 0o755); err != nil {
 		return "", err
 	}
-	args := []string{"--lang", "c", "--output", out}
+	// The crate's own cbindgen.toml decides the language and style, as
+	// its build script would (Dynamo's writes C++); without one, plain C.
+	args := []string{"--output", out}
 	if _, err := os.Stat(filepath.Join(crateDir, "cbindgen.toml")); err == nil {
 		args = append(args, "--config", filepath.Join(crateDir, "cbindgen.toml"))
+	} else {
+		args = append(args, "--lang", "c")
 	}
 	if crate != "" {
 		args = append(args, "--crate", crate)

@@ -63,7 +63,8 @@ func TestStageChecksPrototypesAndPlacesLibraries(t *testing.T) {
 		{Target: Target{Platform: "linux/amd64", GOARCH: "amd64"}, Library: lib, Header: good},
 		{Target: Target{Platform: "linux/arm64", GOARCH: "arm64"}, Library: lib, Header: good},
 	}}
-	require.NoError(t, Stage(res, dir, "dynamo_llm_pipeline.h", "dynamo_llm_capi"))
+	_, err = Stage(res, dir, "dynamo_llm_pipeline.h", "dynamo_llm_capi")
+	require.NoError(t, err)
 	for _, arch := range []string{"amd64", "arm64"} {
 		assert.FileExists(t, filepath.Join(binding, "lib", arch, "libdynamo_llm_capi.a"))
 	}
@@ -73,7 +74,7 @@ func TestStageChecksPrototypesAndPlacesLibraries(t *testing.T) {
 	bad := filepath.Join(cache, "bad", "capi.h")
 	write(t, bad, "uint32_t dynamo_llm_init(const char *ns);\n")
 	res.Artifacts[1].Header = bad
-	err = Stage(res, dir, "dynamo_llm_pipeline.h", "dynamo_llm_capi")
+	_, err = Stage(res, dir, "dynamo_llm_pipeline.h", "dynamo_llm_capi")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "dynamo_llm_init")
 	assert.Contains(t, err.Error(), "linux/arm64")

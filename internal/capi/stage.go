@@ -41,29 +41,37 @@ func FindBindingDir(tree, headerName string) (string, error) {
 // Stage copies each artifact's library to <bindingDir>/lib/<goarch>/ and
 // the header to <bindingDir>/include/, after checking the binding's
 // prototypes against the header. bindingHeader is the binding's own header.
-func Stage(res *Result, bindingDir, bindingHeader, library string) error {
+// It returns the binding's optional features (feature_<tag>.h), each on
+// only when every target's library has it; compile with their Tags.
+func Stage(res *Result, bindingDir, bindingHeader, library string) ([]Feature, error) {
 	if len(res.Artifacts) == 0 {
-		return errors.New("stage C API: nothing was built")
+		return nil, errors.New("stage C API: nothing was built")
 	}
 	binding, err := os.ReadFile(filepath.Join(bindingDir, bindingHeader))
 	if err != nil {
-		return fmt.Errorf("stage C API: %w", err)
+		return nil, fmt.Errorf("stage C API: %w", err)
 	}
 	for _, a := range res.Artifacts {
 		lib, err := os.ReadFile(a.Header)
 		if err != nil {
-			return fmt.Errorf("stage C API: %w", err)
+			return nil, fmt.Errorf("stage C API: %w", err)
 		}
 		if err := CheckPrototypes(binding, lib); err != nil {
-			return fmt.Errorf("%s (binding %s, library header %s for %s)", err, filepath.Join(bindingDir, bindingHeader), filepath.Base(a.Header), a.Target.Platform)
+			return nil, fmt.Errorf("%s (binding %s, library header %s for %s)", err, filepath.Join(bindingDir, bindingHeader), filepath.Base(a.Header), a.Target.Platform)
 		}
+	}
+	features, err := detectFeatures(res, bindingDir, binding)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range res.Artifacts {
 		if err := copyFile(a.Library, filepath.Join(bindingDir, "lib", a.Target.GOARCH, "lib"+library+".a")); err != nil {
-			return fmt.Errorf("stage C API for %s: %w", a.Target.Platform, err)
+			return nil, fmt.Errorf("stage C API for %s: %w", a.Target.Platform, err)
 		}
 	}
 	h := res.Artifacts[0].Header
 	if err := copyFile(h, filepath.Join(bindingDir, "include", filepath.Base(h))); err != nil {
-		return fmt.Errorf("stage C API header: %w", err)
+		return nil, fmt.Errorf("stage C API header: %w", err)
 	}
-	return nil
+	return features, nil
 }

@@ -10,8 +10,8 @@ import (
 // The Go/Rust disagreement Dynamo shipped: Go declared dynamo_llm_init with
 // 4 parameters while Rust took 3 from v0.7.0 on.
 func TestCheckCatchesTheV070ArityBugAndMissingFunctions(t *testing.T) {
-	binding := parseFile(t, "testdata/v070_go_binding.h")
-	library := parseFile(t, "testdata/v070_library.h")
+	binding := parseHeader(t, "testdata/v070_go_binding.h")
+	library := parseHeader(t, "testdata/v070_library.h")
 
 	err := Check(binding, library)
 	var mismatch *MismatchError
@@ -24,19 +24,14 @@ func TestCheckCatchesTheV070ArityBugAndMissingFunctions(t *testing.T) {
 }
 
 func TestCheckAcceptsASubsetWithTheSameArity(t *testing.T) {
-	library := parseFile(t, "testdata/v070_library.h")
-	binding := map[string]Prototype{
-		"dynamo_llm_shutdown": {Name: "dynamo_llm_shutdown", Return: "dynamo_llm_result_t"},
-	}
+	library := parseHeader(t, "testdata/v070_library.h")
+	binding := headerOf(t, "typedef uint32_t dynamo_llm_result_t;\ndynamo_llm_result_t dynamo_llm_shutdown(void);")
 	require.NoError(t, Check(binding, library))
 	require.NoError(t, Check(library, library))
 }
 
 func TestCheckSaysParameterInSingular(t *testing.T) {
-	err := Check(
-		map[string]Prototype{"f": {Name: "f", Params: []string{"int a"}}},
-		map[string]Prototype{"f": {Name: "f"}},
-	)
+	err := Check(headerOf(t, "int f(int a);"), headerOf(t, "int f(void);"))
 	require.EqualError(t, err, "C binding does not match the library header (1 problem(s)); fix the binding's header "+
 		"or regenerate the library header:\n  f: binding declares 1 parameter, library header has 0")
 }

@@ -21,20 +21,33 @@ type Prototype struct {
 	Params []string
 }
 
-// Parse returns the function prototypes of a header, by name. It removes
-// comments and preprocessor lines, looks through extern "C" and namespace
-// blocks, skips type definitions and inline function bodies, and accepts
-// prototypes spread over several lines. Function-pointer declarations are
-// not supported and are reported as errors rather than skipped, so no
-// function can go unchecked unnoticed.
+// Parse returns the function prototypes of a header, by name (see
+// ParseHeader).
 func Parse(src []byte) (map[string]Prototype, error) {
+	h, err := ParseHeader(src)
+	if err != nil {
+		return nil, err
+	}
+	return h.Functions, nil
+}
+
+// ParseHeader reads a header's function prototypes, struct definitions and
+// type aliases. It removes comments and preprocessor lines, looks through
+// extern "C" and namespace blocks, skips inline function bodies, and
+// accepts declarations spread over several lines. Function-pointer
+// declarations are not supported and are reported as errors rather than
+// skipped, so no function can go unchecked unnoticed.
+func ParseHeader(src []byte) (*Header, error) {
 	text := stripPreprocessor(stripComments(string(src)))
 	stmts, err := statements(text)
 	if err != nil {
 		return nil, err
 	}
-	protos := make(map[string]Prototype)
+	h := &Header{Functions: map[string]Prototype{}, Structs: map[string]Struct{}, aliases: map[string]string{}}
 	for _, st := range stmts {
+		if err := h.typeDeclaration(st); err != nil {
+			return nil, err
+		}
 		p, ok, err := prototype(st)
 		if err != nil {
 			return nil, err
@@ -42,12 +55,12 @@ func Parse(src []byte) (map[string]Prototype, error) {
 		if !ok {
 			continue
 		}
-		if prev, dup := protos[p.Name]; dup && len(prev.Params) != len(p.Params) {
+		if prev, dup := h.Functions[p.Name]; dup && len(prev.Params) != len(p.Params) {
 			return nil, fmt.Errorf("%s is declared twice, with %d and %d parameters", p.Name, len(prev.Params), len(p.Params))
 		}
-		protos[p.Name] = p
+		h.Functions[p.Name] = p
 	}
-	return protos, nil
+	return h, nil
 }
 
 // stripComments replaces comments by a space, keeping string and character
@@ -116,7 +129,8 @@ var (
 
 type statement struct {
 	text    string
-	hasBody bool // a { } block was part of it: a type or function definition
+	hasBody bool   // a { } block was part of it: a type or function definition
+	body    string // the text inside its first { } block
 }
 
 // statements splits top-level text at semicolons, tracking braces.
@@ -125,14 +139,18 @@ func statements(s string) ([]statement, error) {
 		out     []statement
 		cur     strings.Builder
 		hasBody bool
-		stack   []bool // true = transparent block
-		depth   int    // depth inside opaque blocks
+		body    strings.Builder
+		// bodyDone: a later block of the same statement is not recorded.
+		bodyDone bool
+		stack    []bool // true = transparent block
+		depth    int    // depth inside opaque blocks
 	)
 	flush := func() {
 		if t := strings.TrimSpace(space.ReplaceAllString(cur.String(), " ")); t != "" {
-			out = append(out, statement{text: t, hasBody: hasBody})
+			out = append(out, statement{text: t, hasBody: hasBody, body: body.String()})
 		}
 		cur.Reset()
+		body.Reset()
 		hasBody = false
 	}
 	for i := 0; i < len(s); i++ {
@@ -148,9 +166,14 @@ func statements(s string) ([]statement, error) {
 					// A function definition ends at its closing brace.
 					if strings.HasSuffix(strings.TrimSpace(cur.String()), ")") || looksLikeFuncDef(cur.String()) {
 						cur.Reset()
+						body.Reset()
 						hasBody = false
 					}
+					continue
 				}
+			}
+			if !bodyDone {
+				body.WriteByte(c)
 			}
 			continue
 		}
@@ -163,6 +186,7 @@ func statements(s string) ([]statement, error) {
 			}
 			stack = append(stack, false)
 			depth = 1
+			bodyDone = hasBody // only the first block is the body
 			hasBody = true
 		case '}':
 			if len(stack) == 0 || !stack[len(stack)-1] {

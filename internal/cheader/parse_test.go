@@ -18,6 +18,22 @@ func parseFile(t *testing.T, path string) map[string]Prototype {
 	return protos
 }
 
+func parseHeader(t *testing.T, path string) *Header {
+	t.Helper()
+	src, err := os.ReadFile(path)
+	require.NoError(t, err)
+	h, err := ParseHeader(src)
+	require.NoError(t, err, path)
+	return h
+}
+
+func headerOf(t *testing.T, src string) *Header {
+	t.Helper()
+	h, err := ParseHeader([]byte(src))
+	require.NoError(t, err, src)
+	return h
+}
+
 func names(protos map[string]Prototype) []string {
 	out := make([]string, 0, len(protos))
 	for n := range protos {

@@ -38,6 +38,9 @@ type HostOptions struct {
 	Log       io.Writer
 	// CacheDir, when set, caches linked binaries by their inputs.
 	CacheDir string
+	// Tags are extra Go build tags: the optional C API features the
+	// linked library has (see capi.Feature).
+	Tags []string
 }
 
 // Binary is one built executable.
@@ -50,9 +53,12 @@ type Binary struct {
 	Cached   bool
 }
 
-// buildFlags are the go build flags for a static, reproducible binary.
-var buildFlags = []string{"-trimpath", "-buildvcs=false", "-tags", "netgo,osusergo",
-	"-ldflags", `-s -w -linkmode external -extldflags "-static"`}
+// buildFlags are the go build flags for a static, reproducible binary,
+// with extra build tags.
+func buildFlags(tags []string) []string {
+	return []string{"-trimpath", "-buildvcs=false", "-tags", strings.Join(append([]string{"netgo", "osusergo"}, tags...), ","),
+		"-ldflags", `-s -w -linkmode external -extldflags "-static"`}
+}
 
 // GoBuildError carries the tail of go build's output.
 type GoBuildError struct {
@@ -114,7 +120,7 @@ func Host(ctx context.Context, opt HostOptions) ([]Binary, error) {
 					return nil
 				}
 			}
-			args := append(append([]string{"build"}, buildFlags...), "-o", dst, opt.Package)
+			args := append(append([]string{"build"}, buildFlags(opt.Tags)...), "-o", dst, opt.Package)
 			cmd := exec.CommandContext(gctx, "go", args...)
 			cmd.Dir = opt.ModuleDir
 			killGroupOnCancel(cmd)

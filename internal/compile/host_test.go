@@ -88,3 +88,26 @@ func TestHostBuildFailureShowsCompilerOutput(t *testing.T) {
 	assert.Equal(t, "linux/amd64", ge.Platform)
 	assert.Contains(t, err.Error(), "undefinedForTest")
 }
+
+// The optional C API features the library has arrive as build tags: the
+// tagged file is compiled, and a different tag set is a different binary.
+func TestHostPassesFeatureTags(t *testing.T) {
+	ts := hostTargets(t)[:1]
+	mod := writeModule(t, "package main\n\nimport \"fmt\"\n\nvar feature = \"off\"\n\nfunc main() { fmt.Println(feature) }\n")
+	require.NoError(t, os.WriteFile(filepath.Join(mod, "cmd", "epp", "on.go"),
+		[]byte("//go:build dynamo_prefill_reservation\n\npackage main\n\nfunc init() { feature = \"on\" }\n"), 0o644))
+	cache := t.TempDir()
+	run := func(tags ...string) (string, bool) {
+		bins, err := Host(context.Background(), HostOptions{ModuleDir: mod, Package: "./cmd/epp", OutDir: t.TempDir(),
+			Binary: "epp", Targets: ts, CacheDir: cache, Tags: tags})
+		require.NoError(t, err)
+		out, err := exec.Command(bins[0].Path).Output()
+		require.NoError(t, err)
+		return string(out), bins[0].Cached
+	}
+	out, _ := run()
+	assert.Equal(t, "off\n", out)
+	out, cached := run("dynamo_prefill_reservation")
+	assert.Equal(t, "on\n", out)
+	assert.False(t, cached, "the tags are part of the cache key")
+}

@@ -27,7 +27,8 @@ ENTRYPOINT ["/%[2]s"]
 // the build platform (no emulation), linking the static C API library the
 // context holds at <bindingDir>/lib/<arch>/. The builder image needs Go and
 // the cross C compilers (x86_64-linux-gnu-gcc, aarch64-linux-gnu-gcc).
-func ContainerDockerfile(binary, pkg string) string {
+// tags are extra Go build tags (the optional C API features the library has).
+func ContainerDockerfile(binary, pkg string, tags ...string) string {
 	return fmt.Sprintf(`ARG BUILDER_IMAGE=golang:1.26-bookworm
 ARG BASE_IMAGE=%[1]s
 FROM --platform=$BUILDPLATFORM ${BUILDER_IMAGE} AS builder
@@ -44,14 +45,14 @@ RUN --mount=type=cache,target=/cache/gomod \
     esac && \
     GOMODCACHE=/cache/gomod GOCACHE=/cache/gobuild \
     CGO_ENABLED=1 GOOS=linux GOARCH=$TARGETARCH CC=$cc \
-    go build -trimpath -buildvcs=false -tags netgo,osusergo \
+    go build -trimpath -buildvcs=false -tags %[4]s \
       -ldflags '-s -w -linkmode external -extldflags "-static"' \
       -o /out/%[2]s %[3]s
 
 FROM ${BASE_IMAGE}
 COPY --from=builder /out/%[2]s /%[2]s
 ENTRYPOINT ["/%[2]s"]
-`, DefaultBaseImage, binary, pkg)
+`, DefaultBaseImage, binary, pkg, strings.Join(append([]string{"netgo", "osusergo"}, tags...), ","))
 }
 
 // SmokeDockerfile runs the image's entrypoint with --help on each platform,

@@ -26,6 +26,11 @@ func parseDockerfile(t *testing.T, src string) ([]instructions.Stage, []string) 
 	return stages, warnings
 }
 
+func TestContainerDockerfilePassesFeatureTags(t *testing.T) {
+	stages, _ := parseDockerfile(t, ContainerDockerfile("epp", "./cmd/epp", "dynamo_prefill_reservation"))
+	assert.Contains(t, findRun(t, stages[0]), "-tags netgo,osusergo,dynamo_prefill_reservation")
+}
+
 func TestContainerDockerfileCrossCompilesOnTheBuildPlatform(t *testing.T) {
 	src := ContainerDockerfile("epp", "./cmd/epp")
 	assert.NotContains(t, src, "# syntax=", "a syntax line would pull a frontend image")

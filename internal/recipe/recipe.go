@@ -77,6 +77,13 @@ type CAPI struct {
 	// Generation names the C API generation the Go binding speaks
 	// ("pipeline" or "routers").
 	Generation string `yaml:"generation"`
+	// Patches is a series applied to the C API checkout before cargo (for
+	// example the Rust half of a backport), relative to the recipe folder,
+	// conventionally capi/NNNN-*.patch.
+	Patches []string `yaml:"patches,omitempty"`
+	// PatchPaths are Patches resolved against the folder of the recipe
+	// that declares them.
+	PatchPaths []string `yaml:"-"`
 }
 
 // Package maps a Go package kept in this repository (plugins/ or ffi/) to
@@ -106,6 +113,11 @@ func load(dir string, seen []string) (*Recipe, error) {
 	for _, v := range seen {
 		if v == r.Dir {
 			return nil, fmt.Errorf("recipe %s: %w", r.Version, &ValidationError{Problems: []string{"extends itself through " + strings.Join(seen, " -> ")}})
+		}
+	}
+	if r.CAPI != nil {
+		for _, p := range r.CAPI.Patches {
+			r.CAPI.PatchPaths = append(r.CAPI.PatchPaths, filepath.Join(r.Dir, filepath.FromSlash(p)))
 		}
 	}
 	if r.Extends != "" {
@@ -271,6 +283,16 @@ func (r *Recipe) Validate() error {
 		}
 		if c.Generation != "pipeline" && c.Generation != "routers" {
 			add("capi.generation %q must be pipeline or routers", c.Generation)
+		}
+		for i, p := range c.Patches {
+			switch {
+			case !filepath.IsLocal(filepath.FromSlash(p)) || !strings.HasSuffix(p, ".patch"):
+				add("capi.patches[%d] %q must be a .patch file inside the recipe folder (e.g. capi/0001-fix.patch)", i, p)
+			case i < len(c.PatchPaths):
+				if _, err := os.Stat(c.PatchPaths[i]); err != nil {
+					add("capi.patches[%d] %q: %v", i, p, err)
+				}
+			}
 		}
 	}
 	seen := map[string]bool{}

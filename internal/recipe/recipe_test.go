@@ -94,3 +94,38 @@ func TestSetPatchesKeepsComments(t *testing.T) {
 	assert.Contains(t, string(data), "# why this version exists")
 	assert.Contains(t, string(data), "patches:\n  - 0001-a.patch\n  - 0002-b.patch\n")
 }
+
+const capiPin = `capi:
+  repository: https://github.com/ai-dynamo/dynamo.git
+  ref: v1.4.0
+  commit: e147ceeac0563354f530b9624d0fc90ccfa6952a
+  dir: lib/bindings/c
+  crate: libdynamo_llm
+  library: dynamo_llm_capi
+  generation: routers
+`
+
+func TestCAPIPatchesResolveAgainstTheDeclaringRecipe(t *testing.T) {
+	root := t.TempDir()
+	base := writeRecipe(t, root, "v1", pin+capiPin+"  patches: [capi/0001-backport.patch]\npatches: []\n")
+	require.NoError(t, os.MkdirAll(filepath.Join(base, "capi"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(base, "capi", "0001-backport.patch"), []byte("patch"), 0o644))
+	child := writeRecipe(t, root, "v2", "extends: v1\npatches: []\n")
+
+	r, err := Load(child)
+	require.NoError(t, err)
+	require.NotNil(t, r.CAPI)
+	assert.Equal(t, []string{filepath.Join(base, "capi", "0001-backport.patch")}, r.CAPI.PatchPaths,
+		"an inherited C API series stays in the folder of the recipe that declares it")
+}
+
+func TestCAPIPatchesAreChecked(t *testing.T) {
+	dir := writeRecipe(t, t.TempDir(), "v1", pin+capiPin+"  patches: [../escape.patch, capi/missing.patch, notes.txt]\npatches: []\n")
+	_, err := Load(dir)
+	var v *ValidationError
+	require.ErrorAs(t, err, &v)
+	msg := err.Error()
+	assert.Contains(t, msg, `capi.patches[0] "../escape.patch" must be a .patch file inside the recipe folder`)
+	assert.Contains(t, msg, `capi.patches[1] "capi/missing.patch":`)
+	assert.Contains(t, msg, `capi.patches[2] "notes.txt" must be a .patch file inside the recipe folder`)
+}

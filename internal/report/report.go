@@ -25,6 +25,11 @@ type CAPI struct {
 	Crate      string `json:"crate"`
 	Library    string `json:"library"`
 	Generation string `json:"generation"`
+	// Features are the optional C API features the library has (the Go
+	// build tags the EPP was compiled with).
+	Features []string `json:"features,omitempty"`
+	// Patches are the C API patches applied to the pinned checkout.
+	Patches []Patch `json:"patches,omitempty"`
 }
 
 // Toolchains are the versions of every compiler involved.

@@ -8,11 +8,27 @@ package capidouble
 #cgo amd64 LDFLAGS: -L${SRCDIR}/lib/amd64
 #cgo arm64 LDFLAGS: -L${SRCDIR}/lib/arm64
 #cgo LDFLAGS: -ldynamo_llm_capi -ldl -lpthread -lm
+#include <stdlib.h>
 #include "double_hooks.h"
 */
 import "C"
 
 import "unsafe"
+
+// IgnoredCalls counts calls the real library answers Ok without doing
+// anything: freeing or marking an unknown request id, registering one twice.
+func IgnoredCalls() int64 { return int64(C.dynamo_double_ignored_calls()) }
+
+// RouterRuntimes counts the runtimes create_routers built; Dynamo never
+// frees one, so a process should create its routers once.
+func RouterRuntimes() int64 { return int64(C.dynamo_double_router_runtimes()) }
+
+// Init calls dynamo_llm_init directly, bypassing any binding.
+func Init(namespace string, kvBlockSize uint32) uint32 {
+	ns := C.CString(namespace)
+	defer C.free(unsafe.Pointer(ns))
+	return uint32(C.dynamo_llm_init(ns, nil, C.uint32_t(kvBlockSize)))
+}
 
 // OutstandingResults is the number of pipeline query results not yet freed.
 func OutstandingResults() int64 { return int64(C.dynamo_double_outstanding_results()) }

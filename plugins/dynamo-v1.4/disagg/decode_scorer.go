@@ -66,9 +66,9 @@ func (s *DecodeScorer) Score(ctx context.Context, cs *fwksched.CycleState, req *
 	deleteHeaders(req.Headers, decodeHeaders...)
 
 	st := bookingState(cs)
-	disagg := prefillEnabled(cs) && st != nil && st.PrefillReserved
+	disagg := prefillEnabled(cs) && st != nil && (st.PrefillReserved || st.PrefillAdvisory)
 	var b *booking.Booking
-	if disagg {
+	if disagg && st.PrefillReserved {
 		b = s.rt.Bookings.Lookup(st.ID, req)
 		disagg = b != nil
 	}

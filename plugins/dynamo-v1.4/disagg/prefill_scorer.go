@@ -60,15 +60,19 @@ type PrefillHooks struct {
 	Reserve func(ctx context.Context, id string, request, pods []byte) (kvrouter.Decision, error)
 	Cancel  func(id string) error
 	Release func(id string) error
+	// Advisory picks a prefill worker without holding its load; used when
+	// the reservation calls are unsupported (optional).
+	Advisory func(ctx context.Context, request, pods []byte) (kvrouter.Decision, error)
 }
 
 // HooksFor takes the reservation calls from router.
 func HooksFor(router kvrouter.Router) PrefillHooks {
 	return PrefillHooks{
-		Begin:   router.BeginPrefillReservation,
-		Reserve: router.ReservePrefill,
-		Cancel:  router.CancelPrefillReservation,
-		Release: router.ReleasePrefillReservation,
+		Begin:    router.BeginPrefillReservation,
+		Reserve:  router.ReservePrefill,
+		Cancel:   router.CancelPrefillReservation,
+		Release:  router.ReleasePrefillReservation,
+		Advisory: router.RoutePrefill,
 	}
 }
 
@@ -126,6 +130,9 @@ func (s *PrefillScorer) Score(ctx context.Context, cs *fwksched.CycleState, req 
 	cs.Write(BookingKey, &BookingState{ID: id})
 
 	dec, err := s.reservePrefill(ctx, id, req, endpoints)
+	if errors.Is(err, kvrouter.ErrPrefillReservationUnsupported) && s.hooks.Advisory != nil {
+		return s.advisory(ctx, cs, req, endpoints)
+	}
 	if err != nil {
 		logger.V(logutil.DEFAULT).Info("prefill reservation failed; routing aggregated", "booking", id, "request", req.RequestId, "error", err.Error())
 		return s.fallBack(cs, req, endpoints)
@@ -141,6 +148,32 @@ func (s *PrefillScorer) Score(ctx context.Context, cs *fwksched.CycleState, req 
 	cs.Write(BookingKey, &BookingState{ID: id, PrefillReserved: true, Prefill: dec})
 	setWorker(req.Headers, PrefillWorkerIDHeader, PrefillDPRankHeader, dec.PrefillWorkerID, dec.PrefillDPRank)
 	logger.V(logutil.DEBUG).Info("prefill reserved", "booking", id, "worker", dec.PrefillWorkerID)
+	return scoreWorker(endpoints, *s.params.WorkerIDLabel, dec.PrefillWorkerID)
+}
+
+// advisory routes prefill as Dynamo's release EPP does when the library
+// has no reservation calls: route_prefill_request picks the worker and
+// nothing holds its load until the decode side registers the request.
+func (s *PrefillScorer) advisory(ctx context.Context, cs *fwksched.CycleState, req *fwksched.InferenceRequest, endpoints []fwksched.Endpoint) map[fwksched.Endpoint]float64 {
+	logger := log.FromContext(ctx).WithValues("plugin", s.name.String())
+	body, err := kvrouter.RequestJSON(req)
+	if err != nil {
+		logger.V(logutil.DEFAULT).Info("prefill routing skipped; routing aggregated", "request", req.RequestId, "error", err.Error())
+		return s.fallBack(cs, req, endpoints)
+	}
+	pods, err := kvrouter.PodsJSON(endpoints)
+	if err != nil {
+		logger.Error(err, "encode candidate pods; routing aggregated")
+		return s.fallBack(cs, req, endpoints)
+	}
+	dec, err := s.hooks.Advisory(ctx, body, pods)
+	if err != nil {
+		logger.V(logutil.DEFAULT).Info("prefill routing failed; routing aggregated", "request", req.RequestId, "error", err.Error())
+		return s.fallBack(cs, req, endpoints)
+	}
+	st := bookingState(cs)
+	cs.Write(BookingKey, &BookingState{ID: st.ID, PrefillAdvisory: true, Prefill: dec})
+	setWorker(req.Headers, PrefillWorkerIDHeader, PrefillDPRankHeader, dec.PrefillWorkerID, dec.PrefillDPRank)
 	return scoreWorker(endpoints, *s.params.WorkerIDLabel, dec.PrefillWorkerID)
 }
 

@@ -25,6 +25,9 @@ func (p *PrefillEnabled) Clone() fwkplugin.StateData { c := *p; return &c }
 type BookingState struct {
 	ID              string
 	PrefillReserved bool
+	// PrefillAdvisory: the prefill worker was picked without a reservation
+	// (the C API has none), as Dynamo's release EPP does.
+	PrefillAdvisory bool
 	Prefill         kvrouter.Decision
 }
 

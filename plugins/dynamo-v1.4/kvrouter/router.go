@@ -4,7 +4,15 @@
 // its test double) through package routerffi.
 package kvrouter
 
-import "context"
+import (
+	"context"
+	"errors"
+)
+
+// ErrPrefillReservationUnsupported is what the reservation calls return
+// when the linked C API has no reservation functions (a Dynamo release):
+// callers fall back to the advisory RoutePrefill, as Dynamo's EPP does.
+var ErrPrefillReservationUnsupported = errors.New("prefill reservation is not supported by the linked Dynamo C API")
 
 // UnsetDPRank is the data-parallel rank meaning "not set" (the C API's
 // u32::MAX sentinel).
@@ -40,6 +48,9 @@ type Router interface {
 	MarkPrefillComplete(id string) error
 	// FreeRequest ends a registered request and any booking of that id.
 	FreeRequest(id string) error
+
+	// The reservation calls return ErrPrefillReservationUnsupported when
+	// the library lacks them.
 
 	// BeginPrefillReservation opens a booking (Pending).
 	BeginPrefillReservation(id string) error

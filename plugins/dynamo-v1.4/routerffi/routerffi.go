@@ -7,6 +7,8 @@ import (
 	"context"
 	"fmt"
 
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
 	"github.com/epp-build/epp-build/ffi/routers"
 
 	"github.com/epp-build/epp-build/plugins/dynamo-v1.4/kvrouter"
@@ -20,13 +22,22 @@ type Router struct {
 
 var _ kvrouter.Router = (*Router)(nil)
 
-// Open creates the router pair named by cfg.
+// Open creates the router pair named by cfg and logs which optional C API
+// features this build has (see Features).
 func Open(cfg kvrouter.Config) (kvrouter.Router, error) {
 	r, err := routers.Open(cfg.Namespace, cfg.Component, cfg.EnforceDisagg)
 	if err != nil {
 		return nil, fmt.Errorf("open dynamo kv router: %w", err)
 	}
+	log.Log.WithName("dynamo-kv-router").Info("Dynamo C API optional features", "features", Features())
 	return &Router{r: r}, nil
+}
+
+// Features names each optional C API feature and whether this build has
+// it; the build turns a feature's Go build tag on only when the linked
+// library defines its functions.
+func Features() map[string]bool {
+	return map[string]bool{"dynamo_prefill_reservation": prefillReservation}
 }
 
 func decision(res routers.Result) kvrouter.Decision {
@@ -57,17 +68,4 @@ func (a *Router) AddRequest(id string, tokenIDs []uint32, workerID uint64, dpRan
 
 func (a *Router) MarkPrefillComplete(id string) error { return a.r.MarkPrefillComplete(id) }
 func (a *Router) FreeRequest(id string) error         { return a.r.FreeRequest(id) }
-func (a *Router) BeginPrefillReservation(id string) error {
-	return a.r.BeginPrefillReservation(id)
-}
-
-func (a *Router) ReservePrefill(ctx context.Context, id string, request, pods []byte) (kvrouter.Decision, error) {
-	res, err := a.r.ReservePrefill(ctx, id, request, pods)
-	return decision(res), err
-}
-
-func (a *Router) CancelPrefillReservation(id string) error { return a.r.CancelPrefillReservation(id) }
-func (a *Router) ReleasePrefillReservation(id string) error {
-	return a.r.ReleasePrefillReservation(id)
-}
-func (a *Router) Close() error { return a.r.Close() }
+func (a *Router) Close() error                        { return a.r.Close() }

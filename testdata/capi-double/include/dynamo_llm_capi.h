@@ -115,6 +115,11 @@ extern "C" {
 #endif // __cplusplus
 
 /**
+ * Double-only hook: calls answered Ok but ignored (see record_ignored_call).
+ */
+int64_t dynamo_double_ignored_calls(void);
+
+/**
  * # Safety
  * namespace_c_str and component_c_str are null or NUL-terminated strings.
  */
@@ -257,8 +262,10 @@ QueryRouterResult add_request_with_cache_namespace(RouterHandlesPtr handle,
 QueryRouterResult mark_prefill_complete(RouterHandlesPtr handle, const char *request_id);
 
 /**
- * Frees a request and any booking under the same id (a booking id is the
- * request id the decode side registers).
+ * Frees a request's decode bookkeeping, and any booking under the same id
+ * (a booking id is the request id the decode side registers; bookings
+ * exist only with the prefill reservation calls). An unknown id is Ok,
+ * as in Dynamo (RequestNotFound is only logged).
  *
  * # Safety
  * handle comes from create_routers; request_id is NUL-terminated.
@@ -319,6 +326,11 @@ int64_t dynamo_double_outstanding_bookings(RouterHandlesPtr handle);
  * a dead handle).
  */
 int64_t dynamo_double_outstanding_requests(RouterHandlesPtr handle);
+
+/**
+ * Double-only hook: runtimes create_routers built (never freed, as in Dynamo).
+ */
+int64_t dynamo_double_router_runtimes(void);
 
 /**
  * Double-only hook: routing results whose token buffers are not freed.

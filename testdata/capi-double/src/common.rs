@@ -117,6 +117,21 @@ pub fn violations() -> i64 {
     VIOLATIONS.load(Ordering::SeqCst)
 }
 
+static IGNORED: AtomicI64 = AtomicI64::new(0);
+
+/// Counts a call the real library answers Ok without doing anything (an
+/// unknown or duplicate request id): the caller got no error, but nothing
+/// happened.
+pub fn record_ignored_call() {
+    IGNORED.fetch_add(1, Ordering::SeqCst);
+}
+
+/// Double-only hook: calls answered Ok but ignored (see record_ignored_call).
+#[no_mangle]
+pub extern "C" fn dynamo_double_ignored_calls() -> i64 {
+    IGNORED.load(Ordering::SeqCst)
+}
+
 /// Locks a mutex, ignoring poisoning: with panic = "abort" a poisoned lock
 /// cannot be observed, and unwrap would be a panic site at the FFI edge.
 pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {

@@ -7,6 +7,19 @@
 //! Handles and results are tracked in registries, so misuse (a destroyed
 //! pipeline, a double free) becomes an error code plus a counted violation
 //! instead of undefined behaviour: tests assert the counters stay at zero.
+//!
+//! As strict as Dynamo v0.7.0 where the product depends on it:
+//! - dynamo_llm_init runs once per process. Dynamo's init calls
+//!   tracing::subscriber::set_global_default(..).expect(..), which panics
+//!   on a second call, and a panic leaving an extern "C" fn aborts the
+//!   process; the double aborts too (also after dynamo_llm_shutdown, which
+//!   only shuts the runtime down).
+//! - After dynamo_llm_shutdown the runtime is gone: create and query fail
+//!   and count a violation.
+//! - Queries on one pipeline must not overlap: Dynamo's safety contract
+//!   for dynamo_query_worker_selection_and_annotate says "do not call this
+//!   function concurrently on the same pipeline pointer from multiple
+//!   threads". A second query entering while one runs counts a violation.
 
 use std::collections::{HashMap, HashSet};
 use std::os::raw::c_char;
@@ -52,16 +65,33 @@ struct PipelineState {
     model: String,
     workers: u64,
     in_flight: AtomicI64,
+    /// Queries running on this pipeline (they must not overlap).
+    querying: AtomicI64,
 }
 
-#[derive(Clone)]
-struct InitArgs {
-    kv_block_size: u32,
+/// The process-wide runtime, as Dynamo's WK/DRT once-cells hold it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Runtime {
+    Uninitialized,
+    Live { kv_block_size: u32 },
+    ShutDown,
 }
 
-fn init_state() -> &'static Mutex<Option<InitArgs>> {
-    static S: OnceLock<Mutex<Option<InitArgs>>> = OnceLock::new();
-    S.get_or_init(|| Mutex::new(None))
+fn init_state() -> &'static Mutex<Runtime> {
+    static S: OnceLock<Mutex<Runtime>> = OnceLock::new();
+    S.get_or_init(|| Mutex::new(Runtime::Uninitialized))
+}
+
+/// Whether create and query may run: Live, or a counted violation.
+fn runtime_live() -> Result<(), DynamoLlmResult> {
+    match *lock(init_state()) {
+        Runtime::Live { .. } => Ok(()),
+        Runtime::Uninitialized => Err(ERR_NOT_INITIALIZED),
+        Runtime::ShutDown => {
+            common::record_violation();
+            Err(ERR)
+        }
+    }
 }
 
 fn pipelines() -> &'static Mutex<HashMap<usize, Arc<PipelineState>>> {
@@ -100,18 +130,33 @@ pub unsafe extern "C" fn dynamo_llm_init(
     };
     // Dynamo defaults a null or empty component to "backend"; so does the double.
     let _component = c_str(component_c_str).filter(|s| !s.trim().is_empty()).unwrap_or("backend");
+    let mut state = lock(init_state());
+    if *state != Runtime::Uninitialized {
+        eprintln!(
+            "capi-double: dynamo_llm_init called a second time in this process; \
+             Dynamo's init panics there (set_global_default(..).expect) and the process aborts"
+        );
+        std::process::abort();
+    }
     if namespace.trim().is_empty() || kv_block_size == 0 {
         return ERR;
     }
-    *lock(init_state()) = Some(InitArgs { kv_block_size });
+    *state = Runtime::Live { kv_block_size };
     OK
 }
 
 #[no_mangle]
 pub extern "C" fn dynamo_llm_shutdown() -> DynamoLlmResult {
-    match lock(init_state()).take() {
-        Some(_) => OK,
-        None => ERR_NOT_INITIALIZED,
+    let mut state = lock(init_state());
+    match *state {
+        Runtime::Live { .. } => {
+            *state = Runtime::ShutDown;
+            OK
+        }
+        // Dynamo: "Runtime not initialized" -> ERR when WK is unset; after a
+        // shutdown WK is still set and shutting down again is harmless.
+        Runtime::ShutDown => OK,
+        Runtime::Uninitialized => ERR_NOT_INITIALIZED,
     }
 }
 
@@ -135,8 +180,8 @@ pub unsafe extern "C" fn dynamo_create_worker_selection_pipeline(
     if pipeline_out.is_null() || namespace_c_str.is_null() || model_name_c_str.is_null() {
         return ERR_NULL_POINTER;
     }
-    if lock(init_state()).is_none() {
-        return ERR_NOT_INITIALIZED;
+    if let Err(code) = runtime_live() {
+        return code;
     }
     let (Some(_namespace), Some(model)) = (c_str(namespace_c_str), c_str(model_name_c_str)) else {
         return ERR;
@@ -154,6 +199,7 @@ pub unsafe extern "C" fn dynamo_create_worker_selection_pipeline(
         model: model.to_string(),
         workers: common::worker_count(),
         in_flight: AtomicI64::new(0),
+        querying: AtomicI64::new(0),
     };
     lock(pipelines()).insert(handle as usize, Arc::new(state));
     *pipeline_out = handle;
@@ -166,6 +212,25 @@ struct InFlight(Arc<PipelineState>);
 impl Drop for InFlight {
     fn drop(&mut self) {
         self.0.in_flight.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// One query running on a pipeline; a second one at the same time is the
+/// concurrent use Dynamo's contract forbids.
+struct Querying<'a>(&'a PipelineState);
+
+impl<'a> Querying<'a> {
+    fn enter(state: &'a PipelineState) -> Self {
+        if state.querying.fetch_add(1, Ordering::SeqCst) > 0 {
+            common::record_violation();
+        }
+        Querying(state)
+    }
+}
+
+impl Drop for Querying<'_> {
+    fn drop(&mut self) {
+        self.0.querying.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
@@ -204,8 +269,12 @@ pub unsafe extern "C" fn dynamo_query_worker_selection_and_annotate(
             return ERR_INVALID_HANDLE;
         }
     };
-    common::query_delay();
+    if let Err(code) = runtime_live() {
+        return code;
+    }
     let state = &guard.0;
+    let _query = Querying::enter(state);
+    common::query_delay();
     let Some((mut request, prompt)) = c_str(request_json_c_str).and_then(common::parse_request) else {
         return ERR_BAD_REQUEST;
     };
@@ -329,7 +398,10 @@ pub extern "C" fn dynamo_double_violations() -> i64 {
 /// (the 4-argument init of older Go code) shows up here as a wrong value.
 #[no_mangle]
 pub extern "C" fn dynamo_double_init_kv_block_size() -> u32 {
-    lock(init_state()).as_ref().map(|a| a.kv_block_size).unwrap_or(0)
+    match *lock(init_state()) {
+        Runtime::Live { kv_block_size } => kv_block_size,
+        _ => 0,
+    }
 }
 
 #[cfg(test)]

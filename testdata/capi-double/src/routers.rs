@@ -11,6 +11,21 @@
 //! found in any published Dynamo source; their names are derived from the
 //! Go wrappers that call them (see README.md).
 //!
+//! Behaviour the product depends on is Dynamo's at the v1.4.0 branch cut
+//! (lib/bindings/c/src/lib.rs at e147ceeac056, unchanged since 636ad0d7c6b9):
+//! - add_request / add_request_with_cache_namespace, mark_prefill_complete
+//!   and free_request return Ok for an unknown or duplicate request id: the
+//!   router's SequenceError is only logged. The double does the same and
+//!   counts each such call (dynamo_double_ignored_calls), so a test can
+//!   show the product never needs their error.
+//! - create_routers ignores enforce_disagg (deprecated since 38ed7b2ec) and
+//!   builds a fresh runtime per call that destroy never frees (the runtime
+//!   is held in a ManuallyDrop): dynamo_double_router_runtimes counts them.
+//! - Routing calls may run concurrently on one handle (shared references
+//!   and block_on on a runtime handle); destroy must not overlap any call.
+//! - Pods JSON that does not parse is logged and routing goes on without a
+//!   filter; the double does that too and counts a violation.
+//!
 //! Deterministic routing: with candidate pods, the pod at index
 //! (fnv1a64(role + prompt) mod pod count) wins and its worker id is
 //! fnv1a64(podName); without pods, the worker id is fnv1a64(role + prompt)
@@ -78,7 +93,6 @@ struct RequestEntry {
 }
 
 struct RoutersState {
-    enforce_disagg: bool,
     in_flight: AtomicI64,
     requests: Mutex<HashMap<String, RequestEntry>>,
     bookings: Mutex<HashMap<String, Booking>>,
@@ -96,6 +110,9 @@ fn result_buffers() -> &'static Mutex<HashMap<usize, usize>> {
 }
 
 static NEXT_ID: AtomicI64 = AtomicI64::new(1);
+
+/// Runtimes create_routers built; Dynamo never frees one.
+static RUNTIMES: AtomicI64 = AtomicI64::new(0);
 
 struct InFlight(Arc<RoutersState>);
 
@@ -148,15 +165,12 @@ pub unsafe extern "C" fn create_routers(
         _ => return R::ErrInvalidParam,
     }
     let _component = c_str(component).filter(|s| !s.is_empty()).unwrap_or("backend");
-    // DYNAMO_DOUBLE_PREFILL_WORKERS=0 plays "no prefill workers discovered".
-    let no_prefill = std::env::var("DYNAMO_DOUBLE_PREFILL_WORKERS").map(|v| v.trim() == "0").unwrap_or(false);
-    if enforce_disagg && no_prefill {
-        return R::ErrDisaggEnforced;
-    }
+    // Deprecated and ignored by Dynamo at this generation's pin.
+    let _ = enforce_disagg;
+    RUNTIMES.fetch_add(1, Ordering::SeqCst);
     let id = NEXT_ID.fetch_add(1, Ordering::SeqCst) as u64;
     let handle = Box::into_raw(Box::new(RouterHandles { _id: id }));
     let state = RoutersState {
-        enforce_disagg,
         in_flight: AtomicI64::new(0),
         requests: Mutex::new(HashMap::new()),
         bookings: Mutex::new(HashMap::new()),
@@ -167,16 +181,22 @@ pub unsafe extern "C" fn create_routers(
 }
 
 /// Pod names from EPP's pods JSON: entries are {"pod":{"podName":..}} or
-/// {"podName":..}. Null or empty means "no filter".
+/// {"podName":..}. Null or empty means "no filter"; so does JSON that is
+/// not an array (Dynamo logs it), which the double counts as a violation.
 unsafe fn pod_names(pods_json: *const c_char) -> Result<Vec<String>, QueryRouterResult> {
     let Some(text) = c_str(pods_json) else {
-        return if pods_json.is_null() { Ok(Vec::new()) } else { Err(R::ErrInvalidParam) };
+        if !pods_json.is_null() {
+            common::record_violation();
+        }
+        return Ok(Vec::new());
     };
     if text.trim().is_empty() {
         return Ok(Vec::new());
     }
-    let v = json::parse(text).map_err(|_| R::ErrInvalidParam)?;
-    let items = v.as_array().ok_or(R::ErrInvalidParam)?;
+    let Some(items) = json::parse(text).ok().and_then(|v| v.as_array().map(|a| a.to_vec())) else {
+        common::record_violation();
+        return Ok(Vec::new());
+    };
     Ok(items
         .iter()
         .filter_map(|p| {
@@ -274,10 +294,7 @@ pub unsafe extern "C" fn route_decode_request(
     if request_json.is_null() || out_result.is_null() {
         return R::ErrInvalidParam;
     }
-    let g = try_code!(enter(handle));
-    if g.0.enforce_disagg && !is_disaggregated {
-        return R::ErrDisaggEnforced;
-    }
+    let _g = try_code!(enter(handle));
     let routed = try_code!(route("decode", request_json, pods_json));
     write_result(out_result, &routed, is_disaggregated, None, routed.worker);
     R::Ok
@@ -318,8 +335,9 @@ unsafe fn register_request(handle: RouterHandlesPtr, request_id: *const c_char, 
     };
     let mut requests = lock(&g.0.requests);
     if requests.contains_key(id) {
-        // Registering twice would double-count the worker's load.
-        return R::ErrQueryFailed;
+        // Dynamo logs DuplicateRequest, keeps the first and returns Ok.
+        common::record_ignored_call();
+        return R::Ok;
     }
     requests.insert(id.to_string(), RequestEntry { prefill_complete: false });
     R::Ok
@@ -384,12 +402,18 @@ pub unsafe extern "C" fn mark_prefill_complete(handle: RouterHandlesPtr, request
             entry.prefill_complete = true;
             R::Ok
         }
-        None => R::ErrQueryFailed,
+        None => {
+            // Dynamo logs RequestNotFound and returns Ok.
+            common::record_ignored_call();
+            R::Ok
+        }
     })
 }
 
-/// Frees a request and any booking under the same id (a booking id is the
-/// request id the decode side registers).
+/// Frees a request's decode bookkeeping, and any booking under the same id
+/// (a booking id is the request id the decode side registers; bookings
+/// exist only with the prefill reservation calls). An unknown id is Ok,
+/// as in Dynamo (RequestNotFound is only logged).
 ///
 /// # Safety
 /// handle comes from create_routers; request_id is NUL-terminated.
@@ -398,11 +422,10 @@ pub unsafe extern "C" fn free_request(handle: RouterHandlesPtr, request_id: *con
     with_id(handle, request_id, |s, id| {
         let had_request = lock(&s.requests).remove(id).is_some();
         let had_booking = lock(&s.bookings).remove(id).is_some();
-        if had_request || had_booking {
-            R::Ok
-        } else {
-            R::ErrQueryFailed
+        if !had_request && !had_booking {
+            common::record_ignored_call();
         }
+        R::Ok
     })
 }
 
@@ -526,6 +549,12 @@ pub extern "C" fn dynamo_double_outstanding_requests(handle: RouterHandlesPtr) -
         Some(s) => lock(&s.requests).len() as i64,
         None => -1,
     }
+}
+
+/// Double-only hook: runtimes create_routers built (never freed, as in Dynamo).
+#[no_mangle]
+pub extern "C" fn dynamo_double_router_runtimes() -> i64 {
+    RUNTIMES.load(Ordering::SeqCst)
 }
 
 /// Double-only hook: routing results whose token buffers are not freed.

@@ -1,0 +1,83 @@
+//go:build dynamo_prefill_reservation
+
+package routers
+
+/*
+#include <stdlib.h>
+#include "feature_dynamo_prefill_reservation.h"
+*/
+import "C"
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"unsafe"
+)
+
+// PrefillReservation says whether this build calls the library's prefill
+// reservation functions (build tag dynamo_prefill_reservation).
+const PrefillReservation = true
+
+// BeginPrefillReservation opens a booking.
+func (r *Routers) BeginPrefillReservation(bookingID string) error {
+	return r.idCall("begin_prefill_reservation", bookingID, func(h *C.RouterHandles, id *C.char) C.QueryRouterResult {
+		return C.begin_prefill_reservation(h, id)
+	})
+}
+
+// CancelPrefillReservation cancels a booking whose reservation is pending;
+// an active one stays until released.
+func (r *Routers) CancelPrefillReservation(bookingID string) error {
+	return r.idCall("cancel_prefill_reservation", bookingID, func(h *C.RouterHandles, id *C.char) C.QueryRouterResult {
+		return C.cancel_prefill_reservation(h, id)
+	})
+}
+
+// ReleasePrefillReservation drops a booking in any state; idempotent.
+func (r *Routers) ReleasePrefillReservation(bookingID string) error {
+	return r.idCall("release_prefill_reservation", bookingID, func(h *C.RouterHandles, id *C.char) C.QueryRouterResult {
+		return C.release_prefill_reservation(h, id)
+	})
+}
+
+// ReservePrefill routes prefill for a begun booking and holds the prefill
+// load until the booking is released or freed. The call may wait for
+// admission inside the library; CancelPrefillReservation (or Close) ends
+// that wait.
+func (r *Routers) ReservePrefill(ctx context.Context, bookingID string, requestJSON, podsJSON []byte) (Result, error) {
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	if bookingID == "" {
+		return Result{}, errors.New("reserve prefill: booking id is required")
+	}
+	var res Result
+	err := r.call(bookingID, func(h *C.RouterHandles) error {
+		id, req, pods := C.CString(bookingID), cString(requestJSON), cString(podsJSON)
+		defer C.free(unsafe.Pointer(id))
+		defer C.free(unsafe.Pointer(req))
+		defer C.free(unsafe.Pointer(pods))
+		var out C.CRoutingResult
+		code := C.route_prefill_request_with_reservation(h, id, req, pods, &out)
+		if err := check("route_prefill_request_with_reservation", uint32(code)); err != nil {
+			return err
+		}
+		res = takeResult(&out)
+		return nil
+	})
+	return res, err
+}
+
+// cancelReservations wakes the reservations in flight when Close starts.
+func cancelReservations(h *C.RouterHandles, pending []string) []error {
+	var errs []error
+	for _, id := range pending {
+		cid := C.CString(id)
+		if err := check("cancel_prefill_reservation", uint32(C.cancel_prefill_reservation(h, cid))); err != nil {
+			errs = append(errs, fmt.Errorf("close: booking %s: %w", id, err))
+		}
+		C.free(unsafe.Pointer(cid))
+	}
+	return errs
+}
