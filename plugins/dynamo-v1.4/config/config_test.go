@@ -21,12 +21,14 @@ import (
 	"github.com/epp-build/epp-build/plugins/dynamo-v1.4/disagg"
 	"github.com/epp-build/epp-build/plugins/dynamo-v1.4/kvrouter"
 	rt "github.com/epp-build/epp-build/plugins/dynamo-v1.4/kvrouter/kvroutertest"
+	"github.com/epp-build/epp-build/plugins/dynamo-v1.4/labelfilter"
+	"github.com/epp-build/epp-build/plugins/dynamo-v1.4/register"
 )
 
 func TestExampleConfigBuildsEveryPlugin(t *testing.T) {
 	t.Setenv(kvrouter.EnvNamespace, "dynamo")
 	fake := &rt.Fake{}
-	disagg.Register(func(kvrouter.Config) (kvrouter.Router, error) { return fake, nil })
+	register.All(func(kvrouter.Config) (kvrouter.Router, error) { return fake, nil })
 	fwkplugin.Register(maxscore.MaxScorePickerType, maxscore.MaxScorePickerFactory)
 
 	data, err := os.ReadFile("epp-config-dynamo.yaml")
@@ -45,7 +47,7 @@ func TestExampleConfigBuildsEveryPlugin(t *testing.T) {
 		handle.AddPlugin(spec.Name, p)
 		seen[spec.Type] = true
 	}
-	assert.True(t, seen[disagg.ProfileHandlerType] && seen[disagg.PrefillScorerType] && seen[disagg.DecodeScorerType])
+	assert.True(t, seen[disagg.ProfileHandlerType] && seen[disagg.PrefillScorerType] && seen[disagg.DecodeScorerType] && seen[labelfilter.Type])
 	_, isHandler := handle.Plugin(disagg.ProfileHandlerType).(fwksched.ProfileHandler)
 	assert.True(t, isHandler)
 	for _, prof := range raw.SchedulingProfiles {

@@ -137,7 +137,9 @@ func (s *DecodeScorer) register(b *booking.Booking, dec kvrouter.Decision) (err 
 }
 
 // aggregated rolls the request back to aggregated routing: the booking (if
-// any) ends, which releases a held prefill reservation.
+// any) ends, which releases a held prefill reservation. Every endpoint
+// scores 1, as in Dynamo's EPP: the decode profile still picks one of its
+// candidates, and the frontend routes without a worker hint.
 func (s *DecodeScorer) aggregated(req *fwksched.InferenceRequest, b *booking.Booking, endpoints []fwksched.Endpoint) map[fwksched.Endpoint]float64 {
 	if b != nil {
 		b.End()
@@ -145,7 +147,7 @@ func (s *DecodeScorer) aggregated(req *fwksched.InferenceRequest, b *booking.Boo
 	deleteHeaders(req.Headers, prefillHeaders...)
 	deleteHeaders(req.Headers, WorkerIDHeader, DPRankHeader, BookingIDHeader)
 	req.Headers[RoutingModeHeader] = ModeAggregated
-	return zeroScores(endpoints)
+	return uniformScores(endpoints, 1)
 }
 
 // ResponseBody follows the response: the first chunk that is not the end

@@ -60,7 +60,7 @@ func TestRegistrationFailureGoesAggregated(t *testing.T) {
 	id := req.Headers[disagg.BookingIDHeader]
 	decode := disagg.NewDecodeScorer("", r, disagg.DecodeParams{})
 
-	allZero(t, decode.Score(background, cs, req, endpoints()), 2)
+	allScore(t, decode.Score(background, cs, req, endpoints()), 2, 1) // Dynamo's decode fallback scores
 	assert.Equal(t, disagg.ModeAggregated, req.Headers[disagg.RoutingModeHeader])
 	for _, h := range []string{disagg.WorkerIDHeader, disagg.DPRankHeader, disagg.PrefillWorkerIDHeader, disagg.PrefillDPRankHeader, disagg.BookingIDHeader} {
 		assert.NotContains(t, req.Headers, h)
@@ -113,7 +113,8 @@ func TestDecodeWritesTokenDataIntoTheForwardedBody(t *testing.T) {
 		{"no nvext", nil, false, `{"model":"qwen","messages":[{"role":"user","content":"route me"}],"nvext":{"token_data":[11,12,13]}}`},
 		{"client nvext kept, its token_data replaced", map[string]any{"keep": 1, "token_data": []any{99}}, false,
 			`{"model":"qwen","messages":[{"role":"user","content":"route me"}],"nvext":{"keep":1,"token_data":[11,12,13]}}`},
-		{"nvext not an object is left alone", "opaque", false, `{"model":"qwen","messages":[{"role":"user","content":"route me"}],"nvext":"opaque"}`},
+		{"nvext not an object is replaced", "opaque", false, `{"model":"qwen","messages":[{"role":"user","content":"route me"}],"nvext":{"token_data":[11,12,13]}}`},
+		{"nvext null is replaced", json.RawMessage(nil), false, `{"model":"qwen","messages":[{"role":"user","content":"route me"}],"nvext":{"token_data":[11,12,13]}}`},
 		{"registration failed: body untouched", nil, true, `{"model":"qwen","messages":[{"role":"user","content":"route me"}]}`},
 	}
 	for _, c := range cases {
@@ -124,11 +125,21 @@ func TestDecodeWritesTokenDataIntoTheForwardedBody(t *testing.T) {
 			}
 			r := newRuntime(t, fake)
 			req := newRequest(nil)
-			if c.nvext != nil {
-				req.Body.Payload.(fwkrh.PayloadMap)["nvext"] = c.nvext
+			switch v := c.nvext.(type) {
+			case nil:
+			case json.RawMessage: // the client sent "nvext": null
+				req.Body.Payload.(fwkrh.PayloadMap)["nvext"] = nil
+			default:
+				req.Body.Payload.(fwkrh.PayloadMap)["nvext"] = v
 			}
 			disagg.NewDecodeScorer("", r, disagg.DecodeParams{}).Score(background, fwksched.NewCycleState(), req, endpoints())
 			assert.JSONEq(t, c.want, payloadJSON(req))
+			if c.fail {
+				assert.Nil(t, req.Body.TokenizedPrompt)
+			} else {
+				require.NotNil(t, req.Body.TokenizedPrompt, "later plugins see the router's tokens")
+				assert.Equal(t, []uint32{11, 12, 13}, req.Body.TokenizedPrompt.TokenIDs)
+			}
 			assert.NotContains(t, fake.Calls()[0].Request, "11,12,13", "the router sees the client's body")
 		})
 	}
@@ -143,6 +154,18 @@ func TestDecodeWritesTokenDataIntoTheForwardedBody(t *testing.T) {
 	assert.Equal(t, "7", req.Headers[disagg.WorkerIDHeader], "routing itself still happened")
 }
 
+// #11991: the router tokenises the body with the model GAIE resolved for
+// the request, not the alias the client sent; the forwarded body keeps it.
+func TestDecodeRoutesWithTheTargetModel(t *testing.T) {
+	fake := &rt.Fake{}
+	r := newRuntime(t, fake)
+	req := newRequest(nil)
+	req.TargetModel = "qwen-canary"
+	disagg.NewDecodeScorer("", r, disagg.DecodeParams{}).Score(background, fwksched.NewCycleState(), req, endpoints())
+	assert.JSONEq(t, `{"model":"qwen-canary","messages":[{"role":"user","content":"route me"}]}`, fake.Calls()[0].Request)
+	assert.Equal(t, "qwen", req.Body.Payload.(fwkrh.PayloadMap)["model"])
+}
+
 func TestDecodeRoutingFailureReleasesReservation(t *testing.T) {
 	fake := &rt.Fake{RouteDecodeFunc: func(context.Context, []byte, []byte, bool) (kvrouter.Decision, error) {
 		return kvrouter.Decision{}, errors.New("code 5 (disaggregated serving enforced but unavailable)")
@@ -150,7 +173,7 @@ func TestDecodeRoutingFailureReleasesReservation(t *testing.T) {
 	r := newRuntime(t, fake)
 	req, cs := reserved(t, background, fake, r)
 	id := req.Headers[disagg.BookingIDHeader]
-	allZero(t, disagg.NewDecodeScorer("", r, disagg.DecodeParams{}).Score(background, cs, req, endpoints()), 2)
+	allScore(t, disagg.NewDecodeScorer("", r, disagg.DecodeParams{}).Score(background, cs, req, endpoints()), 2, 1)
 	fake.WaitFor(t, rt.OpRelease, 1)
 	settle(t, r)
 	assert.Equal(t, []string{rt.OpBegin, rt.OpReserve, rt.OpRelease}, fake.Ops(id))

@@ -90,9 +90,14 @@ func settle(t *testing.T, r *disagg.Runtime) {
 
 func allZero(t *testing.T, scores map[fwksched.Endpoint]float64, n int) {
 	t.Helper()
+	allScore(t, scores, n, 0)
+}
+
+func allScore(t *testing.T, scores map[fwksched.Endpoint]float64, n int, want float64) {
+	t.Helper()
 	require.Len(t, scores, n)
 	for ep, s := range scores {
-		require.Zero(t, s, "endpoint %s", ep.GetMetadata().PodName)
+		require.Equal(t, want, s, "endpoint %s", ep.GetMetadata().PodName)
 	}
 }
 

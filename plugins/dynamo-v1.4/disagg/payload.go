@@ -11,24 +11,24 @@ const (
 	tokenDataKey = "token_data"
 )
 
-// setTokenData writes the router's tokenisation of the prompt into the
-// forwarded body as nvext.token_data, so the frontend does not tokenise it
-// a second time. The EPP serialises a parsed JSON payload again after
-// scheduling, so the write reaches the frontend; other payload kinds, and
-// a client's nvext that is not an object, are left as they are.
+// setTokenData hands the router's tokenisation of the prompt on, as
+// Dynamo's EPP does: to the plugins after scheduling as the body's
+// TokenizedPrompt, and to the frontend as nvext.token_data (a JSON array
+// of u32, as the frontend parses it) so it does not tokenise a second
+// time. The EPP serialises a parsed JSON payload again after scheduling,
+// so the write reaches the frontend; an nvext that is not an object
+// (null included) is replaced by one. Raw payloads are left as they are.
 func setTokenData(req *fwksched.InferenceRequest, tokens []uint32) {
 	if req.Body == nil || len(tokens) == 0 {
 		return
 	}
+	req.Body.TokenizedPrompt = &fwkrh.TokenizedPrompt{TokenIDs: append([]uint32(nil), tokens...)}
 	payload, ok := req.Body.Payload.(fwkrh.PayloadMap)
 	if !ok {
 		return
 	}
 	nvext, isObject := payload[nvextKey].(map[string]any)
 	if !isObject {
-		if _, present := payload[nvextKey]; present {
-			return
-		}
 		nvext = map[string]any{}
 		payload[nvextKey] = nvext
 	}

@@ -125,6 +125,11 @@ func (s *PrefillScorer) Score(ctx context.Context, cs *fwksched.CycleState, req 
 		req.Headers = map[string]string{}
 	}
 	deleteHeaders(req.Headers, prefillHeaders...)
+	if prefillDisabled(cs) {
+		// The profile handler made this request aggregated: no
+		// reservation, neutral scores (as Dynamo's scorer does).
+		return uniformScores(endpoints, 0)
+	}
 	id := newBookingID()
 	req.Headers[BookingIDHeader] = id
 	cs.Write(BookingKey, &BookingState{ID: id})
@@ -183,7 +188,7 @@ func (s *PrefillScorer) fallBack(cs *fwksched.CycleState, req *fwksched.Inferenc
 	if st := bookingState(cs); st != nil {
 		cs.Write(BookingKey, &BookingState{ID: st.ID})
 	}
-	return zeroScores(endpoints)
+	return uniformScores(endpoints, 0)
 }
 
 // Errors of reservePrefill that callers (and tests) branch on.

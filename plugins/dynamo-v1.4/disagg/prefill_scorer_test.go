@@ -12,6 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	fwksched "sigs.k8s.io/gateway-api-inference-extension/pkg/epp/framework/interface/scheduling"
+
 	"github.com/epp-build/epp-build/plugins/dynamo-v1.4/disagg"
 	"github.com/epp-build/epp-build/plugins/dynamo-v1.4/kvrouter"
 	rt "github.com/epp-build/epp-build/plugins/dynamo-v1.4/kvrouter/kvroutertest"
@@ -265,4 +267,17 @@ func TestReservationFailureFallsBackAndReleases(t *testing.T) {
 	allZero(t, prefill.Score(background, cs2, noBody, endpoints()), 2)
 	assert.False(t, prefillEnabled(cs2))
 	assert.Equal(t, 1, fake.Count(rt.OpBegin))
+}
+
+// As in Dynamo's EPP, the prefill scorer does not reserve for a request the
+// profile handler made aggregated.
+func TestPrefillSkipsAggregatedRequests(t *testing.T) {
+	fake := &rt.Fake{}
+	r := newRuntime(t, fake)
+	prefill := newPrefill(t, r, disagg.HooksFor(fake), disagg.PrefillParams{})
+	req, cs := newRequest(map[string]string{disagg.PrefillWorkerIDHeader: "999"}), fwksched.NewCycleState()
+	cs.Write(disagg.PrefillEnabledKey, &disagg.PrefillEnabled{Enabled: false})
+	allZero(t, prefill.Score(background, cs, req, endpoints()), 2)
+	assert.Empty(t, fake.Calls())
+	assert.NotContains(t, req.Headers, disagg.PrefillWorkerIDHeader, "a client's prefill hint never passes")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -16,7 +17,7 @@ import (
 )
 
 func TestFactoriesShareOneRouterClosedWithTheHandle(t *testing.T) {
-	env := map[string]string{kvrouter.EnvNamespace: "dynamo", EnvActiveRequestExpiry: "1200"}
+	env := map[string]string{kvrouter.EnvNamespace: "dynamo", "DYN_COMPONENT": "epp", kvrouter.EnvEnforceDisagg: "true", EnvActiveRequestExpiry: "1200"}
 	fake := &rt.Fake{}
 	opened := 0
 	var gotCfg kvrouter.Config
@@ -36,31 +37,37 @@ func TestFactoriesShareOneRouterClosedWithTheHandle(t *testing.T) {
 	require.NoError(t, err)
 	assert.Same(t, ps.rt, d.(*DecodeScorer).rt)
 	assert.Equal(t, 1, opened)
-	assert.Equal(t, kvrouter.Config{Namespace: "dynamo"}, gotCfg)
+	assert.Equal(t, kvrouter.Config{Namespace: "dynamo", Component: "backend"}, gotCfg)
 
 	cancel()
 	fake.WaitFor(t, rt.OpClose, 1)
 }
 
-func TestFactoryErrorsNameTheFix(t *testing.T) {
-	env := map[string]string{}
+func TestFactoriesReadParametersAsDynamoDoes(t *testing.T) {
 	shared := &sharedRuntime{
 		open:   func(kvrouter.Config) (kvrouter.Router, error) { return nil, errors.New("create_routers: code 3") },
-		getenv: func(k string) string { return env[k] },
+		getenv: func(string) string { return "" },
 	}
-	_, err := shared.decodeFactory("dec", nil, nil)
-	require.ErrorContains(t, err, "DYN_NAMESPACE is not set")
-
-	env[kvrouter.EnvNamespace] = "dynamo"
-	env[EnvActiveRequestExpiry] = "soon"
-	_, err = shared.decodeFactory("dec", nil, nil)
-	require.ErrorContains(t, err, `DYN_ROUTER_ACTIVE_REQUEST_EXPIRY_SECS="soon"`)
-
-	delete(env, EnvActiveRequestExpiry)
-	_, err = shared.prefillFactory("pre", []byte(`{"maxConcurrentReservation":2}`), nil)
-	require.ErrorContains(t, err, `unknown field "maxConcurrentReservation"`)
+	// Keys Dynamo's EPP does not know either are ignored, not refused.
+	_, err := shared.prefillFactory("pre", []byte(`{"maxConcurrentReservation":2}`), nil)
+	require.ErrorContains(t, err, "create_routers: code 3")
+	_, err = shared.prefillFactory("pre", []byte(`{"maxConcurrentReservations":"two"}`), nil)
+	require.ErrorContains(t, err, `dyn-prefill-scorer "pre": parameters`)
 	_, err = shared.prefillFactory("pre", []byte(`{"reservationTimeoutSeconds":-1}`), nil)
 	require.ErrorContains(t, err, "must not be negative")
-	_, err = shared.prefillFactory("pre", nil, nil)
-	require.ErrorContains(t, err, "create_routers: code 3")
+	_, err = shared.decodeFactory("dec", nil, nil)
+	require.ErrorContains(t, err, `dyn-decode-scorer "dec": create_routers: code 3`)
+}
+
+func TestRouterRequestExpiryFollowsTheRouter(t *testing.T) {
+	for v, want := range map[string]time.Duration{
+		"": DefaultActiveRequestExpiry, "1200": 20 * time.Minute,
+		"soon": DefaultActiveRequestExpiry, "0": DefaultActiveRequestExpiry, "-5": DefaultActiveRequestExpiry,
+	} {
+		got, warning := routerRequestExpiry(func(string) string { return v })
+		assert.Equal(t, want, got, "%q", v)
+		assert.Equal(t, want != DefaultActiveRequestExpiry || v == "", warning == "", "%q: %s", v, warning)
+	}
+	got, _ := routerRequestExpiry(func(string) string { return "18446744073709551615" })
+	assert.Positive(t, got)
 }

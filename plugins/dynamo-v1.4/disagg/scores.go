@@ -36,11 +36,13 @@ func scoreWorker(endpoints []fwksched.Endpoint, label string, worker uint64) map
 	return scores
 }
 
-// zeroScores is the neutral answer of a scorer that falls back.
-func zeroScores(endpoints []fwksched.Endpoint) map[fwksched.Endpoint]float64 {
+// uniformScores gives every endpoint the same score: 0 is the prefill
+// scorer's neutral answer when it falls back, 1 the decode scorer's (both
+// as in Dynamo's EPP).
+func uniformScores(endpoints []fwksched.Endpoint, score float64) map[fwksched.Endpoint]float64 {
 	scores := make(map[fwksched.Endpoint]float64, len(endpoints))
 	for _, ep := range endpoints {
-		scores[ep] = 0
+		scores[ep] = score
 	}
 	return scores
 }

@@ -47,6 +47,14 @@ func prefillEnabled(cs *fwksched.CycleState) bool {
 	return err == nil && st.Enabled
 }
 
+// prefillDisabled says the profile handler decided this request is not
+// disaggregated. Without a decision (a config with another profile
+// handler) the prefill scorer still reserves.
+func prefillDisabled(cs *fwksched.CycleState) bool {
+	st, err := fwksched.ReadCycleStateKey[*PrefillEnabled](cs, PrefillEnabledKey)
+	return err == nil && !st.Enabled
+}
+
 func setPrefillEnabled(cs *fwksched.CycleState, enabled bool) {
 	cs.Write(PrefillEnabledKey, &PrefillEnabled{Enabled: enabled})
 }

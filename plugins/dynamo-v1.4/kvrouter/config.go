@@ -1,44 +1,72 @@
 package kvrouter
 
 import (
-	"fmt"
-	"strconv"
 	"strings"
 )
 
 // Config says which Dynamo router pair to open.
 type Config struct {
-	// Namespace is the Dynamo namespace the workers register in (required).
+	// Namespace is the Dynamo namespace the workers register in.
 	Namespace string
-	// Component is the worker component; "" means the library default.
+	// Component is the workers' component, whose "generate" endpoint the
+	// router discovers.
 	Component string
-	// EnforceDisagg makes the router refuse aggregated decode routing.
+	// EnforceDisagg is what create_routers is passed: always false, as
+	// Dynamo's EPP passes it (the library ignores the flag).
 	EnforceDisagg bool
 }
 
-// Environment variables read by ConfigFromEnv.
+// Environment variables read by ConfigFromEnv. The operator sets
+// DYN_NAMESPACE and DYN_NAMESPACE_PREFIX to the graph's namespace and
+// DYN_COMPONENT to "epp": DYN_COMPONENT names the EPP itself and is never
+// the component the router opens.
 const (
-	EnvNamespace     = "DYN_NAMESPACE"
-	EnvComponent     = "DYN_COMPONENT"
-	EnvEnforceDisagg = "DYN_ENFORCE_DISAGG"
+	EnvNamespacePrefix = "DYN_NAMESPACE_PREFIX"
+	EnvNamespace       = "DYN_NAMESPACE"
+	// EnvWorkerComponent chooses another worker component; the name is the
+	// one Dynamo's Rust EPP (deploy/inference-gateway/ext-proc) reads.
+	EnvWorkerComponent = "DYN_COMPONENT_NAME"
+	EnvEnforceDisagg   = "DYN_ENFORCE_DISAGG"
+	// Read by the router library itself, never by this package; listed so
+	// the EPP can log what the router will discover on its own.
+	EnvKVCacheBlockSize = "DYN_KV_CACHE_BLOCK_SIZE"
+	EnvModelName        = "DYN_MODEL_NAME"
+)
+
+// Defaults of Dynamo's EPP.
+const (
+	DefaultNamespace = "vllm-agg"
+	DefaultComponent = "backend"
 )
 
 // ConfigFromEnv reads the router config through getenv (os.Getenv in the
-// EPP, a map in tests), so a bad value names its variable.
-func ConfigFromEnv(getenv func(string) string) (Config, error) {
-	c := Config{
-		Namespace: strings.TrimSpace(getenv(EnvNamespace)),
-		Component: strings.TrimSpace(getenv(EnvComponent)),
+// EPP, a map in tests) the way Dynamo's EPP does: the namespace is
+// DYN_NAMESPACE_PREFIX, else DYN_NAMESPACE, else "vllm-agg"; the component
+// is "backend" unless DYN_COMPONENT_NAME names another. An empty value
+// counts as unset.
+func ConfigFromEnv(getenv func(string) string) Config {
+	return Config{
+		Namespace: firstSet(getenv, DefaultNamespace, EnvNamespacePrefix, EnvNamespace),
+		Component: firstSet(getenv, DefaultComponent, EnvWorkerComponent),
 	}
-	if c.Namespace == "" {
-		return Config{}, fmt.Errorf("%s is not set: the Dynamo namespace of the workers is required (for example %s=vllm-disagg)", EnvNamespace, EnvNamespace)
-	}
-	if v := strings.TrimSpace(getenv(EnvEnforceDisagg)); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return Config{}, fmt.Errorf("%s=%q: want true or false", EnvEnforceDisagg, v)
+}
+
+func firstSet(getenv func(string) string, def string, keys ...string) string {
+	for _, k := range keys {
+		if v := getenv(k); v != "" {
+			return v
 		}
-		c.EnforceDisagg = b
 	}
-	return c, nil
+	return def
+}
+
+// EnforceDisaggRequested reports whether DYN_ENFORCE_DISAGG asks for
+// enforcement (true/1/yes/on, any case), so the EPP can say the variable
+// is deprecated and ignored, as Dynamo's EPP does.
+func EnforceDisaggRequested(getenv func(string) string) bool {
+	switch strings.ToLower(getenv(EnvEnforceDisagg)) {
+	case "true", "1", "yes", "on":
+		return true
+	}
+	return false
 }

@@ -1,6 +1,7 @@
-// Package labelfilter is the dynamo-label-filter plugin: it keeps the
+// Package labelfilter is Dynamo's label-filter plugin: it keeps the
 // endpoints whose pod label has one of the given values, so a prefill or
-// decode profile only sees the pods of its role.
+// decode profile only sees the pods of its role. Type name, parameters,
+// defaults and semantics are those of Dynamo's EPP.
 package labelfilter
 
 import (
@@ -13,18 +14,28 @@ import (
 	fwksched "sigs.k8s.io/gateway-api-inference-extension/pkg/epp/framework/interface/scheduling"
 )
 
-// Type is the registry key.
-const Type = "dynamo-label-filter"
+// Type is the registry key, Dynamo's.
+const Type = "label-filter"
 
-// Params select the label and the values to keep.
+// AliasType is the name earlier configs of this project used; it builds
+// the same filter with the same parameters.
+const AliasType = "dynamo-label-filter"
+
+// Params select the label and the values to keep. Unknown keys are
+// ignored, as Dynamo's EPP ignores them.
 type Params struct {
-	Label  string   `json:"label"`
-	Values []string `json:"values"`
-	// KeepUnlabelled also keeps endpoints without the label.
-	KeepUnlabelled bool `json:"keepUnlabelled"`
+	Label       string   `json:"label"`
+	ValidValues []string `json:"validValues"`
+	// AllowsNoLabel also keeps endpoints without the label (default false).
+	AllowsNoLabel bool `json:"allowsNoLabel"`
+
+	// Parameter names of this project's earlier dynamo-label-filter, named
+	// in the error so an old config says what to rename.
+	LegacyValues         []string `json:"values,omitempty"`
+	LegacyKeepUnlabelled *bool    `json:"keepUnlabelled,omitempty"`
 }
 
-// Filter keeps the endpoints whose Label is one of Values.
+// Filter keeps the endpoints whose Label is one of ValidValues.
 type Filter struct {
 	name   fwkplugin.TypedName
 	params Params
@@ -32,28 +43,42 @@ type Filter struct {
 
 var _ fwksched.Filter = (*Filter)(nil)
 
-// New validates params.
-func New(name string, p Params) (*Filter, error) {
-	if p.Label == "" || len(p.Values) == 0 {
-		return nil, fmt.Errorf("%s %q: label and values are required (for example {\"label\":\"nvidia.com/dynamo-sub-component-type\",\"values\":[\"prefill\"]})", Type, name)
+// New validates params for a filter registered as typ.
+func New(typ, name string, p Params) (*Filter, error) {
+	if p.LegacyValues != nil || p.LegacyKeepUnlabelled != nil {
+		return nil, fmt.Errorf("%s %q: parameters \"values\" and \"keepUnlabelled\" are now Dynamo's \"validValues\" and \"allowsNoLabel\": rename them", typ, name)
 	}
-	if name == "" {
-		name = Type
+	if p.Label == "" {
+		return nil, fmt.Errorf("%s %q: parameter 'label' must not be empty (for example nvidia.com/dynamo-sub-component-type)", typ, name)
 	}
-	return &Filter{name: fwkplugin.TypedName{Type: Type, Name: name}, params: p}, nil
+	if len(p.ValidValues) == 0 {
+		return nil, fmt.Errorf("%s %q: parameter 'validValues' must contain at least one value (for example [decode])", typ, name)
+	}
+	return &Filter{name: fwkplugin.TypedName{Type: typ, Name: name}, params: p}, nil
 }
 
-// Factory is the registry factory.
-func Factory(name string, raw json.RawMessage, _ fwkplugin.Handle) (fwkplugin.Plugin, error) {
-	var p Params
-	if err := json.Unmarshal(raw, &p); err != nil {
-		return nil, fmt.Errorf("%s %q: parameters: %w", Type, name, err)
+func factory(typ string) fwkplugin.FactoryFunc {
+	return func(name string, raw json.RawMessage, _ fwkplugin.Handle) (fwkplugin.Plugin, error) {
+		if raw == nil {
+			return nil, fmt.Errorf("%s %q: parameters 'label' and 'validValues' are required", typ, name)
+		}
+		var p Params
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return nil, fmt.Errorf("%s %q: parameters: %w", typ, name, err)
+		}
+		return New(typ, name, p)
 	}
-	return New(name, p)
 }
 
-// Register adds the filter to the EPP's plugin registry.
-func Register() { fwkplugin.Register(Type, Factory) }
+// Factory is the registry factory of Type.
+var Factory = factory(Type)
+
+// Register adds the filter to the EPP's plugin registry under Dynamo's
+// type name and this project's earlier one.
+func Register() {
+	fwkplugin.Register(Type, Factory)
+	fwkplugin.Register(AliasType, factory(AliasType))
+}
 
 func (f *Filter) TypedName() fwkplugin.TypedName { return f.name }
 
@@ -65,7 +90,7 @@ func (f *Filter) Filter(_ context.Context, _ *fwksched.CycleState, _ *fwksched.I
 			continue
 		}
 		v, ok := ep.GetMetadata().Labels[f.params.Label]
-		if (ok && slices.Contains(f.params.Values, v)) || (!ok && f.params.KeepUnlabelled) {
+		if (ok && slices.Contains(f.params.ValidValues, v)) || (!ok && f.params.AllowsNoLabel) {
 			out = append(out, ep)
 		}
 	}

@@ -30,9 +30,11 @@ const (
 type Call struct {
 	Op string
 	ID string
-	// Disaggregated is RouteDecode's flag; Request is the body routed.
+	// Disaggregated is RouteDecode's flag; Request is the body routed and
+	// Pods the candidates' JSON ("" for none).
 	Disaggregated bool
 	Request       string
+	Pods          string
 }
 
 // DefaultDecision is what routing returns unless a test overrides it.
@@ -130,13 +132,13 @@ func (f *Fake) WaitFor(t testing.TB, op string, n int) {
 	}
 }
 
-func (f *Fake) RoutePrefill(ctx context.Context, request, _ []byte) (kvrouter.Decision, error) {
-	f.record(Call{Op: OpRoutePrefill, Request: string(request)})
+func (f *Fake) RoutePrefill(ctx context.Context, request, pods []byte) (kvrouter.Decision, error) {
+	f.record(Call{Op: OpRoutePrefill, Request: string(request), Pods: string(pods)})
 	return DefaultDecision, ctx.Err()
 }
 
 func (f *Fake) RouteDecode(ctx context.Context, request, pods []byte, disaggregated bool) (kvrouter.Decision, error) {
-	f.record(Call{Op: OpRouteDecode, Disaggregated: disaggregated, Request: string(request)})
+	f.record(Call{Op: OpRouteDecode, Disaggregated: disaggregated, Request: string(request), Pods: string(pods)})
 	if f.RouteDecodeFunc != nil {
 		return f.RouteDecodeFunc(ctx, request, pods, disaggregated)
 	}
@@ -164,7 +166,7 @@ func (f *Fake) BeginPrefillReservation(id string) error {
 }
 
 func (f *Fake) ReservePrefill(ctx context.Context, id string, request, pods []byte) (kvrouter.Decision, error) {
-	f.record(Call{Op: OpReserve, ID: id, Request: string(request)})
+	f.record(Call{Op: OpReserve, ID: id, Request: string(request), Pods: string(pods)})
 	if f.ReserveFunc != nil {
 		return f.ReserveFunc(ctx, id, request, pods)
 	}
