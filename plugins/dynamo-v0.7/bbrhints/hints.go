@@ -27,7 +27,7 @@ type Hints struct {
 
 // Empty reports whether there is nothing to inject.
 func (h Hints) Empty() bool {
-	return !h.HasWorkerID && h.TokenData == nil
+	return !h.HasWorkerID && len(h.TokenData) == 0
 }
 
 // Header is one request header as BBR sees it (Envoy sends either Value or
@@ -136,7 +136,9 @@ func (h Hints) Inject(body map[string]any) bool {
 	if h.HasWorkerID {
 		nvext[BackendInstanceIDKey] = h.WorkerID
 	}
-	if h.TokenData != nil {
+	// An empty list is left out, as Dynamo's BBR does: the frontend would
+	// take it as the request's tokens.
+	if len(h.TokenData) > 0 {
 		nvext[TokenDataKey] = h.TokenData
 	}
 	return true

@@ -170,10 +170,16 @@ func TestInject(t *testing.T) {
 	})
 	t.Run("marshals as numbers", func(t *testing.T) {
 		body := map[string]any{}
-		Hints{WorkerID: 9007199254740993, HasWorkerID: true, TokenData: []uint32{}}.Inject(body)
+		Hints{WorkerID: 9007199254740993, HasWorkerID: true, TokenData: []uint32{4294967295}}.Inject(body)
 		out, err := json.Marshal(body)
 		require.NoError(t, err)
-		assert.JSONEq(t, `{"nvext":{"backend_instance_id":9007199254740993,"token_data":[]}}`, string(out))
+		assert.JSONEq(t, `{"nvext":{"backend_instance_id":9007199254740993,"token_data":[4294967295]}}`, string(out))
+	})
+	t.Run("an empty token list is left out", func(t *testing.T) {
+		body := map[string]any{}
+		assert.True(t, Hints{WorkerID: 1, HasWorkerID: true, TokenData: []uint32{}}.Inject(body))
+		assert.Equal(t, map[string]any{"backend_instance_id": uint64(1)}, body["nvext"])
+		assert.False(t, Hints{TokenData: []uint32{}}.Inject(map[string]any{}), "nothing to inject")
 	})
 }
 

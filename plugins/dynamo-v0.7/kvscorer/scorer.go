@@ -86,7 +86,9 @@ func (s *Scorer) Score(ctx context.Context, cycle *types.CycleState, request *ty
 	}
 	workerID := strconv.FormatInt(selection.WorkerID, 10)
 	request.Headers[bbrhints.WorkerIDHeader] = workerID
-	request.Headers[bbrhints.InjectTokenDataHeader] = bbrhints.EncodeTokenData(selection.TokenIDs)
+	if len(selection.TokenIDs) > 0 {
+		request.Headers[bbrhints.InjectTokenDataHeader] = bbrhints.EncodeTokenData(selection.TokenIDs)
+	}
 	if cycle != nil {
 		cycle.Write(DecisionKey, &Decision{WorkerID: selection.WorkerID, TokenIDs: selection.TokenIDs})
 	}
