@@ -16,6 +16,11 @@ use std::sync::{Arc, Mutex, OnceLock};
 use crate::common::{self, c_str, lock};
 use crate::json::Value;
 
+// Dynamo v0.8.0's signatures of the same symbols (see pipeline08.rs).
+#[cfg(feature = "pipeline08")]
+#[path = "pipeline08.rs"]
+pub mod v08;
+
 /// Result of every pipeline-generation call. Dynamo's enum has OK and ERR
 /// only; the double adds more specific codes (2 and up) so tests can tell
 /// failures apart. A caller must treat any non-zero value as failure.
@@ -118,7 +123,7 @@ pub extern "C" fn dynamo_llm_shutdown() -> DynamoLlmResult {
 /// # Safety
 /// String arguments are null or NUL-terminated; pipeline_out is null or
 /// writable.
-#[no_mangle]
+#[cfg_attr(not(feature = "pipeline08"), no_mangle)]
 pub unsafe extern "C" fn dynamo_create_worker_selection_pipeline(
     namespace_c_str: *const c_char,
     component_c_str: *const c_char,
@@ -179,7 +184,7 @@ fn enter(pipeline: *mut WorkerSelectionPipeline) -> Option<InFlight> {
 /// # Safety
 /// request_json_c_str is null or NUL-terminated; out pointers are null or
 /// writable.
-#[no_mangle]
+#[cfg_attr(not(feature = "pipeline08"), no_mangle)]
 pub unsafe extern "C" fn dynamo_query_worker_selection_and_annotate(
     pipeline: *mut WorkerSelectionPipeline,
     request_json_c_str: *const c_char,
