@@ -1,13 +1,13 @@
-//! The "pipeline" generation as Dynamo v0.8.0 exports it (feature
-//! `pipeline08`): `dynamo_create_worker_selection_pipeline` gains
-//! `enforce_disagg`, `dynamo_query_worker_selection_and_annotate` returns a
-//! decode and a prefill worker, and three bookkeeping calls appear. Checked
-//! against `lib/bindings/c/src/lib.rs` of ai-dynamo/dynamo at tag v0.8.0
-//! (115531a0c0bf58ff12df7ef7e69082d50fd4d707).
-//!
-//! A library holds one generation's symbols, so under this feature the
-//! v0.7.0 create and query of the parent module are not exported and the
-//! functions here wrap them.
+// The "pipeline" generation as Dynamo v0.8.0 exports it (feature
+// `pipeline08`): `dynamo_create_worker_selection_pipeline` gains
+// `enforce_disagg`, `dynamo_query_worker_selection_and_annotate` returns a
+// decode and a prefill worker, and three bookkeeping calls appear. Checked
+// against `lib/bindings/c/src/lib.rs` of ai-dynamo/dynamo at tag v0.8.0
+// (115531a0c0bf58ff12df7ef7e69082d50fd4d707).
+//
+// A library holds one generation's symbols, so under this feature the
+// v0.7.0 create and query of the parent module are not exported and the
+// functions here wrap them.
 
 use std::collections::{HashMap, HashSet};
 use std::os::raw::c_char;
