@@ -33,7 +33,7 @@ func NewFactory(open Opener) plugins.FactoryFunc {
 			return nil, fmt.Errorf("%s %q: open Dynamo router (namespace %q, component %q, model %q): %w",
 				Type, name, cfg.Namespace, cfg.Component, cfg.Model, err)
 		}
-		logIgnored(handle, name, cfg.Ignored)
+		LogIgnored(handle, name, cfg.Ignored)
 		scorer := New(name, cfg, router)
 		if handle != nil && handle.Context() != nil && handle.Context().Done() != nil {
 			done := handle.Context().Done()
@@ -46,7 +46,9 @@ func NewFactory(open Opener) plugins.FactoryFunc {
 	}
 }
 
-func logIgnored(handle plugins.Handle, name string, ignored []string) {
+// LogIgnored logs, once per plugin at start-up, the settings that have no
+// effect (Config.Ignored).
+func LogIgnored(handle plugins.Handle, name string, ignored []string) {
 	ctx := context.Background()
 	if handle != nil && handle.Context() != nil {
 		ctx = handle.Context()
