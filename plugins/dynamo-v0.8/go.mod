@@ -3,8 +3,8 @@ module github.com/epp-build/epp-build/plugins/dynamo-v0.8
 go 1.26
 
 require (
-	github.com/envoyproxy/go-control-plane/envoy v1.32.4
-	github.com/go-logr/logr v1.4.3
+	github.com/envoyproxy/go-control-plane/envoy v1.32.4 // indirect
+	github.com/go-logr/logr v1.4.3 // indirect
 	sigs.k8s.io/gateway-api-inference-extension v0.5.1
 )
 
