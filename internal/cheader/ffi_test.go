@@ -37,6 +37,12 @@ func bindingHeaders(t *testing.T) map[string]string {
 	}
 	out := make(map[string]string, len(paths))
 	for _, p := range paths {
+		// Dynamo v0.8.0's pipeline arities live in a second double archive
+		// (feature pipeline08); TestPipeline08BindingDeclaresV080Arity
+		// checks that binding.
+		if strings.HasSuffix(filepath.Dir(p), "08") {
+			continue
+		}
 		out[p] = filepath.Dir(p)
 	}
 	require.Contains(t, out, filepath.Clean("../../ffi/pipeline/dynamo_llm_pipeline.h"), "the pipeline binding header is missing")
@@ -82,6 +88,20 @@ func TestPipelineBindingDeclaresV070Arity(t *testing.T) {
 	assert.Len(t, binding["dynamo_create_worker_selection_pipeline"].Params, 10)
 	assert.Len(t, binding["dynamo_query_worker_selection_and_annotate"].Params, 6)
 	assert.Len(t, binding["dynamo_free_worker_selection_result"].Params, 3)
+}
+
+func TestPipeline08BindingDeclaresV080Arity(t *testing.T) {
+	binding := parseFile(t, "../../ffi/pipeline08/dynamo_llm_pipeline.h")
+	// Dynamo v0.8.0's lib.rs (115531a0c0bf58ff12df7ef7e69082d50fd4d707).
+	for name, params := range map[string]int{
+		"dynamo_llm_init": 3, "dynamo_llm_shutdown": 0, "dynamo_create_worker_selection_pipeline": 11,
+		"dynamo_query_worker_selection_and_annotate": 7, "dynamo_free_worker_selection_result": 3,
+		"dynamo_destroy_worker_selection_pipeline": 1, "dynamo_router_add_request": 6,
+		"dynamo_router_mark_prefill_complete": 2, "dynamo_router_free_request": 2,
+	} {
+		require.Contains(t, binding, name)
+		assert.Len(t, binding[name].Params, params, name)
+	}
 }
 
 // The checked-in header must be what cbindgen writes from the crate today,

@@ -26,6 +26,9 @@ type release struct {
 	// ours are the packages the series adds (vet and race tests);
 	// upstream are upstream's packages the series touches.
 	ours, upstream []string
+	// doubleFeatures are the cargo features of the C API test double this
+	// release links (its C API's signatures); none for the default build.
+	doubleFeatures string
 }
 
 var releases = []release{{
@@ -35,6 +38,14 @@ var releases = []release{{
 		"./pkg/bbr/dynamo/...", "./pkg/epp/requestcontrol/plugins/dynamo/...", "./pkg/epp/scheduling/plugins/dynamo/...",
 	},
 	upstream: []string{"./pkg/bbr/...", "./pkg/epp/requestcontrol/...", "./pkg/epp/scheduling/..."},
+}, {
+	version:        "v0.8.0",
+	binding:        "pkg/epp/scheduling/plugins/dynamo/pipeline",
+	doubleFeatures: "pipeline08",
+	ours: []string{
+		"./pkg/bbr/dynamo/...", "./pkg/epp/requestcontrol/plugins/dynamo/...", "./pkg/epp/scheduling/plugins/dynamo/...",
+	},
+	upstream: []string{"./pkg/epp/requestcontrol/...", "./pkg/epp/scheduling/..."},
 }, {
 	version: "v1.4.2",
 	binding: "pkg/epp/framework/plugins/dynamo/routers",
@@ -52,13 +63,16 @@ func TestReleaseTreeBuildsAndPasses(t *testing.T) {
 		t.Skip("builds GAIE: minutes on two cores")
 	}
 	testenv.Tool(t, "cargo", "the C API test double is built with cargo")
-	archive := buildDouble(t)
+	archives := map[string]string{}
 	for _, rel := range releases {
 		t.Run(rel.version, func(t *testing.T) {
 			dir := applyVersion(t, rel.version)
 			lib := filepath.Join(dir, filepath.FromSlash(rel.binding), "lib", runtime.GOARCH)
 			require.NoError(t, os.MkdirAll(lib, 0o755))
-			data, err := os.ReadFile(archive)
+			if archives[rel.doubleFeatures] == "" {
+				archives[rel.doubleFeatures] = buildDouble(t, rel.doubleFeatures)
+			}
+			data, err := os.ReadFile(archives[rel.doubleFeatures])
 			require.NoError(t, err)
 			require.NoError(t, os.WriteFile(filepath.Join(lib, "libdynamo_llm_capi.a"), data, 0o644))
 
@@ -94,8 +108,9 @@ func applyVersion(t *testing.T, version string) string {
 }
 
 // buildDouble builds the Rust C API test double with ffi/build-double.sh
-// and returns the archive.
-func buildDouble(t *testing.T) string {
+// and returns the archive built with the given cargo features (the script
+// builds the pipeline08 archive next to the default one).
+func buildDouble(t *testing.T, features string) string {
 	cache, err := os.UserCacheDir()
 	require.NoError(t, err)
 	target := filepath.Join(cache, "epp-build", "capi-double")
@@ -103,6 +118,9 @@ func buildDouble(t *testing.T) string {
 	cmd.Env = append(os.Environ(), "CAPI_DOUBLE_TARGET_DIR="+target)
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
+	if features != "" {
+		target += "-" + features
+	}
 	return filepath.Join(target, "release", "libdynamo_llm_capi.a")
 }
 

@@ -28,3 +28,18 @@ func ContentLength(body []byte) *corev3.HeaderValueOption {
 		RawValue: []byte(strconv.Itoa(len(body))),
 	}}
 }
+
+// HeaderMutations are the request headers BBR sets when it rewrote a body
+// with h: the new Content-Length and, when there is a worker id,
+// x-worker-instance-id with its canonical value, as Dynamo's BBR sets it,
+// so whatever routes after BBR sees the worker the body names.
+func (h Hints) HeaderMutations(body []byte) []*corev3.HeaderValueOption {
+	out := []*corev3.HeaderValueOption{ContentLength(body)}
+	if h.HasWorkerID {
+		out = append(out, &corev3.HeaderValueOption{Header: &corev3.HeaderValue{
+			Key:      WorkerIDHeader,
+			RawValue: []byte(strconv.FormatUint(h.WorkerID, 10)),
+		}})
+	}
+	return out
+}

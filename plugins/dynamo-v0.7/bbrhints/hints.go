@@ -27,7 +27,7 @@ type Hints struct {
 
 // Empty reports whether there is nothing to inject.
 func (h Hints) Empty() bool {
-	return !h.HasWorkerID && h.TokenData == nil
+	return !h.HasWorkerID && len(h.TokenData) == 0
 }
 
 // Header is one request header as BBR sees it (Envoy sends either Value or
@@ -49,17 +49,26 @@ func (h Header) value() string {
 // case-insensitively. A malformed hint is dropped with a DEBUG-level log
 // line: a bad hint must never fail the request, the frontend then simply
 // routes on its own.
+//
+// The worker id comes from InjectWorkerIDHeader or, as Dynamo's BBR also
+// takes it, from WorkerIDHeader; when both are valid the inject header wins,
+// because only the pre-request plugin sets it after validation.
 func FromHeaders(logger logr.Logger, headers []Header) Hints {
 	var h Hints
+	fromInject := false
 	for _, hdr := range headers {
-		switch strings.ToLower(hdr.Key) {
-		case InjectWorkerIDHeader:
+		switch name := strings.ToLower(hdr.Key); name {
+		case InjectWorkerIDHeader, WorkerIDHeader:
+			if fromInject && name == WorkerIDHeader {
+				continue
+			}
 			id, err := ParseWorkerID(hdr.value())
 			if err != nil {
-				logger.V(debugLevel).Info("Ignoring malformed worker id hint", "header", InjectWorkerIDHeader, "error", err.Error())
+				logger.V(debugLevel).Info("Ignoring malformed worker id hint", "header", name, "error", err.Error())
 				continue
 			}
 			h.WorkerID, h.HasWorkerID = id, true
+			fromInject = name == InjectWorkerIDHeader
 		case InjectTokenDataHeader:
 			tokens, err := DecodeTokenData(hdr.value())
 			if err != nil {
@@ -127,7 +136,9 @@ func (h Hints) Inject(body map[string]any) bool {
 	if h.HasWorkerID {
 		nvext[BackendInstanceIDKey] = h.WorkerID
 	}
-	if h.TokenData != nil {
+	// An empty list is left out, as Dynamo's BBR does: the frontend would
+	// take it as the request's tokens.
+	if len(h.TokenData) > 0 {
 		nvext[TokenDataKey] = h.TokenData
 	}
 	return true

@@ -74,11 +74,33 @@ func TestFromHeadersCaseInsensitiveAndRawValue(t *testing.T) {
 	assert.Equal(t, []uint32{9, 8}, h.TokenData)
 }
 
-func TestFromHeadersIgnoresTheUnvalidatedWorkerHeader(t *testing.T) {
-	// Only the inject header (set by the pre-request plugin after validation)
-	// asks BBR to rewrite the body.
-	h := FromHeaders(logr.Discard(), []Header{{Key: WorkerIDHeader, Value: "5"}})
-	assert.True(t, h.Empty())
+func TestFromHeadersTakesTheWorkerHeaderAsDynamoDoes(t *testing.T) {
+	// Dynamo v0.7.0's BBR reads the worker id from x-worker-instance-id too.
+	h := FromHeaders(logr.Discard(), []Header{{Key: "X-Worker-Instance-Id", Value: " 5 "}})
+	assert.Equal(t, Hints{WorkerID: 5, HasWorkerID: true}, h)
+
+	// The validated inject header wins over it, in either order.
+	for _, headers := range [][]Header{
+		{{Key: WorkerIDHeader, Value: "5"}, {Key: InjectWorkerIDHeader, Value: "6"}},
+		{{Key: InjectWorkerIDHeader, Value: "6"}, {Key: WorkerIDHeader, Value: "5"}},
+	} {
+		assert.Equal(t, uint64(6), FromHeaders(logr.Discard(), headers).WorkerID)
+	}
+	// A malformed inject header leaves a valid worker header in force.
+	h = FromHeaders(logr.Discard(), []Header{{Key: InjectWorkerIDHeader, Value: "x"}, {Key: WorkerIDHeader, Value: "7"}})
+	assert.Equal(t, uint64(7), h.WorkerID)
+}
+
+func TestHeaderMutationsCarryTheWorkerID(t *testing.T) {
+	body := []byte(`{"nvext":{"backend_instance_id":42}}`)
+	got := Hints{WorkerID: 42, HasWorkerID: true}.HeaderMutations(body)
+	require.Len(t, got, 2)
+	assert.Equal(t, "Content-Length", got[0].GetHeader().GetKey())
+	assert.Equal(t, WorkerIDHeader, got[1].GetHeader().GetKey())
+	assert.Equal(t, "42", string(got[1].GetHeader().GetRawValue()))
+
+	tokensOnly := Hints{TokenData: []uint32{1}}.HeaderMutations(body)
+	require.Len(t, tokensOnly, 1, "no worker id, no worker header")
 }
 
 func TestFromHeadersDropsMalformedHintsAtDebug(t *testing.T) {
@@ -148,10 +170,16 @@ func TestInject(t *testing.T) {
 	})
 	t.Run("marshals as numbers", func(t *testing.T) {
 		body := map[string]any{}
-		Hints{WorkerID: 9007199254740993, HasWorkerID: true, TokenData: []uint32{}}.Inject(body)
+		Hints{WorkerID: 9007199254740993, HasWorkerID: true, TokenData: []uint32{4294967295}}.Inject(body)
 		out, err := json.Marshal(body)
 		require.NoError(t, err)
-		assert.JSONEq(t, `{"nvext":{"backend_instance_id":9007199254740993,"token_data":[]}}`, string(out))
+		assert.JSONEq(t, `{"nvext":{"backend_instance_id":9007199254740993,"token_data":[4294967295]}}`, string(out))
+	})
+	t.Run("an empty token list is left out", func(t *testing.T) {
+		body := map[string]any{}
+		assert.True(t, Hints{WorkerID: 1, HasWorkerID: true, TokenData: []uint32{}}.Inject(body))
+		assert.Equal(t, map[string]any{"backend_instance_id": uint64(1)}, body["nvext"])
+		assert.False(t, Hints{TokenData: []uint32{}}.Inject(map[string]any{}), "nothing to inject")
 	})
 }
 

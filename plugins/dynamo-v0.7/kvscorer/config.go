@@ -33,6 +33,9 @@ type Config struct {
 	// WorkerIDLabel is the pod label whose value is a Dynamo worker instance
 	// id; see Scorer.Score for how it is used.
 	WorkerIDLabel string
+	// Ignored names the settings Dynamo's deployments pass that have no
+	// effect here, with why; the factory logs them once at start-up.
+	Ignored []string
 }
 
 // Parameters is the JSON form of the plugin's parameters. Pointers tell
@@ -49,6 +52,11 @@ type Parameters struct {
 	UseKVEvents        *bool    `json:"useKVEvents,omitempty"`
 	RouterReplicaSync  *bool    `json:"routerReplicaSync,omitempty"`
 	WorkerIDLabel      *string  `json:"workerIDLabel,omitempty"`
+	// FrontendURL and TimeoutMS are the parameters of Dynamo's HTTP scorer
+	// (v0.5), which Dynamo's Helm chart still passes at v0.7.0 and v0.8.0.
+	// Dynamo's cgo scorer ignores them, and so does this one.
+	FrontendURL *string          `json:"frontendURL,omitempty"`
+	TimeoutMS   *json.RawMessage `json:"timeoutMS,omitempty"`
 }
 
 // Environment fallbacks, named as in Dynamo's deployments.
@@ -63,6 +71,9 @@ const (
 	EnvBusyThreshold      = "DYNAMO_BUSY_THRESHOLD"
 	EnvUseKVEvents        = "DYNAMO_USE_KV_EVENTS"
 	EnvRouterReplicaSync  = "DYNAMO_ROUTER_REPLICA_SYNC"
+	// EnvWorkerID is read by Dynamo's scorer and passed to dynamo_llm_init,
+	// which since v0.7.0 has no worker id parameter; see ignoredSettings.
+	EnvWorkerID = "DYNAMO_WORKER_ID"
 )
 
 // Defaults match Dynamo v0.7.0's scorer so existing deployments keep their
@@ -93,7 +104,8 @@ func LoadConfig(raw json.RawMessage, env LookupEnv) (Config, error) {
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&p); err != nil {
 			return Config{}, fmt.Errorf("%s parameters: %w (known: namespace, component, model, kvBlockSize, useKVRouting, "+
-				"overlapScoreWeight, routerTemperature, busyThreshold, useKVEvents, routerReplicaSync, workerIDLabel)", Type, err)
+				"overlapScoreWeight, routerTemperature, busyThreshold, useKVEvents, routerReplicaSync, workerIDLabel; "+
+				"ignored: frontendURL, timeoutMS)", Type, err)
 		}
 	}
 	r := resolver{env: env}
@@ -109,6 +121,7 @@ func LoadConfig(raw json.RawMessage, env LookupEnv) (Config, error) {
 		UseKVEvents:        r.flag("useKVEvents", EnvUseKVEvents, p.UseKVEvents, true),
 		RouterReplicaSync:  r.flag("routerReplicaSync", EnvRouterReplicaSync, p.RouterReplicaSync, true),
 		WorkerIDLabel:      DefaultWorkerIDLabel,
+		Ignored:            ignoredSettings(p, env),
 	}
 	if p.WorkerIDLabel != nil {
 		cfg.WorkerIDLabel = strings.TrimSpace(*p.WorkerIDLabel)
@@ -222,4 +235,23 @@ func (r *resolver) number(param, envName string, value *float64, max float64) fl
 		return routerDefault
 	}
 	return n
+}
+
+// ignoredSettings lists what Dynamo's deployments set that changes nothing
+// here. DYNAMO_WORKER_ID: Dynamo's scorer passed it to a 4-parameter
+// dynamo_llm_init while the v0.7.0 library takes (namespace, component,
+// kv_block_size), so the library read the worker id (default 1) as its block
+// size; this binding passes the real block size and has no use for it.
+func ignoredSettings(p Parameters, env LookupEnv) []string {
+	var out []string
+	if v, ok := env(EnvWorkerID); ok && strings.TrimSpace(v) != "" {
+		out = append(out, fmt.Sprintf("%s=%s is ignored: Dynamo's C API dynamo_llm_init takes no worker id since v0.7.0", EnvWorkerID, strings.TrimSpace(v)))
+	}
+	if p.FrontendURL != nil {
+		out = append(out, "parameter frontendURL is ignored: the router is reached through the C API, not the frontend's HTTP API")
+	}
+	if p.TimeoutMS != nil {
+		out = append(out, "parameter timeoutMS is ignored: the router is reached through the C API, not the frontend's HTTP API")
+	}
+	return out
 }

@@ -86,3 +86,18 @@ func TestLoadConfigRejects(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadConfigAcceptsWhatDynamoDeploys checks the settings Dynamo's own
+// deployment passes and its scorer ignores are accepted and reported, not
+// refused: the Helm chart's frontendURL/timeoutMS parameters, and
+// DYNAMO_WORKER_ID, which must never reach the library as a block size.
+func TestLoadConfigAcceptsWhatDynamoDeploys(t *testing.T) {
+	cfg, err := LoadConfig(json.RawMessage(`{"frontendURL":"http://127.0.0.1:8000/v1/chat/completions","timeoutMS":10000}`),
+		envOf(map[string]string{EnvKVBlockSize: "16", EnvWorkerID: "7"}))
+	require.NoError(t, err)
+	assert.Equal(t, uint32(16), cfg.KVBlockSize, "the block size comes from DYNAMO_KV_BLOCK_SIZE, never from DYNAMO_WORKER_ID")
+	require.Len(t, cfg.Ignored, 3)
+	assert.Contains(t, cfg.Ignored[0], "DYNAMO_WORKER_ID=7 is ignored")
+	assert.Contains(t, cfg.Ignored[1], "frontendURL is ignored")
+	assert.Contains(t, cfg.Ignored[2], "timeoutMS is ignored")
+}

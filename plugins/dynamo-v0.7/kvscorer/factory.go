@@ -1,9 +1,12 @@
 package kvscorer
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
+
+	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"sigs.k8s.io/gateway-api-inference-extension/pkg/epp/plugins"
 )
@@ -30,6 +33,7 @@ func NewFactory(open Opener) plugins.FactoryFunc {
 			return nil, fmt.Errorf("%s %q: open Dynamo router (namespace %q, component %q, model %q): %w",
 				Type, name, cfg.Namespace, cfg.Component, cfg.Model, err)
 		}
+		LogIgnored(handle, name, cfg.Ignored)
 		scorer := New(name, cfg, router)
 		if handle != nil && handle.Context() != nil && handle.Context().Done() != nil {
 			done := handle.Context().Done()
@@ -39,5 +43,17 @@ func NewFactory(open Opener) plugins.FactoryFunc {
 			}()
 		}
 		return scorer, nil
+	}
+}
+
+// LogIgnored logs, once per plugin at start-up, the settings that have no
+// effect (Config.Ignored).
+func LogIgnored(handle plugins.Handle, name string, ignored []string) {
+	ctx := context.Background()
+	if handle != nil && handle.Context() != nil {
+		ctx = handle.Context()
+	}
+	for _, notice := range ignored {
+		log.FromContext(ctx).Info("Dynamo setting has no effect", "plugin", name, "notice", notice)
 	}
 }

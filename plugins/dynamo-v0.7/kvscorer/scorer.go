@@ -86,7 +86,9 @@ func (s *Scorer) Score(ctx context.Context, cycle *types.CycleState, request *ty
 	}
 	workerID := strconv.FormatInt(selection.WorkerID, 10)
 	request.Headers[bbrhints.WorkerIDHeader] = workerID
-	request.Headers[bbrhints.InjectTokenDataHeader] = bbrhints.EncodeTokenData(selection.TokenIDs)
+	if len(selection.TokenIDs) > 0 {
+		request.Headers[bbrhints.InjectTokenDataHeader] = bbrhints.EncodeTokenData(selection.TokenIDs)
+	}
 	if cycle != nil {
 		cycle.Write(DecisionKey, &Decision{WorkerID: selection.WorkerID, TokenIDs: selection.TokenIDs})
 	}
@@ -100,7 +102,7 @@ func (s *Scorer) selectWorker(ctx context.Context, request *types.LLMRequest) (S
 	if request == nil {
 		return Selection{}, fmt.Errorf("no request to route")
 	}
-	body, err := s.routerRequest(request)
+	body, err := RouterRequest(request, s.config.Model)
 	if err != nil {
 		return Selection{}, err
 	}
@@ -114,14 +116,15 @@ func (s *Scorer) selectWorker(ctx context.Context, request *types.LLMRequest) (S
 	return selection, nil
 }
 
-// routerRequest builds the chat request the pipeline routes on. GAIE v0.5.1
+// RouterRequest builds the chat request the pipeline routes on. GAIE v0.5.1
 // hands scorers only the flattened prompt, not the body, so the prompt
-// becomes the single user message. The query_instance_id annotation asks the
-// pipeline to route and annotate only, not to generate.
-func (s *Scorer) routerRequest(request *types.LLMRequest) ([]byte, error) {
+// becomes the single user message; the model is the request's target model,
+// else defaultModel. The query_instance_id annotation asks the pipeline to
+// route and annotate only, not to generate.
+func RouterRequest(request *types.LLMRequest, defaultModel string) ([]byte, error) {
 	model := request.TargetModel
 	if model == "" {
-		model = s.config.Model
+		model = defaultModel
 	}
 	body := map[string]any{
 		"model":      model,

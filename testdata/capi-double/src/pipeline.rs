@@ -29,6 +29,14 @@ use std::sync::{Arc, Mutex, OnceLock};
 use crate::common::{self, c_str, lock};
 use crate::json::Value;
 
+// Dynamo v0.8.0's signatures of the same symbols (see pipeline08.rs),
+// included rather than declared as a module file so that cbindgen, which
+// writes the v0.7.0 header, does not read them.
+#[cfg(feature = "pipeline08")]
+pub mod v08 {
+    include!("pipeline08.rs");
+}
+
 /// Result of every pipeline-generation call. Dynamo's enum has OK and ERR
 /// only; the double adds more specific codes (2 and up) so tests can tell
 /// failures apart. A caller must treat any non-zero value as failure.
@@ -163,7 +171,11 @@ pub extern "C" fn dynamo_llm_shutdown() -> DynamoLlmResult {
 /// # Safety
 /// String arguments are null or NUL-terminated; pipeline_out is null or
 /// writable.
+// Under pipeline08 the v0.8.0 wrapper owns the name; export_name wins over
+// no_mangle (which cbindgen reads for the v0.7.0 header).
+#[allow(unused_attributes)]
 #[no_mangle]
+#[cfg_attr(feature = "pipeline08", export_name = "dynamo_double_v07_create_worker_selection_pipeline")]
 pub unsafe extern "C" fn dynamo_create_worker_selection_pipeline(
     namespace_c_str: *const c_char,
     component_c_str: *const c_char,
@@ -244,7 +256,11 @@ fn enter(pipeline: *mut WorkerSelectionPipeline) -> Option<InFlight> {
 /// # Safety
 /// request_json_c_str is null or NUL-terminated; out pointers are null or
 /// writable.
+// Under pipeline08 the v0.8.0 wrapper owns the name; export_name wins over
+// no_mangle (which cbindgen reads for the v0.7.0 header).
+#[allow(unused_attributes)]
 #[no_mangle]
+#[cfg_attr(feature = "pipeline08", export_name = "dynamo_double_v07_query_worker_selection_and_annotate")]
 pub unsafe extern "C" fn dynamo_query_worker_selection_and_annotate(
     pipeline: *mut WorkerSelectionPipeline,
     request_json_c_str: *const c_char,

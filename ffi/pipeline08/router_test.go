@@ -1,0 +1,104 @@
+package pipeline08_test
+
+// These tests run against the C API test double built with Dynamo v0.8.0's
+// signatures (feature pipeline08); build it first with ffi/build-double.sh.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/epp-build/epp-build/ffi/internal/capidouble08"
+	"github.com/epp-build/epp-build/ffi/pipeline08"
+)
+
+func openRouter(t *testing.T, enforceDisagg bool) *pipeline08.Router {
+	t.Helper()
+	r, err := pipeline08.Open(pipeline08.Config{
+		Namespace: "dynamo", Component: "backend", Model: "qwen", KVBlockSize: 16,
+		UseKVRouting: true, BusyThreshold: -1, OverlapScoreWeight: -1, RouterTemperature: -1,
+		EnforceDisagg: enforceDisagg,
+	})
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, r.Close()) })
+	return r
+}
+
+func chat(prompt string) []byte {
+	body, _ := json.Marshal(map[string]any{"model": "qwen", "messages": []map[string]string{{"role": "user", "content": prompt}}})
+	return body
+}
+
+func expectedWorker(prompt string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte(prompt))
+	return int64(h.Sum64() % 4)
+}
+
+// The binding passes v0.8.0's arities: enforce_disagg reaches create and
+// the prefill worker comes back from query (-1 when not disaggregated).
+func TestSelectReturnsDecodeAndPrefillWorkers(t *testing.T) {
+	outstanding := capidouble08.OutstandingResults()
+	for _, disagg := range []bool{false, true} {
+		r := openRouter(t, disagg)
+		prompt := fmt.Sprintf("route me %v", disagg)
+		sel, err := r.Select(context.Background(), chat(prompt))
+		require.NoError(t, err)
+		assert.Equal(t, expectedWorker(prompt), sel.DecodeWorkerID)
+		assert.Len(t, sel.TokenIDs, len(prompt))
+		if disagg {
+			assert.Equal(t, (sel.DecodeWorkerID+1)%4, sel.PrefillWorkerID)
+		} else {
+			assert.Equal(t, int64(pipeline08.NoPrefillWorker), sel.PrefillWorkerID)
+		}
+	}
+	assert.Equal(t, outstanding, capidouble08.OutstandingResults(), "every result freed")
+}
+
+func TestBookkeepingRegistersAndFrees(t *testing.T) {
+	r := openRouter(t, false)
+	before := capidouble08.RegisteredRequests()
+	require.NoError(t, r.AddRequest("req-1", []uint32{1, 2, 3}, 2, 0))
+	require.NoError(t, r.AddRequest("req-2", nil, 1, 0))
+	assert.Equal(t, before+2, capidouble08.RegisteredRequests())
+	require.NoError(t, r.MarkPrefillComplete("req-1"))
+	require.NoError(t, r.FreeRequest("req-1"))
+	require.NoError(t, r.FreeRequest("req-2"))
+	require.NoError(t, r.FreeRequest("never-added"), "the library frees an unknown id without error")
+	assert.Equal(t, before, capidouble08.RegisteredRequests())
+	assert.Error(t, r.AddRequest("", nil, 1, 0), "an empty id is refused before C")
+}
+
+// Dynamo's library does not allow bookkeeping calls concurrently on one
+// pipeline; the double reports any overlap as a violation.
+func TestConcurrentBookkeepingIsSerialised(t *testing.T) {
+	t.Setenv("DYNAMO_DOUBLE_QUERY_DELAY_US", "200")
+	r := openRouter(t, false)
+	violations := capidouble08.Violations()
+	var wg sync.WaitGroup
+	for i := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			id := fmt.Sprintf("c-%d", i)
+			assert.NoError(t, r.AddRequest(id, []uint32{uint32(i)}, 1, 0))
+			assert.NoError(t, r.FreeRequest(id))
+		}()
+	}
+	wg.Wait()
+	assert.Equal(t, violations, capidouble08.Violations())
+}
+
+func TestCallsAfterCloseFail(t *testing.T) {
+	r := openRouter(t, false)
+	require.NoError(t, r.Close())
+	_, err := r.Select(context.Background(), chat("x"))
+	assert.ErrorIs(t, err, pipeline08.ErrClosed)
+	assert.ErrorIs(t, r.FreeRequest("x"), pipeline08.ErrClosed)
+}
