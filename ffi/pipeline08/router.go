@@ -57,7 +57,7 @@ type Router struct {
 	handle *C.WorkerSelectionPipeline // nil once closed
 }
 
-// Open initialises the Dynamo runtime (once per process) and creates a
+// Open initialises the Dynamo runtime (once per process; see initRuntime) and creates a
 // pipeline for cfg.Model.
 func Open(cfg Config) (*Router, error) {
 	if cfg.Namespace == "" || cfg.Model == "" {
@@ -66,12 +66,12 @@ func Open(cfg Config) (*Router, error) {
 	if cfg.KVBlockSize == 0 {
 		return nil, errors.New("open dynamo pipeline: KV block size must be positive (the workers' kv_block_size)")
 	}
-	if err := acquireRuntime(runtimeArgs{cfg.Namespace, cfg.Component, cfg.KVBlockSize}); err != nil {
+	if err := initRuntime(runtimeArgs{cfg.Namespace, cfg.Component, cfg.KVBlockSize}); err != nil {
 		return nil, fmt.Errorf("open dynamo pipeline for model %q: %w", cfg.Model, err)
 	}
 	handle, err := createPipeline(cfg)
 	if err != nil {
-		return nil, errors.Join(fmt.Errorf("open dynamo pipeline for model %q: %w", cfg.Model, err), releaseRuntime())
+		return nil, fmt.Errorf("open dynamo pipeline for model %q: %w", cfg.Model, err)
 	}
 	return &Router{handle: handle}, nil
 }
@@ -183,8 +183,8 @@ func (r *Router) bookkeeping(call, requestID string, do func(*C.WorkerSelectionP
 	return check(call, uint32(do(r.handle, id)))
 }
 
-// Close destroys the pipeline once no call is in flight and releases the
-// runtime. It is idempotent; later calls on r return ErrClosed.
+// Close destroys the pipeline once no call is in flight; the runtime stays
+// (see initRuntime). It is idempotent; later calls on r return ErrClosed.
 func (r *Router) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -194,5 +194,5 @@ func (r *Router) Close() error {
 	err := check("dynamo_destroy_worker_selection_pipeline",
 		uint32(C.dynamo_destroy_worker_selection_pipeline(r.handle)))
 	r.handle = nil
-	return errors.Join(err, releaseRuntime())
+	return err
 }

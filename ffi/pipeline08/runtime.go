@@ -12,52 +12,39 @@ import (
 	"unsafe"
 )
 
-// runtimeArgs are the dynamo_llm_init arguments. The Dynamo runtime is
-// process-wide, so every Router in a process must agree on them.
+// runtimeArgs are the dynamo_llm_init arguments.
 type runtimeArgs struct {
 	namespace, component string
 	kvBlockSize          uint32
 }
 
-// dynamoRuntime counts the open Routers: the first initialises the runtime,
-// the last to close shuts it down.
+// dynamoRuntime is initialised once per process and never shut down.
+// Dynamo v0.8.0's dynamo_llm_init (lib/bindings/c/src/lib.rs at
+// 115531a0c0bf) installs a global tracing subscriber with .expect(): a
+// second call panics across the C boundary and aborts the process, even
+// after dynamo_llm_shutdown. A failed init is remembered too: retrying it
+// would be that second call. Later Routers share the runtime the first one
+// initialised; their namespace and component name their own pipelines.
 var dynamoRuntime struct {
 	mu   sync.Mutex
-	refs int
-	args runtimeArgs
+	done bool
+	err  error
 }
 
-func acquireRuntime(args runtimeArgs) error {
+func initRuntime(args runtimeArgs) error {
 	dynamoRuntime.mu.Lock()
 	defer dynamoRuntime.mu.Unlock()
-	if dynamoRuntime.refs > 0 {
-		if args != dynamoRuntime.args {
-			return fmt.Errorf("dynamo runtime already initialised with %+v; all Routers in a process must use the same (got %+v)",
-				dynamoRuntime.args, args)
+	if dynamoRuntime.done {
+		if dynamoRuntime.err != nil {
+			return fmt.Errorf("dynamo runtime failed to initialise earlier in this process (it can only be initialised once): %w", dynamoRuntime.err)
 		}
-		dynamoRuntime.refs++
 		return nil
 	}
 	ns := C.CString(args.namespace)
 	defer C.free(unsafe.Pointer(ns))
 	comp := C.CString(args.component)
 	defer C.free(unsafe.Pointer(comp))
-	if err := check("dynamo_llm_init", uint32(C.dynamo_llm_init(ns, comp, C.uint32_t(args.kvBlockSize)))); err != nil {
-		return err
-	}
-	dynamoRuntime.refs, dynamoRuntime.args = 1, args
-	return nil
-}
-
-func releaseRuntime() error {
-	dynamoRuntime.mu.Lock()
-	defer dynamoRuntime.mu.Unlock()
-	if dynamoRuntime.refs == 0 {
-		return nil
-	}
-	dynamoRuntime.refs--
-	if dynamoRuntime.refs > 0 {
-		return nil
-	}
-	return check("dynamo_llm_shutdown", uint32(C.dynamo_llm_shutdown()))
+	dynamoRuntime.done = true
+	dynamoRuntime.err = check("dynamo_llm_init", uint32(C.dynamo_llm_init(ns, comp, C.uint32_t(args.kvBlockSize))))
+	return dynamoRuntime.err
 }
