@@ -66,7 +66,14 @@ func TestCompletionOffersRecipesAndFlagValues(t *testing.T) {
 	assert.Equal(t, versions, complete(t, patches, "diff-series", ""), "diff-series' arguments are versions")
 	assert.Equal(t, versions, complete(t, patches, "diff-series", "v0.7.0", ""))
 	assert.Empty(t, complete(t, patches, "diff-series", "v0.7.0", "v1.4.2", ""), "no third version")
-	assert.Equal(t, []string{"v0.7.0"}, complete(t, patches, "check", "--version", "v0."))
+	var v0 []string
+	for _, v := range versions {
+		if strings.HasPrefix(v, "v0.") {
+			v0 = append(v0, v)
+		}
+	}
+	require.NotEmpty(t, v0)
+	assert.Equal(t, v0, complete(t, patches, "check", "--version", "v0."), "only the versions with the typed prefix")
 
 	assert.Equal(t, []string{"auto", "git", "goproxy", "path"}, complete(t, "apply", "--source", ""))
 	assert.Equal(t, []string{"host", "container"}, complete(t, "build", "--compile", ""))
