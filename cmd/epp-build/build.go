@@ -100,6 +100,7 @@ never printed.
 	fl.StringVar(&opt.TLS.ServerName, "tls-server-name", "", "server name to verify for a tcp:// buildkitd")
 	fl.BoolVar(&opt.Insecure, "insecure", false, "allow a plain-HTTP or untrusted registry")
 	fl.StringVar(&opt.CAPISrc, "capi-src", "", "local checkout of the C API crate instead of the recipe's pin")
+	fl.StringSliceVar(&opt.CAPIFeatures, "capi-features", nil, "cargo features of the C API crate to build with (comma-separated)")
 	fl.StringVar(&opt.Compile, "compile", build.CompileHost, "where the EPP is compiled: host or container")
 	fl.StringVar(&opt.Progress, "progress", "auto", "BuildKit progress: auto, plain or quiet")
 	fl.StringVar(&opt.Report, "report", "", "write the JSON build report here")

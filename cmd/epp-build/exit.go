@@ -7,6 +7,7 @@ import (
 	"github.com/epp-build/epp-build/internal/backport"
 	"github.com/epp-build/epp-build/internal/build"
 	"github.com/epp-build/epp-build/internal/capi"
+	"github.com/epp-build/epp-build/internal/cheader"
 	"github.com/epp-build/epp-build/internal/patchset"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/source"
@@ -41,6 +42,7 @@ func exitCode(ctx context.Context, err error) int {
 		invalid     *recipe.ValidationError
 		mismatch    *source.MismatchError
 		moduleHash  *source.ModuleHashError
+		prototype   *cheader.MismatchError
 		lint        lintError
 		stop        *backport.ConflictStop
 	)
@@ -57,7 +59,7 @@ func exitCode(ctx context.Context, err error) int {
 		return 3
 	case errors.As(err, &parseErr), errors.As(err, &unsafe), errors.As(err, &existing), errors.As(err, &local), errors.As(err, &invalid):
 		return 4
-	case errors.As(err, &mismatch), errors.As(err, &moduleHash):
+	case errors.As(err, &mismatch), errors.As(err, &moduleHash), errors.As(err, &prototype):
 		return 5
 	case errors.As(err, &stale):
 		return 6

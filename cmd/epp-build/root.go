@@ -17,7 +17,8 @@ const exitCodesHelp = `Exit codes:
   3  a patch does not apply (conflict, missing or existing file)
   4  refused input: invalid recipe, unreadable or hostile patch, an --out that
      holds changes apply did not make (see apply --help) or was not made by apply
-  5  upstream verification failed (commit, tag or module hash mismatch)
+  5  verification failed (commit, tag or module hash mismatch; a C binding whose
+     prototypes differ from the C API library's header)
   6  check: committed patches are stale; rebase: stopped at a conflict
   7  lint found problems
   130 interrupted (nothing half-written is left behind)`

@@ -4,7 +4,9 @@
  * prototypes the Go code uses. v0.8.0 adds enforce_disagg to
  * dynamo_create_worker_selection_pipeline, a prefill worker output to
  * dynamo_query_worker_selection_and_annotate (same symbol names as v0.7.0,
- * other arities) and the dynamo_router_* bookkeeping calls.
+ * other arities) and the dynamo_router_* bookkeeping calls. Not
+ * dynamo_llm_shutdown: the runtime lives as long as the process, because
+ * the library cannot be initialised again after it.
  */
 #ifndef EPP_BUILD_DYNAMO_LLM_PIPELINE08_H
 #define EPP_BUILD_DYNAMO_LLM_PIPELINE08_H
@@ -26,8 +28,6 @@ extern "C" {
 dynamo_llm_result_t dynamo_llm_init(const char *namespace_c_str,
                                     const char *component_c_str,
                                     uint32_t kv_block_size);
-
-dynamo_llm_result_t dynamo_llm_shutdown(void);
 
 dynamo_llm_result_t dynamo_create_worker_selection_pipeline(const char *namespace_c_str,
                                                             const char *component_c_str,

@@ -53,9 +53,13 @@ type Options struct {
 	TLS       TLSOptions
 	Insecure  bool   // plain-HTTP / untrusted registry
 	CAPISrc   string // local workspace checkout or crate instead of the recipe's pin
-	Compile   string // host|container
-	Progress  string // auto|plain|quiet
-	Report    string // JSON report path
+	// CAPIFeatures are cargo features of the C API crate to build with
+	// (for a --capi-src crate that needs them, such as the test double's
+	// pipeline08); the crate's build script must write the matching header.
+	CAPIFeatures []string
+	Compile      string // host|container
+	Progress     string // auto|plain|quiet
+	Report       string // JSON report path
 	// BuilderImage is the container-mode builder (Go + cross gcc).
 	BuilderImage string
 	// BaseImage is the runtime base ("" = ubuntu:24.04).

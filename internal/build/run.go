@@ -96,13 +96,14 @@ func Run(ctx context.Context, in Input, opt Options) (*report.Report, error) {
 	t0 = time.Now()
 	capiRes, err := capi.Build(ctx, capi.Options{
 		SrcDir: capiSrc.Root, CrateDir: capiSrc.CrateDir, Crate: p.crate, Library: p.library,
-		Targets: p.targets, CacheDir: opt.CacheDir, Env: opt.Env, Log: stderr,
+		Features: opt.CAPIFeatures, Targets: p.targets, CacheDir: opt.CacheDir, Env: opt.Env, Log: stderr,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("C API: %w", err)
 	}
 	stage("capi", t0)
-	rep.Inputs.CAPI = report.CAPI{Source: "local", TreeHash: capiRes.TreeHash, Crate: p.crate, Library: p.library, Generation: p.generation}
+	rep.Inputs.CAPI = report.CAPI{Source: "local", TreeHash: capiRes.TreeHash, Crate: p.crate, Library: p.library, Generation: p.generation,
+		CargoFeatures: opt.CAPIFeatures}
 	if capiSrc.Commit != "" {
 		rep.Inputs.CAPI.Source, rep.Inputs.CAPI.Commit = "pin", capiSrc.Commit
 		for _, a := range capiSrc.Patches {

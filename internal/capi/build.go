@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"sync"
 	"time"
 
@@ -25,6 +27,10 @@ type Options struct {
 	Crate      string // cargo package, e.g. libdynamo_llm
 	Library    string // library name, e.g. dynamo_llm_capi (file lib<Library>.a)
 	HeaderName string // optional: which header file is the C API's
+	// Features are cargo features of the crate to turn on. The header must
+	// then come from the crate's build script (or its include/ folder):
+	// cbindgen's command line cannot turn features on.
+	Features   []string
 	Targets    []Target
 	CacheDir   string
 	Env        []string // process environment for cargo; nil = os.Environ()
@@ -53,11 +59,20 @@ type meta struct {
 	Header string `json:"header"`
 }
 
+// cargoFeature is what cargo accepts in --features: a feature, or a
+// dependency's feature as crate/feature.
+var cargoFeature = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_+.-]*(/[A-Za-z0-9_][A-Za-z0-9_+.-]*)?$`)
+
 // Build builds (or takes from the cache) the library for every target,
 // concurrently unless opt.Sequential.
 func Build(ctx context.Context, opt Options) (*Result, error) {
 	if opt.Library == "" || opt.SrcDir == "" || opt.CacheDir == "" || len(opt.Targets) == 0 {
 		return nil, errors.New("capi: SrcDir, Library, CacheDir and Targets are required")
+	}
+	for _, f := range opt.Features {
+		if !cargoFeature.MatchString(f) {
+			return nil, fmt.Errorf("C API cargo feature %q: want a feature name (letters, digits, _, -, +, . or crate/feature)", f)
+		}
 	}
 	environ := opt.Env
 	if environ == nil {
@@ -110,7 +125,7 @@ func Build(ctx context.Context, opt Options) (*Result, error) {
 
 func buildOne(ctx context.Context, e env, tc *Toolchain, opt Options, crateDir, tree string, t Target, logf func(string, ...any)) (*Artifact, error) {
 	start := time.Now()
-	key := cacheKey(tree, opt.Crate, opt.Library, t, tc)
+	key := cacheKey(tree, opt.Crate, opt.Library, opt.Features, t, tc)
 	root := filepath.Join(opt.CacheDir, "capi")
 	entry := filepath.Join(root, "lib", key)
 	if err := os.MkdirAll(root, 0o755); err != nil {
@@ -129,18 +144,20 @@ func buildOne(ctx context.Context, e env, tc *Toolchain, opt Options, crateDir, 
 		logf("capi %s: cached (%s)\n", t.Platform, key)
 		return a, nil
 	}
-	logf("capi %s: cargo build --release -p %s --target %s\n", t.Platform, opt.Crate, t.RustTriple)
+	logf("capi %s: cargo %s\n", t.Platform, strings.Join(cargoArgs(opt.Crate, opt.Features, t), " "))
 	// A target dir per triple lets both targets build at once (cargo locks
-	// its target dir) and keeps incremental state between cache misses.
-	targetDir := filepath.Join(root, "target", t.RustTriple)
-	if err := runCargo(ctx, e, tc, opt.SrcDir, opt.Crate, targetDir, t); err != nil {
+	// its target dir) and keeps incremental state between cache misses. One
+	// per feature set too: each keeps its own build-script output, and the
+	// header is looked for there.
+	targetDir := filepath.Join(root, "target", t.RustTriple+featureSuffix(opt.Features))
+	if err := runCargo(ctx, e, tc, opt.SrcDir, opt.Crate, opt.Features, targetDir, t); err != nil {
 		return nil, err
 	}
 	built := filepath.Join(targetDir, t.RustTriple, "release", libName)
 	if _, err := os.Stat(built); err != nil {
 		return nil, fmt.Errorf("cargo build for %s succeeded but %s is missing: is the crate's lib name %q and crate-type staticlib?", t.Platform, built, opt.Library)
 	}
-	header, err := findHeader(ctx, e, tc, crateDir, opt.Crate, targetDir, t, opt.HeaderName, filepath.Join(root, "tmp", key))
+	header, err := findHeader(ctx, e, tc, crateDir, opt.Crate, opt.Features, targetDir, t, opt.HeaderName, filepath.Join(root, "tmp", key))
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/epp-build/epp-build/internal/cheader"
 	"github.com/epp-build/epp-build/internal/testenv"
 )
 
@@ -231,7 +232,7 @@ func TestTestDoubleMatchesTheRealPipelineBinding(t *testing.T) {
 	res, err := Build(context.Background(), Options{SrcDir: src, Crate: testCrate, Library: testLibrary,
 		Targets: ts, CacheDir: t.TempDir(), Env: offlineEnv()})
 	require.NoError(t, err)
-	assert.Equal(t, "dynamo_llm_capi.h", filepath.Base(res.Artifacts[0].Header), "the crate's include/ header is used")
+	assert.Equal(t, "dynamo_llm_capi.h", filepath.Base(res.Artifacts[0].Header), "the header the build script wrote is used")
 
 	// The binding folder as it appears in a patched tree.
 	binding := filepath.Join(t.TempDir(), "pkg", "dynamo")
@@ -241,4 +242,49 @@ func TestTestDoubleMatchesTheRealPipelineBinding(t *testing.T) {
 	_, err = Stage(res, binding, "dynamo_llm_pipeline.h", testLibrary)
 	require.NoError(t, err)
 	assert.FileExists(t, filepath.Join(binding, "lib", "amd64", "libdynamo_llm_capi.a"))
+}
+
+// A crate feature reaches cargo and picks the header the crate's build
+// script writes for it: the double built with pipeline08 satisfies the v0.8
+// binding and no longer the v0.7 one, and the two builds are cached apart.
+func TestCargoFeaturesSelectTheLibraryAndItsHeader(t *testing.T) {
+	ts := targets(t, "linux/amd64")
+	requireToolchain(t, ts)
+	src := filepath.Join(t.TempDir(), "capi-double")
+	require.NoError(t, os.CopyFS(src, os.DirFS(filepath.Join("..", "..", "testdata", "capi-double"))))
+	cache := t.TempDir()
+	build := func(features ...string) *Result {
+		res, err := Build(context.Background(), Options{SrcDir: src, Crate: testCrate, Library: testLibrary,
+			Features: features, Targets: ts, CacheDir: cache, Env: offlineEnv()})
+		require.NoError(t, err)
+		return res
+	}
+	stage := func(res *Result, pkg string) error {
+		binding := filepath.Join(t.TempDir(), "pkg", "dynamo")
+		hdr, err := os.ReadFile(filepath.Join("..", "..", "ffi", pkg, "dynamo_llm_pipeline.h"))
+		require.NoError(t, err)
+		write(t, filepath.Join(binding, "dynamo_llm_pipeline.h"), string(hdr))
+		_, err = Stage(res, binding, "dynamo_llm_pipeline.h", testLibrary)
+		return err
+	}
+
+	v08 := build("pipeline08")
+	require.NoError(t, stage(v08, "pipeline08"))
+	var mismatch *cheader.MismatchError
+	require.ErrorAs(t, stage(v08, "pipeline"), &mismatch, "the v0.7 binding against the v0.8 library")
+
+	v07 := build()
+	assert.False(t, v07.Artifacts[0].CacheHit, "a build without the feature is another cache entry")
+	assert.NotEqual(t, v08.Artifacts[0].Key, v07.Artifacts[0].Key)
+	require.NoError(t, stage(v07, "pipeline"))
+	require.ErrorAs(t, stage(v07, "pipeline08"), &mismatch, "the v0.8 binding against the v0.7 library")
+
+	assert.True(t, build("pipeline08").Artifacts[0].CacheHit)
+}
+
+func TestCargoFeaturesAreFeatureNames(t *testing.T) {
+	_, err := Build(context.Background(), Options{SrcDir: t.TempDir(), Library: testLibrary,
+		Features: []string{"pipeline08 --locked"}, Targets: []Target{{Platform: "linux/amd64"}}, CacheDir: t.TempDir()})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `cargo feature "pipeline08 --locked"`)
 }

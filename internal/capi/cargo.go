@@ -61,13 +61,32 @@ func envVarTriple(triple string) string {
 	return strings.ToUpper(strings.ReplaceAll(triple, "-", "_"))
 }
 
-// runCargo builds the crate for one target into targetDir, from the
-// workspace root.
-func runCargo(ctx context.Context, base env, tc *Toolchain, root, crate, targetDir string, t Target) error {
-	args := []string{"build", "--release", "--target", t.RustTriple}
+// cargoArgs are the arguments of the cargo build of one target.
+func cargoArgs(crate string, features []string, t Target) []string {
+	args := []string{"build", "--release"}
 	if crate != "" {
 		args = append(args, "-p", crate)
 	}
+	args = append(args, "--target", t.RustTriple)
+	if len(features) > 0 {
+		args = append(args, "--features", strings.Join(features, ","))
+	}
+	return args
+}
+
+// featureSuffix names a feature set in a folder name; "" for none.
+func featureSuffix(features []string) string {
+	if len(features) == 0 {
+		return ""
+	}
+	// A dependency's feature (crate/feature) must not make a subfolder.
+	return "-features-" + strings.ReplaceAll(strings.Join(features, "-"), "/", "_")
+}
+
+// runCargo builds the crate for one target into targetDir, from the
+// workspace root.
+func runCargo(ctx context.Context, base env, tc *Toolchain, root, crate string, features []string, targetDir string, t Target) error {
+	args := cargoArgs(crate, features, t)
 	cmd := exec.CommandContext(ctx, tc.Cargo, args...)
 	cmd.Dir = root
 	killGroupOnCancel(cmd)

@@ -17,7 +17,7 @@ import (
 // llm_engine.h there), headers a build script wrote into the crate's
 // include/ folder, or the cbindgen CLI run on the crate with its own
 // cbindgen.toml. headerName, when set, picks one file among several.
-func findHeader(ctx context.Context, e env, tc *Toolchain, crateDir, crate, targetDir string, t Target, headerName, scratch string) (string, error) {
+func findHeader(ctx context.Context, e env, tc *Toolchain, crateDir, crate string, features []string, targetDir string, t Target, headerName, scratch string) (string, error) {
 	buildDir := filepath.Join(targetDir, t.RustTriple, "release", "build")
 	outHeaders := globHeaders(buildDir, func(rel string) bool {
 		parts := strings.Split(filepath.ToSlash(rel), "/")
@@ -29,6 +29,13 @@ func findHeader(ctx context.Context, e env, tc *Toolchain, crateDir, crate, targ
 	incHeaders := globHeaders(filepath.Join(crateDir, "include"), func(string) bool { return true })
 	if h, err := pick(incHeaders, headerName, filepath.Join(crateDir, "include")); h != "" || err != nil {
 		return h, err
+	}
+	if len(features) > 0 {
+		// The cbindgen CLI reads the crate without them and would describe
+		// another library than the one cargo built.
+		return "", fmt.Errorf("C API crate %s built with features %s wrote no header and has none in include/: "+
+			"cbindgen's command line cannot turn cargo features on, so the crate's build script must write the header "+
+			"(into OUT_DIR, as Dynamo's does)", crateDir, strings.Join(features, ","))
 	}
 	return runCbindgen(ctx, e, crateDir, crate, headerName, scratch)
 }

@@ -21,7 +21,7 @@ func TestFindHeaderPrefersBuildOutput(t *testing.T) {
 	tg := Target{RustTriple: "x86_64-unknown-linux-gnu"}
 	inc := filepath.Join(crate, "include", "api.h")
 	write(t, inc, "int a(void);")
-	h, err := findHeader(context.Background(), env(os.Environ()), nil, crate, "mycrate", target, tg, "", t.TempDir())
+	h, err := findHeader(context.Background(), env(os.Environ()), nil, crate, "mycrate", nil, target, tg, "", t.TempDir())
 	require.NoError(t, err)
 	assert.Equal(t, inc, h, "include/ is used when the build wrote no header")
 
@@ -29,7 +29,7 @@ func TestFindHeaderPrefersBuildOutput(t *testing.T) {
 	write(t, out, "int a(void);")
 	// Another crate's build output is not ours.
 	write(t, filepath.Join(target, tg.RustTriple, "release", "build", "othercrate-99", "out", "x.h"), "")
-	h, err = findHeader(context.Background(), env(os.Environ()), nil, crate, "mycrate", target, tg, "", t.TempDir())
+	h, err = findHeader(context.Background(), env(os.Environ()), nil, crate, "mycrate", nil, target, tg, "", t.TempDir())
 	require.NoError(t, err)
 	assert.Equal(t, out, h)
 }
@@ -39,9 +39,9 @@ func TestFindHeaderAsksWhichWhenAmbiguous(t *testing.T) {
 	write(t, filepath.Join(crate, "include", "a.h"), "")
 	write(t, filepath.Join(crate, "include", "b.h"), "")
 	tg := Target{RustTriple: "x86_64-unknown-linux-gnu"}
-	_, err := findHeader(context.Background(), env(os.Environ()), nil, crate, "c", t.TempDir(), tg, "", t.TempDir())
+	_, err := findHeader(context.Background(), env(os.Environ()), nil, crate, "c", nil, t.TempDir(), tg, "", t.TempDir())
 	require.ErrorContains(t, err, "several C headers")
-	h, err := findHeader(context.Background(), env(os.Environ()), nil, crate, "c", t.TempDir(), tg, "b.h", t.TempDir())
+	h, err := findHeader(context.Background(), env(os.Environ()), nil, crate, "c", nil, t.TempDir(), tg, "b.h", t.TempDir())
 	require.NoError(t, err)
 	assert.Equal(t, "b.h", filepath.Base(h))
 }

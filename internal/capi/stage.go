@@ -57,7 +57,7 @@ func Stage(res *Result, bindingDir, bindingHeader, library string) ([]Feature, e
 			return nil, fmt.Errorf("stage C API: %w", err)
 		}
 		if err := CheckPrototypes(binding, lib); err != nil {
-			return nil, fmt.Errorf("%s (binding %s, library header %s for %s)", err, filepath.Join(bindingDir, bindingHeader), filepath.Base(a.Header), a.Target.Platform)
+			return nil, fmt.Errorf("%w (binding %s, library header %s for %s)", err, filepath.Join(bindingDir, bindingHeader), filepath.Base(a.Header), a.Target.Platform)
 		}
 	}
 	features, err := detectFeatures(res, bindingDir, binding)

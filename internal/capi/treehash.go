@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // skipDirs are never inputs of a crate build: cargo's output and VCS data.
@@ -62,9 +63,13 @@ func TreeHash(dir string) (string, error) {
 
 // cacheKey identifies one built library: same source, crate, target and
 // toolchain give the same key, so the cached library can be reused.
-func cacheKey(tree, crate, library string, t Target, tc *Toolchain) string {
+func cacheKey(tree, crate, library string, features []string, t Target, tc *Toolchain) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "capi-v1\ntree=%s\ncrate=%s\nlib=%s\ntriple=%s\nrustc=%s\ncargo=%s\ncc=%s %s\n",
 		tree, crate, library, t.RustTriple, tc.RustcVersion, tc.CargoVersion, tc.CC[t.RustTriple], tc.CCVersion[t.RustTriple])
+	if len(features) > 0 {
+		// Only with features, so the keys of existing entries stay.
+		fmt.Fprintf(h, "features=%s\n", strings.Join(features, ","))
+	}
 	return hex.EncodeToString(h.Sum(nil))[:32]
 }

@@ -3,7 +3,7 @@ package cheader
 // Cross-checks between the cgo bindings in ffi/ (a nested module, which
 // cannot import this package) and the C API test double's header: every
 // prototype a binding compiles against must exist in the library with the
-// same number of parameters, and the library must really export it.
+// same return and parameter types, and the library must really export it.
 
 import (
 	"bytes"
@@ -21,13 +21,32 @@ import (
 )
 
 const (
-	doubleCrate  = "../../testdata/capi-double"
+	doubleCrate = "../../testdata/capi-double"
+	// doubleHeader declares what the default double archive exports.
 	doubleHeader = doubleCrate + "/include/dynamo_llm_capi.h"
+	// doubleHeader08 declares what the archive built with the cargo
+	// feature pipeline08 exports: Dynamo v0.8.0's pipeline signatures
+	// under v0.7.0's symbol names.
+	doubleHeader08 = doubleCrate + "/include/dynamo_llm_capi_pipeline08.h"
 )
 
+// doubleHeaders are the double's checked-in headers with the cbindgen
+// config each is generated from.
+var doubleHeaders = []struct{ header, config string }{
+	{doubleHeader, "cbindgen.toml"},
+	{doubleHeader08, "cbindgen-pipeline08.toml"},
+}
+
+// bindingLibrary is a binding's package folder and the double header
+// describing the archive that package links.
+type bindingLibrary struct {
+	dir, header string
+}
+
 // bindingHeaders are the headers the ffi packages include in their cgo
-// preambles, each with its package folder.
-func bindingHeaders(t *testing.T) map[string]string {
+// preambles. Packages named *08 link the pipeline08 archive (see
+// ffi/build-double.sh), the others the default one.
+func bindingHeaders(t *testing.T) map[string]bindingLibrary {
 	t.Helper()
 	var paths []string
 	for _, pattern := range []string{"../../ffi/*/*.h", "../../ffi/internal/*/*.h"} {
@@ -35,17 +54,16 @@ func bindingHeaders(t *testing.T) map[string]string {
 		require.NoError(t, err)
 		paths = append(paths, m...)
 	}
-	out := make(map[string]string, len(paths))
+	out := make(map[string]bindingLibrary, len(paths))
 	for _, p := range paths {
-		// Dynamo v0.8.0's pipeline arities live in a second double archive
-		// (feature pipeline08); TestPipeline08BindingDeclaresV080Arity
-		// checks that binding.
-		if strings.HasSuffix(filepath.Dir(p), "08") {
-			continue
+		lib := bindingLibrary{dir: filepath.Dir(p), header: doubleHeader}
+		if strings.HasSuffix(lib.dir, "08") {
+			lib.header = doubleHeader08
 		}
-		out[p] = filepath.Dir(p)
+		out[p] = lib
 	}
 	require.Contains(t, out, filepath.Clean("../../ffi/pipeline/dynamo_llm_pipeline.h"), "the pipeline binding header is missing")
+	require.Contains(t, out, filepath.Clean("../../ffi/pipeline08/dynamo_llm_pipeline.h"), "the pipeline08 binding header is missing")
 	return out
 }
 
@@ -72,12 +90,39 @@ func parseBinding(t *testing.T, path string) *Header {
 }
 
 func TestBindingHeadersMatchTheDoubleHeader(t *testing.T) {
-	library := parseHeader(t, doubleHeader)
-	for header := range bindingHeaders(t) {
+	for header, lib := range bindingHeaders(t) {
 		binding := parseBinding(t, header)
 		require.NotEmpty(t, binding.Functions, header)
-		assert.NoError(t, Check(binding, library), header)
+		assert.NoError(t, Check(binding, parseHeader(t, lib.header)), "%s against %s", header, lib.header)
 	}
+}
+
+// The pipeline08 binding is checked type by type like the others: a
+// parameter whose type changes is caught, not only a changed count.
+func TestPipeline08CheckFailsOnAChangedParameterType(t *testing.T) {
+	src, err := os.ReadFile("../../ffi/pipeline08/dynamo_llm_pipeline.h")
+	require.NoError(t, err)
+	const dpRank = "uint32_t dp_rank"
+	require.Equal(t, 1, bytes.Count(src, []byte(dpRank)), "the binding declares dynamo_router_add_request's dp_rank once")
+	changed, err := ParseHeader(bytes.Replace(src, []byte(dpRank), []byte("uint64_t dp_rank"), 1))
+	require.NoError(t, err)
+
+	for _, library := range []string{doubleHeader08, "testdata/v080_library.h"} {
+		err = Check(changed, parseHeader(t, library))
+		var mismatch *MismatchError
+		require.ErrorAs(t, err, &mismatch, library)
+		require.Len(t, mismatch.Problems, 1, library)
+		assert.Contains(t, mismatch.Problems[0], "dynamo_router_add_request", library)
+		assert.Contains(t, mismatch.Problems[0], "uint64_t", library)
+	}
+}
+
+// The pipeline08 binding against every function Dynamo v0.8.0 exports,
+// written from its lib.rs: the double cannot drift from the real library
+// without one of the two checks failing.
+func TestPipeline08BindingMatchesDynamoV080(t *testing.T) {
+	binding := parseHeader(t, "../../ffi/pipeline08/dynamo_llm_pipeline.h")
+	assert.NoError(t, Check(binding, parseHeader(t, "testdata/v080_library.h")))
 }
 
 func TestPipelineBindingDeclaresV070Arity(t *testing.T) {
@@ -90,52 +135,51 @@ func TestPipelineBindingDeclaresV070Arity(t *testing.T) {
 	assert.Len(t, binding["dynamo_free_worker_selection_result"].Params, 3)
 }
 
-func TestPipeline08BindingDeclaresV080Arity(t *testing.T) {
-	binding := parseFile(t, "../../ffi/pipeline08/dynamo_llm_pipeline.h")
-	// Dynamo v0.8.0's lib.rs (115531a0c0bf58ff12df7ef7e69082d50fd4d707).
-	for name, params := range map[string]int{
-		"dynamo_llm_init": 3, "dynamo_llm_shutdown": 0, "dynamo_create_worker_selection_pipeline": 11,
-		"dynamo_query_worker_selection_and_annotate": 7, "dynamo_free_worker_selection_result": 3,
-		"dynamo_destroy_worker_selection_pipeline": 1, "dynamo_router_add_request": 6,
-		"dynamo_router_mark_prefill_complete": 2, "dynamo_router_free_request": 2,
-	} {
-		require.Contains(t, binding, name)
-		assert.Len(t, binding[name].Params, params, name)
+// The checked-in headers must be what cbindgen writes from the crate today,
+// and the bindings must match those fresh headers too.
+func TestDoubleHeaderIsUpToDate(t *testing.T) {
+	fresh := make(map[string]*Header, len(doubleHeaders))
+	for _, h := range doubleHeaders {
+		data := generateDoubleHeader(t, h.config)
+		checkedIn, err := os.ReadFile(h.header)
+		require.NoError(t, err)
+		assert.True(t, bytes.Equal(data, checkedIn),
+			"%s is stale; regenerate it from %s (see the crate's README.md)", strings.TrimPrefix(h.header, "../../"), h.config)
+		fresh[h.header], err = ParseHeader(data)
+		require.NoError(t, err)
+	}
+	for header, lib := range bindingHeaders(t) {
+		assert.NoError(t, Check(parseBinding(t, header), fresh[lib.header]), "%s against %s", header, lib.header)
 	}
 }
 
-// The checked-in header must be what cbindgen writes from the crate today,
-// and the bindings must match that fresh header too.
-func TestDoubleHeaderIsUpToDate(t *testing.T) {
+// generateDoubleHeader runs cbindgen on the double's crate with one of its
+// configs and returns the header it writes.
+func generateDoubleHeader(t *testing.T, config string, args ...string) []byte {
+	t.Helper()
 	cbindgen := testenv.Tool(t, "cbindgen", "regenerating the C API double's header")
 	testenv.Tool(t, "cargo", "cbindgen reads the crate through cargo metadata")
 	out := filepath.Join(t.TempDir(), "fresh.h")
-	cmd := exec.Command(cbindgen, "--config", "cbindgen.toml", "--crate", "libdynamo_llm", "--output", out, "--quiet")
+	// --clean expands the crate (pipeline08's config) in a temporary
+	// target folder, not under testdata; RUSTC_BOOTSTRAP lets a stable
+	// rustc expand it.
+	args = append([]string{"--config", config, "--crate", "libdynamo_llm", "--clean", "--output", out, "--quiet"}, args...)
+	cmd := exec.Command(cbindgen, args...)
 	cmd.Dir = doubleCrate
-	cmd.Env = append(os.Environ(), "CARGO_NET_OFFLINE=true")
+	cmd.Env = append(os.Environ(), "CARGO_NET_OFFLINE=true", "RUSTC_BOOTSTRAP=1")
 	msg, err := cmd.CombinedOutput()
-	require.NoError(t, err, "cbindgen: %s", msg)
-
-	fresh, err := os.ReadFile(out)
+	require.NoError(t, err, "cbindgen --config %s: %s", config, msg)
+	data, err := os.ReadFile(out)
 	require.NoError(t, err)
-	checkedIn, err := os.ReadFile(doubleHeader)
-	require.NoError(t, err)
-	assert.True(t, bytes.Equal(fresh, checkedIn),
-		"testdata/capi-double/include/dynamo_llm_capi.h is stale; regenerate it (see the crate's README.md)")
-
-	library, err := ParseHeader(fresh)
-	require.NoError(t, err)
-	for header := range bindingHeaders(t) {
-		assert.NoError(t, Check(parseBinding(t, header), library), header)
-	}
+	return data
 }
 
 // Each function a binding declares must be a defined, global text symbol of
 // the static library the binding links, when that library has been built.
 func TestDoubleArchiveExportsEveryBindingSymbol(t *testing.T) {
 	nm := testenv.Tool(t, "nm", "listing the symbols of the C API double's archive")
-	for header, dir := range bindingHeaders(t) {
-		archive := filepath.Join(dir, "lib", runtime.GOARCH, "libdynamo_llm_capi.a")
+	for header, lib := range bindingHeaders(t) {
+		archive := filepath.Join(lib.dir, "lib", runtime.GOARCH, "libdynamo_llm_capi.a")
 		if _, err := os.Stat(archive); err != nil {
 			testenv.Require(t, archive, "build it with ffi/build-double.sh")
 		}

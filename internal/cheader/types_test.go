@@ -1,15 +1,10 @@
 package cheader
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/epp-build/epp-build/internal/testenv"
 )
 
 const routersBinding = "../../ffi/routers/dynamo_llm_routers.h"
@@ -98,17 +93,14 @@ Code sample_query(Pipeline *p, const char *request_json, int64_t *worker_out, ui
 // aliases for handle pointers, enums with an underlying type, uintptr_t for
 // usize). Both styles of the same crate must satisfy every binding.
 func TestBindingsMatchTheDoublesCppHeader(t *testing.T) {
-	cbindgen := testenv.Tool(t, "cbindgen", "generating the C API double's header in C++ style")
-	testenv.Tool(t, "cargo", "cbindgen reads the crate through cargo metadata")
-	out := filepath.Join(t.TempDir(), "double.hpp")
-	cmd := exec.Command(cbindgen, "--config", "cbindgen.toml", "--lang", "c++", "--crate", "libdynamo_llm", "--output", out, "--quiet")
-	cmd.Dir = doubleCrate
-	cmd.Env = append(os.Environ(), "CARGO_NET_OFFLINE=true")
-	msg, err := cmd.CombinedOutput()
-	require.NoError(t, err, "cbindgen: %s", msg)
-	cpp := parseHeader(t, out)
-	require.Contains(t, cpp.Structs, "CRoutingResult")
-	for header := range bindingHeaders(t) {
-		assert.NoError(t, Check(parseBinding(t, header), cpp), header)
+	cpp := make(map[string]*Header, len(doubleHeaders))
+	for _, h := range doubleHeaders {
+		lib, err := ParseHeader(generateDoubleHeader(t, h.config, "--lang", "c++"))
+		require.NoError(t, err, h.config)
+		require.Contains(t, lib.Structs, "CRoutingResult", h.config)
+		cpp[h.header] = lib
+	}
+	for header, lib := range bindingHeaders(t) {
+		assert.NoError(t, Check(parseBinding(t, header), cpp[lib.header]), "%s against %s", header, lib.header)
 	}
 }

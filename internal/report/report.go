@@ -28,6 +28,9 @@ type CAPI struct {
 	// Features are the optional C API features the library has (the Go
 	// build tags the EPP was compiled with).
 	Features []string `json:"features,omitempty"`
+	// CargoFeatures are the crate's cargo features the library was built
+	// with (--capi-features).
+	CargoFeatures []string `json:"cargoFeatures,omitempty"`
 	// Patches are the C API patches applied to the pinned checkout.
 	Patches []Patch `json:"patches,omitempty"`
 }
