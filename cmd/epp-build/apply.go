@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/epp-build/epp-build/internal/patchset"
+	"github.com/epp-build/epp-build/internal/progress"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/source"
 	"github.com/epp-build/epp-build/internal/textsafe"
@@ -23,6 +24,25 @@ type recipeFlags struct {
 	// force is apply's --force: replace an --out holding changes apply
 	// did not make, keeping the old tree as a backup.
 	force bool
+	// progress is --progress: auto, plain or quiet.
+	progress string
+	shown    *progress.Reporter
+}
+
+// registerProgress adds --progress to a command that fetches (build has its
+// own, shared with BuildKit).
+func (f *recipeFlags) registerProgress(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.progress, "progress", "auto", "progress of the fetch and the patches: auto (a live line on a terminal, else plain), plain or quiet")
+}
+
+// reporter shows progress on log as --progress asks; one per command, so
+// that lines and the live line never overwrite each other.
+func (f *recipeFlags) reporter(log io.Writer) *progress.Reporter {
+	if f.shown == nil {
+		mode, _ := progress.ParseMode(f.progress) // checked by load
+		f.shown = progress.New(log, mode)
+	}
+	return f.shown
 }
 
 func (f *recipeFlags) register(cmd *cobra.Command) {
@@ -36,6 +56,9 @@ func (f *recipeFlags) register(cmd *cobra.Command) {
 func (f *recipeFlags) load(g *globalFlags) (*recipe.Recipe, error) {
 	// Checked here, before any work, even when nothing will be fetched.
 	if _, err := source.ParseKind(f.source); err != nil {
+		return nil, usageError{err}
+	}
+	if _, err := progress.ParseMode(f.progress); err != nil {
 		return nil, usageError{err}
 	}
 	switch {
@@ -55,23 +78,40 @@ func (f *recipeFlags) fetch(ctx context.Context, r *recipe.Recipe, log io.Writer
 	if err != nil {
 		return nil, usageError{err}
 	}
+	shown := f.reporter(log)
 	return source.Fetch(ctx, source.Request{
-		Pin: r.Upstream, Kind: kind, Upstream: f.upstream, CacheDir: f.cacheDir,
-		Notice: func(format string, args ...any) { fmt.Fprintf(log, "notice: "+format+"\n", args...) },
+		Pin: r.Upstream, Kind: kind, Upstream: f.upstream, CacheDir: f.cacheDir, Progress: shown,
+		Notice: f.notice(log),
 	})
+}
+
+// notice prints a source notice (a fallback, a dropped cache entry) above
+// any live progress line; it shows with --progress quiet too.
+func (f *recipeFlags) notice(log io.Writer) func(format string, args ...any) {
+	shown := f.reporter(log)
+	return func(format string, args ...any) {
+		if shown == nil {
+			fmt.Fprintf(log, "notice: "+format+"\n", args...)
+			return
+		}
+		shown.Linef("notice: "+format, args...)
+	}
 }
 
 // applyRecipe fetches the upstream and applies the series into out; with
 // overlays, the generated folders are refreshed from their source (regen).
+// Progress goes to log as --progress says; unless quiet, one line per
+// patch too.
 func applyRecipe(ctx context.Context, f *recipeFlags, r *recipe.Recipe, out string, log io.Writer, quiet bool, overlays map[string][]patchset.Overlay) (*patchset.Outcome, error) {
 	patches, err := patchset.LoadSeries(r)
 	if err != nil {
 		return nil, err
 	}
+	shown := f.reporter(log)
 	opt := patchset.Options{Branch: "epp-build/" + r.Version, Overlays: overlays, Force: f.force}
 	if !quiet {
 		opt.Progress = func(done, total int, p *patchset.Patch) {
-			fmt.Fprintf(log, "[%d/%d] %s\n", done+1, total, textsafe.Escape(p.Name()))
+			shown.Linef("[%d/%d] %s", done+1, total, textsafe.Escape(p.Name()))
 		}
 	}
 	fetch := func(ctx context.Context) (patchset.Base, error) {
@@ -121,7 +161,10 @@ OUT.epp-build-backup-<time> (UTC) beside it, where it stays; apply prints the pa
 				return err
 			}
 			log := cmd.ErrOrStderr()
-			res, err := applyRecipe(cmd.Context(), &f, r, out, log, quiet, nil)
+			if quiet {
+				f.progress = string(progress.Quiet)
+			}
+			res, err := applyRecipe(cmd.Context(), &f, r, out, log, false, nil)
 			if err != nil {
 				return err
 			}
@@ -148,7 +191,8 @@ OUT.epp-build-backup-<time> (UTC) beside it, where it stays; apply prints the pa
 	}
 	f.register(cmd)
 	cmd.Flags().StringVar(&out, "out", "", "folder for the patched tree (created; replaced only by a tree of epp-build's)")
-	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no per-patch progress")
+	f.registerProgress(cmd)
+	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress: the same as --progress quiet")
 	cmd.Flags().BoolVar(&f.force, "force", false, "replace an --out holding changes apply did not make; the old tree is moved to OUT.epp-build-backup-<time>")
 	return cmd
 }

@@ -48,6 +48,7 @@ never printed.
 			if err := opt.Validate(); err != nil {
 				return err
 			}
+			f.progress = opt.Progress // one display mode for the fetch and BuildKit
 			r, err := f.load(g)
 			if err != nil {
 				return err
@@ -105,7 +106,7 @@ never printed.
 	fl.BoolVar(&opt.Insecure, "insecure", false, "allow a plain-HTTP or untrusted registry")
 	fl.StringVar(&opt.CAPISrc, "capi-src", "", "local checkout of the C API crate instead of the recipe's pin")
 	fl.StringVar(&opt.Compile, "compile", build.CompileHost, "where the EPP is compiled: host or container")
-	fl.StringVar(&opt.Progress, "progress", "auto", "BuildKit progress: auto, plain or quiet")
+	fl.StringVar(&opt.Progress, "progress", "auto", "progress of the fetch and the BuildKit solve: auto, plain or quiet")
 	fl.StringVar(&opt.Report, "report", "", "write the JSON build report here")
 	fl.StringVar(&opt.BuilderImage, "builder-image", "", "container mode: the builder image (Go and cross C compilers)")
 	fl.StringVar(&opt.BaseImage, "base-image", "", "runtime base image (default ubuntu:24.04)")
@@ -117,7 +118,7 @@ never printed.
 func fetchCAPI(ctx context.Context, f *recipeFlags, c *recipe.CAPI, log io.Writer) (string, func(), error) {
 	tree, err := source.Fetch(ctx, source.Request{
 		Pin: recipe.Upstream{Repository: c.Repository, Ref: c.Ref, Commit: c.Commit}, Kind: source.Git, CacheDir: f.cacheDir,
-		Notice: func(format string, args ...any) { fmt.Fprintf(log, "notice: "+format+"\n", args...) },
+		Progress: f.reporter(log), Notice: f.notice(log),
 	})
 	if err != nil {
 		return "", nil, fmt.Errorf("C API pin %s@%s: %w (or pass --capi-src DIR)", c.Repository, c.Ref, err)

@@ -65,5 +65,6 @@ fails until you do.`,
 		},
 	}
 	f.register(cmd)
+	f.registerProgress(cmd)
 	return cmd
 }

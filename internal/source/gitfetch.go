@@ -33,7 +33,7 @@ func fetchGit(ctx context.Context, c *cache, req Request) (*Tree, error) {
 		// instead of being decoded into memory and packed again.
 		s := filesystem.NewStorageWithOptions(osfs.New(filepath.Join(tmp, gitDirName)), gitcache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
 		defer s.Close()
-		got, err := shallowFetch(ctx, s, url, req.Pin.Ref)
+		got, err := shallowFetch(ctx, watchFetch(s, req.Progress, url), url, req.Pin.Ref)
 		if err != nil {
 			return nil, err
 		}

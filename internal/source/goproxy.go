@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/epp-build/epp-build/internal/progress"
 	"golang.org/x/mod/module"
 )
 
@@ -130,6 +131,8 @@ type proxyClient struct {
 	entries []proxyEntry
 	http    *http.Client
 	netrc   string // the netrc file's text, read once: credentials by host
+	// progress shows a module zip's bytes as they arrive.
+	progress *progress.Reporter
 }
 
 // newProxyClient reads the proxy list for mod; a module the go command
@@ -190,6 +193,7 @@ func (p *proxyClient) download(ctx context.Context, mod, version, suffix string,
 // get fetches base/rel into a writer from open.
 func (p *proxyClient) get(ctx context.Context, base, rel string, open func() (io.WriteCloser, error)) error {
 	var body io.ReadCloser
+	size := int64(-1)
 	if strings.HasPrefix(base, "file://") {
 		f, err := os.Open(filepath.Join(strings.TrimPrefix(base, "file://"), filepath.FromSlash(rel)))
 		if errors.Is(err, os.ErrNotExist) {
@@ -226,12 +230,20 @@ func (p *proxyClient) get(ctx context.Context, base, rel string, open func() (io
 			resp.Body.Close()
 			return fmt.Errorf("%s: %s", resp.Status, strings.TrimSpace(string(msg)))
 		}
-		body = resp.Body
+		body, size = resp.Body, resp.ContentLength
 	}
 	defer body.Close()
 	w, err := open()
 	if err != nil {
 		return err
+	}
+	if strings.HasSuffix(rel, ".zip") {
+		task := p.progress.Start("download "+redactURLs(base)+"/"+rel, size)
+		defer task.Done()
+		w = struct {
+			io.Writer
+			io.Closer
+		}{io.MultiWriter(w, task), w}
 	}
 	if _, err := io.Copy(w, body); err != nil {
 		w.Close()
