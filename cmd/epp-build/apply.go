@@ -127,7 +127,7 @@ func applyRecipe(ctx context.Context, f *recipeFlags, r *recipe.Recipe, out stri
 func newApplyCommand(g *globalFlags) *cobra.Command {
 	var f recipeFlags
 	var out string
-	var quiet bool
+	var quiet, regenFirst bool
 	cmd := &cobra.Command{
 		Use:   "apply",
 		Short: "Fetch the pinned upstream and apply the version's patch series, one commit per patch",
@@ -137,6 +137,13 @@ and leaves a git work tree in --out with one commit per patch. The upstream base
 the ref refs/epp-build/upstream. The work happens beside --out and replaces it only
 when the whole series applied. Running apply again on its own output says whether it
 is already applied, or why it re-applies.
+
+Re-applying onto a clean tree of the same upstream and version (the edit loop: change a
+patch, apply again) updates it in place: the new series is computed in memory, then
+only the files whose content or mode changes are rewritten, with the new commits and
+refs. A run stopped while writing leaves a journal in .git that the next apply
+completes first. With --regen the generated patches are first rewritten from
+plugins/ and ffi/, as ` + "`epp-build regen`" + ` does, so a plugin edit is one command.
 
 apply never discards a change it did not make. It refuses (exit 4) to replace an
 --out that holds a changed, staged or deleted tracked file, an untracked file
@@ -150,7 +157,8 @@ OUT.epp-build-backup-<time> (UTC) beside it, where it stays; apply prints the pa
   epp-build apply --recipe ./my-series --out ./gaie-try
   epp-build apply --version v0.7.0 --out ./gaie --source goproxy
   epp-build apply --version v0.7.0 --out ./gaie --upstream https://mirror.example/gaie.git
-  epp-build apply --version v0.7.0 --out ./gaie --force   # discard local changes, keeping a backup`,
+  epp-build apply --version v0.7.0 --out ./gaie --force   # discard local changes, keeping a backup
+  epp-build apply --version v0.7.0 --out ./gaie --regen   # after a plugin edit: regen, then re-apply in place`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if out == "" {
@@ -164,6 +172,14 @@ OUT.epp-build-backup-<time> (UTC) beside it, where it stays; apply prints the pa
 			if quiet {
 				f.progress = string(progress.Quiet)
 			}
+			if regenFirst {
+				if err := regenRecipe(cmd.Context(), &f, r, cmd.OutOrStdout(), log); err != nil {
+					return err
+				}
+				if r, err = recipe.Load(r.Dir); err != nil { // the rewritten series
+					return err
+				}
+			}
 			res, err := applyRecipe(cmd.Context(), &f, r, out, log, false, nil)
 			if err != nil {
 				return err
@@ -175,6 +191,9 @@ OUT.epp-build-backup-<time> (UTC) beside it, where it stays; apply prints the pa
 			}
 			for _, why := range res.Reasons {
 				fmt.Fprintf(log, "re-applying: %s\n", textsafe.Escape(why))
+			}
+			if res.InPlace {
+				fmt.Fprintf(log, "updated %d files in place; the rest of the tree is untouched\n", len(res.Rewritten))
 			}
 			if res.Backup != "" {
 				fmt.Fprintf(log, "kept the previous tree with its local changes in %s\n", res.Backup)
@@ -193,6 +212,7 @@ OUT.epp-build-backup-<time> (UTC) beside it, where it stays; apply prints the pa
 	cmd.Flags().StringVar(&out, "out", "", "folder for the patched tree (created; replaced only by a tree of epp-build's)")
 	f.registerProgress(cmd)
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress: the same as --progress quiet")
+	cmd.Flags().BoolVar(&regenFirst, "regen", false, "first rewrite the generated patches from plugins/ and ffi/ (as `epp-build regen`), then apply")
 	cmd.Flags().BoolVar(&f.force, "force", false, "replace an --out holding changes apply did not make; the old tree is moved to OUT.epp-build-backup-<time>")
 	return cmd
 }

@@ -37,6 +37,10 @@ type Outcome struct {
 	// did not make (only with Options.Force).
 	Backup string
 	Record *Record
+	// InPlace is true when out was updated in place (a clean tree of the
+	// same upstream); Rewritten lists the paths written or deleted.
+	InPlace   bool
+	Rewritten []string
 }
 
 // LoadSeries parses and checks every patch of the recipe before anything
@@ -66,11 +70,15 @@ func LoadSeries(r *recipe.Recipe) ([]*Patch, error) {
 // opt.Force is set; then it is moved to a backup folder beside out.
 //
 // fetch is called only when there is work to do, so a tree that is already
-// applied needs no upstream at all.
+// applied needs no upstream at all. A clean out of the same upstream is
+// updated in place (see inplace.go) and needs no upstream either.
 func ApplyTo(ctx context.Context, r *recipe.Recipe, patches []*Patch, fetch func(context.Context) (Base, error), out string, opt Options) (*Outcome, error) {
 	out, err := filepath.Abs(out)
 	if err != nil {
 		return nil, err
+	}
+	if err := finishInterrupted(out); err != nil {
+		return nil, fmt.Errorf("complete the interrupted re-apply of %s: %w", out, err)
 	}
 	ex, err := inspectExisting(r, patches, out)
 	if err != nil {
@@ -100,6 +108,9 @@ func ApplyTo(ctx context.Context, r *recipe.Recipe, patches []*Patch, fetch func
 		if !opt.Force && (len(ex.local.Modified) > 0 || len(ex.local.Untracked) > 0) {
 			return nil, refuse()
 		}
+	}
+	if inPlace(r, ex, opt) {
+		return reapplyInPlace(ctx, patches, out, ex, opt)
 	}
 	base, err := fetch(ctx)
 	if err != nil {

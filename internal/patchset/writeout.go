@@ -12,9 +12,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 )
 
-// writeOut brings the files on disk and the git index to the series' last
-// commit. It runs only after every patch applied in memory.
-func writeOut(dir string, t *tree, res *Result) error {
+// seriesPaths is every path a series touched, sorted.
+func seriesPaths(res *Result) []string {
 	changed := map[string]bool{}
 	for _, a := range res.Patches {
 		for p := range a.Files {
@@ -26,6 +25,13 @@ func writeOut(dir string, t *tree, res *Result) error {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
+	return paths
+}
+
+// writeOut brings the given paths on disk and in the git index to their
+// state in t (absent from t: deleted). It runs only after every patch
+// applied in memory.
+func writeOut(dir string, t *tree, paths []string) error {
 	// Deletions first, so a file may replace a directory it emptied.
 	for _, p := range paths {
 		if _, ok := t.files[p]; !ok {
