@@ -195,3 +195,36 @@ func BenchmarkSeries500(b *testing.B) {
 	report(b, ours, theirs, "epp-build", "git-am")
 	b.ReportMetric(theirs.Seconds()/ours.Seconds(), "speedup-x")
 }
+
+// BenchmarkReapply: the edit loop. One patch of a 5-patch series changes
+// and apply runs again on the tree it made, against a fresh warm apply of
+// the same series into a new folder. Goal: reapply/fresh <= 0.1.
+func BenchmarkReapply(b *testing.B) {
+	f := newFixture(b, 5)
+	cache := filepath.Join(b.TempDir(), "cache")
+	out := filepath.Join(b.TempDir(), "out")
+	eppApply(b, f, cache, out)
+	first := f.patchFiles[0]
+	original, err := os.ReadFile(first)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var ours, fresh time.Duration
+	for i := 0; i < b.N; i++ {
+		edited := strings.Replace(string(original), "+// change 0\n", fmt.Sprintf("+// change 0, edit %d\n", i), 1)
+		if edited == string(original) {
+			b.Fatal("the first patch has no line to edit")
+		}
+		if err := os.WriteFile(first, []byte(edited), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		d, _ := eppApply(b, f, cache, out)
+		ours += d
+		df, _ := eppApply(b, f, cache, filepath.Join(b.TempDir(), "fresh"))
+		fresh += df
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(ours.Milliseconds())/n, "reapply-ms/op")
+	b.ReportMetric(float64(fresh.Milliseconds())/n, "fresh-warm-ms/op")
+	b.ReportMetric(ours.Seconds()/fresh.Seconds(), "reapply/fresh-ratio")
+}

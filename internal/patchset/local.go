@@ -134,7 +134,7 @@ func inspectLocal(dir string, rec *Record) (*LocalChanges, error) {
 		return nil, fmt.Errorf("open %s: %w", dir, err)
 	}
 	l := &LocalChanges{}
-	if l.Modified, err = changedTracked(repo); err != nil {
+	if l.Modified, err = changedTracked(repo, dir); err != nil {
 		return nil, fmt.Errorf("status of %s: %w", dir, err)
 	}
 	if l.Untracked, err = untrackedFiles(repo, dir); err != nil {
@@ -148,7 +148,10 @@ func inspectLocal(dir string, rec *Record) (*LocalChanges, error) {
 
 // changedTracked lists tracked paths whose index or work tree content
 // differs from HEAD.
-func changedTracked(repo *git.Repository) ([]string, error) {
+func changedTracked(repo *git.Repository, dir string) ([]string, error) {
+	if cleanTracked(repo, dir) {
+		return nil, nil
+	}
 	wt, err := repo.Worktree()
 	if err != nil {
 		return nil, err
