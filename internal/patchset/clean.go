@@ -19,11 +19,7 @@ import (
 // hashed. It answers false whenever it is unsure; the caller then asks the
 // full (slower) status for the names. go-git's status reads every
 // directory and tree object, which was most of a re-apply's time.
-func cleanTracked(repo *git.Repository, dir string) bool {
-	idx, err := repo.Storer.Index()
-	if err != nil {
-		return false
-	}
+func cleanTracked(repo *git.Repository, idx *index.Index, dir string) bool {
 	head, err := repo.Head()
 	if err != nil {
 		return false

@@ -12,6 +12,7 @@ import (
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/storage/memory"
 )
 
@@ -55,10 +56,7 @@ func inPlace(r *recipe.Recipe, ex *existing, opt Options) bool {
 // reapplyInPlace applies the series to out's base commit in memory and
 // writes only what differs from what out holds.
 func reapplyInPlace(ctx context.Context, patches []*Patch, out string, ex *existing, opt Options) (*Outcome, error) {
-	repo, err := git.PlainOpen(out)
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", out, err)
-	}
+	repo := ex.repo
 	base := plumbing.NewHash(ex.rec.Base)
 	fresh := memory.NewStorage()
 	t, err := loadTree(out, repo.Storer, fresh, base)
@@ -74,10 +72,7 @@ func reapplyInPlace(ctx context.Context, patches []*Patch, out string, ex *exist
 	if err != nil {
 		return nil, err
 	}
-	paths, err := differing(repo, t, t.stale, seriesPaths(res))
-	if err != nil {
-		return nil, err
-	}
+	paths := differing(ex.idx, t, t.stale, seriesPaths(res))
 	rec := *ex.rec
 	rec.Result = *res
 	if err := ctx.Err(); err != nil {
@@ -104,11 +99,7 @@ func reapplyInPlace(ctx context.Context, patches []*Patch, out string, ex *exist
 // differing lists the paths among the candidates whose entry in t (absent:
 // deleted) differs from out's index, which for a clean tree is what its
 // files hold.
-func differing(repo *git.Repository, t *tree, old map[string]bool, changed []string) ([]string, error) {
-	idx, err := repo.Storer.Index()
-	if err != nil {
-		return nil, fmt.Errorf("read git index: %w", err)
-	}
+func differing(idx *index.Index, t *tree, old map[string]bool, changed []string) []string {
 	candidates := map[string]bool{}
 	for p := range old {
 		candidates[p] = true
@@ -127,7 +118,7 @@ func differing(repo *git.Repository, t *tree, old map[string]bool, changed []str
 		out = append(out, p)
 	}
 	sort.Strings(out)
-	return out, nil
+	return out
 }
 
 func writeJournal(dir string, j *journal) error {
@@ -190,10 +181,11 @@ func finishInterrupted(dir string) error {
 	if err := json.Unmarshal(data, j); err != nil || j.Record == nil {
 		return fmt.Errorf("%s is unreadable (%v); remove the folder and apply again", journalPath(dir), err)
 	}
-	repo, err := git.PlainOpen(dir)
+	repo, done, err := openWorkTree(dir)
 	if err != nil {
 		return err
 	}
+	defer done()
 	t, err := loadTree(dir, repo.Storer, memory.NewStorage(), plumbing.NewHash(j.Head))
 	if err != nil {
 		return err

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/epp-build/epp-build/internal/recipe"
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing/format/index"
 )
 
 // Base is the upstream tree a series applies to, as the source stage
@@ -83,6 +85,9 @@ func ApplyTo(ctx context.Context, r *recipe.Recipe, patches []*Patch, fetch func
 	ex, err := inspectExisting(r, patches, out)
 	if err != nil {
 		return nil, err
+	}
+	if ex != nil {
+		defer ex.close()
 	}
 	refuse := func() error { return &LocalChangesError{Dir: out, RecipeDir: r.Dir, Changes: ex.local} }
 	if ex != nil {
@@ -221,6 +226,10 @@ type existing struct {
 	// the same series).
 	reasons []string
 	local   *LocalChanges
+	// repo is out's repository, open until close is called.
+	repo  *git.Repository
+	idx   *index.Index
+	close func()
 }
 
 // inspectExisting looks at what out holds. It returns nil when there is
@@ -247,11 +256,22 @@ func inspectExisting(r *recipe.Recipe, patches []*Patch, out string) (*existing,
 	if rec == nil {
 		return nil, &ExistingTreeError{Dir: out, Reason: "exists, is not empty and was not made by epp-build apply; remove it or choose another --out"}
 	}
-	local, err := inspectLocal(out, rec)
+	repo, done, err := openWorkTree(out)
 	if err != nil {
 		return nil, err
 	}
-	return &existing{rec: rec, reasons: seriesChanges(r, patches, rec), local: local}, nil
+	// The index is read once: go-git decodes it slowly.
+	idx, err := repo.Storer.Index()
+	if err != nil {
+		done()
+		return nil, fmt.Errorf("read the git index of %s: %w", out, err)
+	}
+	local, err := inspectLocal(repo, idx, out, rec)
+	if err != nil {
+		done()
+		return nil, err
+	}
+	return &existing{rec: rec, reasons: seriesChanges(r, patches, rec), local: local, repo: repo, idx: idx, close: done}, nil
 }
 
 // seriesChanges explains how the wanted series differs from the record.

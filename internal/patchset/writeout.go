@@ -1,6 +1,7 @@
 package patchset
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -101,10 +102,8 @@ func removeFile(dir, p string) error {
 func updateIndex(dir string, t *tree, paths []string) error {
 	idxPath := filepath.Join(dir, ".git", "index")
 	idx := &index.Index{Version: 2}
-	if f, err := os.Open(idxPath); err == nil {
-		err = index.NewDecoder(f).Decode(idx)
-		f.Close()
-		if err != nil {
+	if data, err := os.ReadFile(idxPath); err == nil {
+		if err := index.NewDecoder(bytes.NewReader(data)).Decode(idx); err != nil {
 			return fmt.Errorf("read git index: %w", err)
 		}
 	}
@@ -132,18 +131,15 @@ func updateIndex(dir string, t *tree, paths []string) error {
 	}
 	sort.Slice(idx.Entries, func(i, j int) bool { return idx.Entries[i].Name < idx.Entries[j].Name })
 	idx.Cache = nil // the cache-tree extension would be stale
-	tmp := idxPath + ".epp-build-tmp"
-	out, err := os.Create(tmp)
-	if err != nil {
+	// Encoded in memory: the encoder writes field by field.
+	var buf bytes.Buffer
+	if err := index.NewEncoder(&buf).Encode(idx); err != nil {
 		return fmt.Errorf("write git index: %w", err)
 	}
-	if err := index.NewEncoder(out).Encode(idx); err != nil {
-		out.Close()
+	tmp := idxPath + ".epp-build-tmp"
+	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("write git index: %w", err)
-	}
-	if err := out.Close(); err != nil {
-		return err
 	}
 	return os.Rename(tmp, idxPath)
 }
