@@ -101,7 +101,7 @@ func ApplyToRepo(ctx context.Context, dir string, patches []*Patch, opt Options)
 	if err := writePack(filepath.Join(dir, ".git"), fresh); err != nil {
 		return nil, err
 	}
-	if err := writeOut(dir, t, seriesPaths(res)); err != nil {
+	if err := writeOut(dir, t, seriesPaths(res), nil); err != nil {
 		return nil, err
 	}
 	if err := setRefs(repo, head.Hash(), parent, opt.Branch); err != nil {

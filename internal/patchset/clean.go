@@ -92,27 +92,25 @@ const normalStage index.Stage = 0
 // indexTree is the hash of the tree the index holds, computed in memory
 // (nothing is stored).
 func indexTree(idx *index.Index) (plumbing.Hash, bool) {
-	dirs := map[string][]object.TreeEntry{"": nil}
+	files := map[string][]object.TreeEntry{}
+	subdirs := map[string][]string{}
+	known := map[string]bool{"": true}
 	for _, e := range idx.Entries {
 		if e.Stage != normalStage {
 			return plumbing.ZeroHash, false
 		}
-		dir, name := parentDir(e.Name), path.Base(e.Name)
-		for d := dir; d != ""; d = parentDir(d) {
-			if _, ok := dirs[d]; ok {
-				break
-			}
-			dirs[d] = nil
+		dir := parentDir(e.Name)
+		files[dir] = append(files[dir], object.TreeEntry{Name: path.Base(e.Name), Mode: e.Mode, Hash: e.Hash})
+		for d := dir; !known[d]; d = parentDir(d) {
+			known[d] = true
+			subdirs[parentDir(d)] = append(subdirs[parentDir(d)], d)
 		}
-		dirs[dir] = append(dirs[dir], object.TreeEntry{Name: name, Mode: e.Mode, Hash: e.Hash})
 	}
 	var encode func(dir string) plumbing.Hash
 	encode = func(dir string) plumbing.Hash {
-		entries := dirs[dir]
-		for d := range dirs {
-			if d != "" && parentDir(d) == dir {
-				entries = append(entries, object.TreeEntry{Name: path.Base(d), Mode: filemode.Dir, Hash: encode(d)})
-			}
+		entries := files[dir]
+		for _, d := range subdirs[dir] {
+			entries = append(entries, object.TreeEntry{Name: path.Base(d), Mode: filemode.Dir, Hash: encode(d)})
 		}
 		sortTreeEntries(entries)
 		obj := &plumbing.MemoryObject{}

@@ -90,7 +90,7 @@ func reapplyInPlace(ctx context.Context, patches []*Patch, out string, ex *exist
 			return nil, err
 		}
 	}
-	if err := completeJournal(out, repo, t, j); err != nil {
+	if err := completeJournal(out, repo, t, j, ex.idx); err != nil {
 		return nil, err
 	}
 	return &Outcome{Dir: out, Reasons: ex.reasons, Record: &rec, InPlace: true, Rewritten: paths}, nil
@@ -154,8 +154,8 @@ func writeJournal(dir string, j *journal) error {
 
 // completeJournal writes what j names from t, moves the refs, stores the
 // record and drops the journal. Running it again is harmless.
-func completeJournal(dir string, repo *git.Repository, t *tree, j *journal) error {
-	if err := writeOut(dir, t, j.Paths); err != nil {
+func completeJournal(dir string, repo *git.Repository, t *tree, j *journal, idx *index.Index) error {
+	if err := writeOut(dir, t, j.Paths, idx); err != nil {
 		return err
 	}
 	if err := setRefs(repo, plumbing.NewHash(j.Record.Base), plumbing.NewHash(j.Head), j.Branch); err != nil {
@@ -194,5 +194,5 @@ func finishInterrupted(dir string) error {
 	for _, p := range j.Paths {
 		t.stale[p] = true
 	}
-	return completeJournal(dir, repo, t, j)
+	return completeJournal(dir, repo, t, j, nil)
 }

@@ -32,7 +32,10 @@ func seriesPaths(res *Result) []string {
 // writeOut brings the given paths on disk and in the git index to their
 // state in t (absent from t: deleted). It runs only after every patch
 // applied in memory.
-func writeOut(dir string, t *tree, paths []string) error {
+//
+// idx is the index as it is on disk, when the caller has read it already
+// (nil: read here).
+func writeOut(dir string, t *tree, paths []string, idx *index.Index) error {
 	// Deletions first, so a file may replace a directory it emptied.
 	for _, p := range paths {
 		if _, ok := t.files[p]; !ok {
@@ -52,7 +55,7 @@ func writeOut(dir string, t *tree, paths []string) error {
 			}
 		}
 	}
-	return updateIndex(dir, t, paths)
+	return updateIndex(dir, t, paths, idx)
 }
 
 func writeFile(full string, mode filemode.FileMode, data []byte) error {
@@ -99,12 +102,14 @@ func removeFile(dir, p string) error {
 // updateIndex rewrites the git index entries of the changed paths with
 // their new blobs and the stat data of the written files, so `git status`
 // sees a clean tree without re-hashing it.
-func updateIndex(dir string, t *tree, paths []string) error {
+func updateIndex(dir string, t *tree, paths []string, idx *index.Index) error {
 	idxPath := filepath.Join(dir, ".git", "index")
-	idx := &index.Index{Version: 2}
-	if data, err := os.ReadFile(idxPath); err == nil {
-		if err := index.NewDecoder(bytes.NewReader(data)).Decode(idx); err != nil {
-			return fmt.Errorf("read git index: %w", err)
+	if idx == nil {
+		idx = &index.Index{Version: 2}
+		if data, err := os.ReadFile(idxPath); err == nil {
+			if err := index.NewDecoder(bytes.NewReader(data)).Decode(idx); err != nil {
+				return fmt.Errorf("read git index: %w", err)
+			}
 		}
 	}
 	changed := map[string]bool{}
