@@ -41,6 +41,9 @@ type Result struct {
 	Base    string    `json:"base"`
 	Head    string    `json:"head"`
 	Patches []Applied `json:"patches"`
+	// Pack is the pack file ("pack-<hash>") holding every object the
+	// series made; with the base's objects it is all the series needs.
+	Pack string `json:"pack,omitempty"`
 }
 
 // Options tune ApplyToRepo.
@@ -98,7 +101,7 @@ func ApplyToRepo(ctx context.Context, dir string, patches []*Patch, opt Options)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := writePack(filepath.Join(dir, ".git"), fresh); err != nil {
+	if res.Pack, err = writePack(filepath.Join(dir, ".git"), fresh); err != nil {
 		return nil, err
 	}
 	if err := writeOut(dir, t, seriesPaths(res), nil); err != nil {

@@ -31,6 +31,8 @@ import (
 // that folder completes it from the objects already stored before it looks
 // at anything else. Interrupting (Ctrl-C) before the journal is written
 // leaves the tree as it was; after, the few remaining writes are finished.
+// Like the rest of apply it does not fsync: it covers a process that
+// stops, not a machine that loses power.
 const journalFile = "epp-build/reapply.json"
 
 // journal is a re-apply in place that has started writing.
@@ -78,9 +80,10 @@ func reapplyInPlace(ctx context.Context, patches []*Patch, out string, ex *exist
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := writePack(filepath.Join(out, ".git"), fresh); err != nil {
+	if res.Pack, err = writePack(filepath.Join(out, ".git"), fresh); err != nil {
 		return nil, err
 	}
+	rec.Pack = res.Pack
 	j := &journal{Head: res.Head, Branch: opt.Branch, Paths: paths, Record: &rec}
 	if err := writeJournal(out, j); err != nil {
 		return nil, err
@@ -93,6 +96,7 @@ func reapplyInPlace(ctx context.Context, patches []*Patch, out string, ex *exist
 	if err := completeJournal(out, repo, t, j, ex.idx); err != nil {
 		return nil, err
 	}
+	dropReplacedPack(repo, out, ex.rec, &rec)
 	return &Outcome{Dir: out, Reasons: ex.reasons, Record: &rec, InPlace: true, Rewritten: paths}, nil
 }
 
@@ -136,9 +140,6 @@ func writeJournal(dir string, j *journal) error {
 		return fmt.Errorf("write the re-apply journal: %w", err)
 	}
 	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -195,4 +196,33 @@ func finishInterrupted(dir string) error {
 		t.stale[p] = true
 	}
 	return completeJournal(dir, repo, t, j, nil)
+}
+
+// dropReplacedPack removes the pack the previous series wrote once the new
+// one has replaced it, so an edit loop does not pile up packs (every run
+// would read all their indexes). The new pack holds every object the new
+// series needs beyond the base, so only a ref still pointing at an old
+// commit keeps the old pack; failing to remove it is harmless.
+func dropReplacedPack(repo *git.Repository, dir string, old, now *Record) {
+	if old.Pack == "" || old.Pack == now.Pack {
+		return
+	}
+	refs, err := repo.References()
+	if err != nil {
+		return
+	}
+	inUse := false
+	_ = refs.ForEach(func(r *plumbing.Reference) error {
+		if r.Type() == plumbing.HashReference && r.Hash().String() != now.Head && r.Hash().String() != now.Base {
+			inUse = true
+		}
+		return nil
+	})
+	if inUse {
+		return
+	}
+	packs := filepath.Join(dir, ".git", "objects", "pack")
+	for _, ext := range []string{".idx", ".pack"} {
+		os.Remove(filepath.Join(packs, old.Pack+ext))
+	}
 }

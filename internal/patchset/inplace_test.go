@@ -103,7 +103,16 @@ func TestReapplyRewritesOnlyWhatChanges(t *testing.T) {
 	assert.Equal(t, gitRun(t, fresh, "symbolic-ref", "HEAD"), gitRun(t, out, "symbolic-ref", "HEAD"))
 	assert.Empty(t, gitRun(t, out, "status", "--porcelain", "--untracked-files=all", "--ignored"))
 	assert.Empty(t, gitRun(t, out, "diff-files", "--name-only"), "the index knows the rewritten files")
-	gitRun(t, out, "fsck", "--strict")
+	gitRun(t, out, "fsck", "--strict") // every object is there, the dropped pack was not needed
+	packs := func(dir string) []string {
+		names, err := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", "*.pack"))
+		require.NoError(t, err)
+		for i := range names {
+			names[i] = filepath.Base(names[i])
+		}
+		return names
+	}
+	assert.Len(t, packs(out), len(packs(fresh)), "the replaced series' pack is gone: %v", packs(out))
 	for p := range stamps(t, fresh) {
 		got, err := os.ReadFile(filepath.Join(out, p))
 		require.NoError(t, err)
