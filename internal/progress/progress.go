@@ -181,6 +181,21 @@ func (t *Task) Done() {
 	fmt.Fprintf(r.out, "%s: %s in %s (%s/s), done\n", t.name, Bytes(t.done), now.Sub(t.start).Round(10*time.Millisecond), Bytes(rate(t.done, now.Sub(t.start))))
 }
 
+// Abort ends a task that failed: its live line is cleared and no final
+// line is written, so the error that follows stands on its own line.
+func (t *Task) Abort() {
+	if t == nil {
+		return
+	}
+	r := t.r
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !t.finished {
+		t.finished = true
+		r.clear()
+	}
+}
+
 // line is the task's state: bytes so far (of the total when known) and
 // the average rate.
 func (t *Task) line(now time.Time) string {

@@ -95,3 +95,15 @@ func TestBytes(t *testing.T) {
 	assert.Equal(t, "17.0 MiB", Bytes(17<<20))
 	assert.Equal(t, "2.0 GiB", Bytes(2<<30))
 }
+
+func TestAbortClearsTheLiveLineAndWritesNoTotal(t *testing.T) {
+	var out bytes.Buffer
+	clock := &fakeClock{t: time.Unix(1000, 0)}
+	r := newWithClock(&out, Terminal, clock.now)
+	task := r.Start("download m@v1.zip", 4096)
+	clock.advance(TerminalInterval)
+	task.Add(1024)
+	task.Abort()
+	task.Done() // too late: the task failed
+	assert.Equal(t, "download m@v1.zip: 1.0 KiB / 4.0 KiB (10.0 KiB/s)\r\x1b[K", out.String())
+}

@@ -237,9 +237,10 @@ func (p *proxyClient) get(ctx context.Context, base, rel string, open func() (io
 	if err != nil {
 		return err
 	}
+	var task *progress.Task
 	if strings.HasSuffix(rel, ".zip") {
-		task := p.progress.Start("download "+redactURLs(base)+"/"+rel, size)
-		defer task.Done()
+		task = p.progress.Start("download "+redactURLs(base)+"/"+rel, size)
+		defer task.Abort() // a no-op after Done
 		w = struct {
 			io.Writer
 			io.Closer
@@ -249,6 +250,7 @@ func (p *proxyClient) get(ctx context.Context, base, rel string, open func() (io
 		w.Close()
 		return err
 	}
+	task.Done()
 	return w.Close()
 }
 
