@@ -14,6 +14,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"golang.org/x/sync/errgroup"
 )
 
 // LocalChanges is what an existing --out holds that apply did not make:
@@ -130,16 +131,27 @@ func BackupPattern(dir string) string { return dir + ".epp-build-backup-<time>" 
 // inspectLocal lists what the work tree dir holds beyond what rec says
 // apply made there.
 func inspectLocal(repo *git.Repository, idx *index.Index, dir string, rec *Record) (*LocalChanges, error) {
-	var err error
 	l := &LocalChanges{}
-	if l.Modified, err = changedTracked(repo, idx, dir); err != nil {
-		return nil, fmt.Errorf("status of %s: %w", dir, err)
-	}
-	if l.Untracked, err = untrackedFiles(idx, dir); err != nil {
-		return nil, fmt.Errorf("status of %s: %w", dir, err)
-	}
-	if l.Commits, err = foreignCommits(repo, rec); err != nil {
-		return nil, fmt.Errorf("history of %s: %w", dir, err)
+	// The walk for untracked files needs only the index and the file
+	// system, so it runs beside the checks that read the repository.
+	var g errgroup.Group
+	g.Go(func() (err error) {
+		if l.Untracked, err = untrackedFiles(idx, dir); err != nil {
+			return fmt.Errorf("status of %s: %w", dir, err)
+		}
+		return nil
+	})
+	g.Go(func() (err error) {
+		if l.Modified, err = changedTracked(repo, idx, dir); err != nil {
+			return fmt.Errorf("status of %s: %w", dir, err)
+		}
+		if l.Commits, err = foreignCommits(repo, rec); err != nil {
+			return fmt.Errorf("history of %s: %w", dir, err)
+		}
+		return nil
+	})
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
 	return l, nil
 }
