@@ -193,7 +193,7 @@ OUT.epp-build-backup-<time> (UTC) beside it, where it stays; apply prints the pa
 				fmt.Fprintf(log, "re-applying: %s\n", textsafe.Escape(why))
 			}
 			if res.InPlace {
-				fmt.Fprintf(log, "updated %d files in place; the rest of the tree is untouched\n", len(res.Rewritten))
+				fmt.Fprintf(log, "rewrote %d file(s) in place; the rest of the tree is untouched\n", len(res.Rewritten))
 			}
 			if res.Backup != "" {
 				fmt.Fprintf(log, "kept the previous tree with its local changes in %s\n", res.Backup)

@@ -46,7 +46,7 @@ func TestApplyRegenPicksUpAPluginEdit(t *testing.T) {
 	r = run(t, cache, "apply", "--recipe", dir, "--out", out, "--regen")
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stderr, "re-applying: patch 0001-add-hello.patch changed")
-	assert.Contains(t, r.stderr, "updated 1 files in place")
+	assert.Contains(t, r.stderr, "rewrote 1 file(s) in place")
 	got, err = os.ReadFile(filepath.Join(out, "pkg/hello/hello.go"))
 	require.NoError(t, err)
 	assert.Contains(t, string(got), `return "hello, edited"`)

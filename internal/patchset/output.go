@@ -80,7 +80,7 @@ func ApplyTo(ctx context.Context, r *recipe.Recipe, patches []*Patch, fetch func
 		return nil, err
 	}
 	if err := finishInterrupted(out); err != nil {
-		return nil, fmt.Errorf("complete the interrupted re-apply of %s: %w", out, err)
+		return nil, fmt.Errorf("complete the interrupted re-apply of %s: %w (remove %s to look at the tree as it is, or remove the folder and apply again)", out, err, journalPath(out))
 	}
 	ex, err := inspectExisting(r, patches, out)
 	if err != nil {
