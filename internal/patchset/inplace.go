@@ -61,14 +61,19 @@ func reapplyInPlace(ctx context.Context, patches []*Patch, out string, ex *exist
 	repo := ex.repo
 	base := plumbing.NewHash(ex.rec.Base)
 	fresh := memory.NewStorage()
-	t, err := loadTree(out, repo.Storer, fresh, base)
-	if err != nil {
-		return nil, err
-	}
 	// The files the old series touched hold its content, not the base's.
-	t.stale = map[string]bool{}
-	for _, p := range seriesPaths(&ex.rec.Result) {
-		t.stale[p] = true
+	stale := seriesPaths(&ex.rec.Result)
+	t, err := baseFromIndex(out, repo.Storer, fresh, ex.idx, base, stale)
+	if err != nil {
+		// A path the base cannot answer quickly (a file where the old
+		// series made a folder): read the base's whole tree instead.
+		if t, err = loadTree(out, repo.Storer, fresh, base); err != nil {
+			return nil, err
+		}
+		t.stale = map[string]bool{}
+		for _, p := range stale {
+			t.stale[p] = true
+		}
 	}
 	res, err := applySeries(ctx, t, patches, opt, base)
 	if err != nil {
