@@ -169,6 +169,9 @@ func setRefs(repo *git.Repository, base, head plumbing.Hash, branch string) erro
 		refs = append(refs, plumbing.NewHashReference(plumbing.HEAD, head))
 	}
 	for _, r := range refs {
+		if cur, err := repo.Storer.Reference(r.Name()); err == nil && cur.Strings() == r.Strings() {
+			continue // a re-apply in place keeps HEAD on the same branch
+		}
 		if err := repo.Storer.SetReference(r); err != nil {
 			return fmt.Errorf("set %s: %w", r.Name(), err)
 		}
