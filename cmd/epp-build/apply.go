@@ -119,7 +119,17 @@ func applyRecipe(ctx context.Context, f *recipeFlags, r *recipe.Recipe, out stri
 		if err != nil {
 			return patchset.Base{}, err
 		}
-		return patchset.Base{UpstreamCommit: tree.Commit, Time: tree.Time, Via: string(tree.Via), Materialize: tree.Materialize}, nil
+		// Copying a thousand files takes a moment: say so, then say when.
+		materialize := func(ctx context.Context, dst string) error {
+			task := shown.Start("check out "+short(tree.Commit), 0)
+			if err := tree.Materialize(ctx, dst); err != nil {
+				task.Abort()
+				return err
+			}
+			task.Done()
+			return nil
+		}
+		return patchset.Base{UpstreamCommit: tree.Commit, Time: tree.Time, Via: string(tree.Via), Materialize: materialize}, nil
 	}
 	return patchset.ApplyTo(ctx, r, patches, fetch, out, opt)
 }

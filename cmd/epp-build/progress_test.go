@@ -17,7 +17,7 @@ func TestApplyProgress(t *testing.T) {
 
 	r := run(t, t.TempDir(), "apply", "--recipe", dir, "--out", filepath.Join(t.TempDir(), "out"), "--progress", "plain")
 	require.Equal(t, 0, r.code, r.stderr)
-	assert.Regexp(t, regexp.MustCompile(`(?m)^fetch `+regexp.QuoteMeta(u.url)+`: [0-9.]+ (B|KiB|MiB) in [0-9.]+m?s \([0-9.]+ (B|KiB|MiB)/s\), done\n\[1/1\] 0001-a.patch\n`), r.stderr)
+	assert.Regexp(t, regexp.MustCompile(`(?m)^fetch `+regexp.QuoteMeta(u.url)+`: [0-9.]+ (B|KiB|MiB) in [0-9.]+m?s \([0-9.]+ (B|KiB|MiB)/s\), done\ncheck out [0-9a-f]{12}: done in [0-9.]+m?s\n\[1/1\] 0001-a.patch\n`), r.stderr)
 	assert.NotContains(t, r.stderr, "\r")
 
 	for _, quiet := range [][]string{{"-q"}, {"--progress", "quiet"}} {

@@ -178,6 +178,10 @@ func (t *Task) Done() {
 	t.finished = true
 	now := r.now()
 	r.clear()
+	if t.done == 0 && t.total <= 0 { // a step that moves no bytes
+		fmt.Fprintf(r.out, "%s: done in %s\n", t.name, now.Sub(t.start).Round(10*time.Millisecond))
+		return
+	}
 	fmt.Fprintf(r.out, "%s: %s in %s (%s/s), done\n", t.name, Bytes(t.done), now.Sub(t.start).Round(10*time.Millisecond), Bytes(rate(t.done, now.Sub(t.start))))
 }
 

@@ -107,3 +107,13 @@ func TestAbortClearsTheLiveLineAndWritesNoTotal(t *testing.T) {
 	task.Done() // too late: the task failed
 	assert.Equal(t, "download m@v1.zip: 1.0 KiB / 4.0 KiB (10.0 KiB/s)\r\x1b[K", out.String())
 }
+
+func TestAStepWithoutBytesSaysHowLongItTook(t *testing.T) {
+	var out bytes.Buffer
+	clock := &fakeClock{t: time.Unix(1000, 0)}
+	r := newWithClock(&out, Plain, clock.now)
+	task := r.Start("check out 978c23bb96cc", 0)
+	clock.advance(1234 * time.Millisecond)
+	task.Done()
+	assert.Equal(t, "check out 978c23bb96cc: done in 1.23s\n", out.String())
+}
