@@ -176,6 +176,9 @@ func completeJournal(dir string, repo *git.Repository, t *tree, j *journal, idx 
 // finishInterrupted completes a re-apply in place of dir that stopped
 // after writing its journal; it does nothing when there is none.
 func finishInterrupted(dir string) error {
+	if fi, err := os.Stat(filepath.Join(dir, ".git")); err != nil || !fi.IsDir() {
+		return nil // not a work tree: inspectExisting says what it is
+	}
 	data, err := os.ReadFile(journalPath(dir))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil

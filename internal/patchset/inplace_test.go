@@ -200,3 +200,14 @@ func TestReapplyUndoesAFileBecomingAFolder(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "a file\n", string(data))
 }
+
+// TestOutThatIsAFileIsStillNamedAsSuch: looking for a journal does not
+// hide what is wrong with an --out that is a file.
+func TestOutThatIsAFileIsStillNamedAsSuch(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	require.NoError(t, os.WriteFile(out, []byte("x"), 0o644))
+	_, err := ApplyTo(context.Background(), &recipe.Recipe{Version: "v1"}, nil, nil, out, Options{})
+	var ex *ExistingTreeError
+	require.ErrorAs(t, err, &ex)
+	assert.Contains(t, err.Error(), "is not a folder")
+}
