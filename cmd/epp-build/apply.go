@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/epp-build/epp-build/internal/patchset"
+	"github.com/epp-build/epp-build/internal/progress"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/source"
 	"github.com/epp-build/epp-build/internal/textsafe"
@@ -23,6 +24,25 @@ type recipeFlags struct {
 	// force is apply's --force: replace an --out holding changes apply
 	// did not make, keeping the old tree as a backup.
 	force bool
+	// progress is --progress: auto, plain or quiet.
+	progress string
+	shown    *progress.Reporter
+}
+
+// registerProgress adds --progress to a command that fetches (build has its
+// own, shared with BuildKit).
+func (f *recipeFlags) registerProgress(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.progress, "progress", "auto", "progress of the fetch and the patches: auto (a live line on a terminal, else plain), plain or quiet")
+}
+
+// reporter shows progress on log as --progress asks; one per command, so
+// that lines and the live line never overwrite each other.
+func (f *recipeFlags) reporter(log io.Writer) *progress.Reporter {
+	if f.shown == nil {
+		mode, _ := progress.ParseMode(f.progress) // checked by load
+		f.shown = progress.New(log, mode)
+	}
+	return f.shown
 }
 
 func (f *recipeFlags) register(cmd *cobra.Command) {
@@ -36,6 +56,9 @@ func (f *recipeFlags) register(cmd *cobra.Command) {
 func (f *recipeFlags) load(g *globalFlags) (*recipe.Recipe, error) {
 	// Checked here, before any work, even when nothing will be fetched.
 	if _, err := source.ParseKind(f.source); err != nil {
+		return nil, usageError{err}
+	}
+	if _, err := progress.ParseMode(f.progress); err != nil {
 		return nil, usageError{err}
 	}
 	switch {
@@ -55,23 +78,40 @@ func (f *recipeFlags) fetch(ctx context.Context, r *recipe.Recipe, log io.Writer
 	if err != nil {
 		return nil, usageError{err}
 	}
+	shown := f.reporter(log)
 	return source.Fetch(ctx, source.Request{
-		Pin: r.Upstream, Kind: kind, Upstream: f.upstream, CacheDir: f.cacheDir,
-		Notice: func(format string, args ...any) { fmt.Fprintf(log, "notice: "+format+"\n", args...) },
+		Pin: r.Upstream, Kind: kind, Upstream: f.upstream, CacheDir: f.cacheDir, Progress: shown,
+		Notice: f.notice(log),
 	})
+}
+
+// notice prints a source notice (a fallback, a dropped cache entry) above
+// any live progress line; it shows with --progress quiet too.
+func (f *recipeFlags) notice(log io.Writer) func(format string, args ...any) {
+	shown := f.reporter(log)
+	return func(format string, args ...any) {
+		if shown == nil {
+			fmt.Fprintf(log, "notice: "+format+"\n", args...)
+			return
+		}
+		shown.Linef("notice: "+format, args...)
+	}
 }
 
 // applyRecipe fetches the upstream and applies the series into out; with
 // overlays, the generated folders are refreshed from their source (regen).
+// Progress goes to log as --progress says; unless quiet, one line per
+// patch too.
 func applyRecipe(ctx context.Context, f *recipeFlags, r *recipe.Recipe, out string, log io.Writer, quiet bool, overlays map[string][]patchset.Overlay) (*patchset.Outcome, error) {
 	patches, err := patchset.LoadSeries(r)
 	if err != nil {
 		return nil, err
 	}
+	shown := f.reporter(log)
 	opt := patchset.Options{Branch: "epp-build/" + r.Version, Overlays: overlays, Force: f.force}
 	if !quiet {
 		opt.Progress = func(done, total int, p *patchset.Patch) {
-			fmt.Fprintf(log, "[%d/%d] %s\n", done+1, total, textsafe.Escape(p.Name()))
+			shown.Linef("[%d/%d] %s", done+1, total, textsafe.Escape(p.Name()))
 		}
 	}
 	fetch := func(ctx context.Context) (patchset.Base, error) {
@@ -79,8 +119,18 @@ func applyRecipe(ctx context.Context, f *recipeFlags, r *recipe.Recipe, out stri
 		if err != nil {
 			return patchset.Base{}, err
 		}
+		// Copying a thousand files takes a moment: say so, then say when.
+		materialize := func(ctx context.Context, dst string) error {
+			task := shown.Start("check out "+short(tree.Commit), 0)
+			if err := tree.Materialize(ctx, dst); err != nil {
+				task.Abort()
+				return err
+			}
+			task.Done()
+			return nil
+		}
 		return patchset.Base{UpstreamCommit: tree.Commit, Time: tree.Time, Via: string(tree.Via),
-			Repository: tree.Origin, Provenance: tree.Provenance(), Materialize: tree.Materialize}, nil
+			Repository: tree.Origin, Provenance: tree.Provenance(), Materialize: materialize}, nil
 	}
 	return patchset.ApplyTo(ctx, r, patches, fetch, out, opt)
 }
@@ -88,7 +138,7 @@ func applyRecipe(ctx context.Context, f *recipeFlags, r *recipe.Recipe, out stri
 func newApplyCommand(g *globalFlags) *cobra.Command {
 	var f recipeFlags
 	var out string
-	var quiet bool
+	var quiet, regenFirst bool
 	cmd := &cobra.Command{
 		Use:   "apply",
 		Short: "Fetch the pinned upstream and apply the version's patch series, one commit per patch",
@@ -98,6 +148,13 @@ and leaves a git work tree in --out with one commit per patch. The upstream base
 the ref refs/epp-build/upstream. The work happens beside --out and replaces it only
 when the whole series applied. Running apply again on its own output says whether it
 is already applied, or why it re-applies.
+
+Re-applying onto a clean tree of the same upstream and version (the edit loop: change a
+patch, apply again) updates it in place: the new series is computed in memory, then
+only the files whose content or mode changes are rewritten, with the new commits and
+refs. A run stopped while writing leaves a journal in .git that the next apply
+completes first. With --regen the generated patches are first rewritten from
+plugins/ and ffi/, as ` + "`epp-build regen`" + ` does, so a plugin edit is one command.
 
 apply never discards a change it did not make. It refuses (exit 4) to replace an
 --out that holds a changed, staged or deleted tracked file, an untracked file
@@ -111,7 +168,8 @@ OUT.epp-build-backup-<time> (UTC) beside it, where it stays; apply prints the pa
   epp-build apply --recipe ./my-series --out ./gaie-try
   epp-build apply --version v0.7.0 --out ./gaie --source goproxy
   epp-build apply --version v0.7.0 --out ./gaie --upstream https://mirror.example/gaie.git
-  epp-build apply --version v0.7.0 --out ./gaie --force   # discard local changes, keeping a backup`,
+  epp-build apply --version v0.7.0 --out ./gaie --force   # discard local changes, keeping a backup
+  epp-build apply --version v0.7.0 --out ./gaie --regen   # after a plugin edit: regen, then re-apply in place`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if out == "" {
@@ -122,7 +180,18 @@ OUT.epp-build-backup-<time> (UTC) beside it, where it stays; apply prints the pa
 				return err
 			}
 			log := cmd.ErrOrStderr()
-			res, err := applyRecipe(cmd.Context(), &f, r, out, log, quiet, nil)
+			if quiet {
+				f.progress = string(progress.Quiet)
+			}
+			if regenFirst {
+				if err := regenRecipe(cmd.Context(), &f, r, cmd.OutOrStdout(), log); err != nil {
+					return err
+				}
+				if r, err = recipe.Load(r.Dir); err != nil { // the rewritten series
+					return err
+				}
+			}
+			res, err := applyRecipe(cmd.Context(), &f, r, out, log, false, nil)
 			if err != nil {
 				return err
 			}
@@ -133,6 +202,9 @@ OUT.epp-build-backup-<time> (UTC) beside it, where it stays; apply prints the pa
 			}
 			for _, why := range res.Reasons {
 				fmt.Fprintf(log, "re-applying: %s\n", textsafe.Escape(why))
+			}
+			if res.InPlace {
+				fmt.Fprintf(log, "rewrote %d file(s) in place; the rest of the tree is untouched\n", len(res.Rewritten))
 			}
 			if res.Backup != "" {
 				fmt.Fprintf(log, "kept the previous tree with its local changes in %s\n", res.Backup)
@@ -149,7 +221,9 @@ OUT.epp-build-backup-<time> (UTC) beside it, where it stays; apply prints the pa
 	}
 	f.register(cmd)
 	cmd.Flags().StringVar(&out, "out", "", "folder for the patched tree (created; replaced only by a tree of epp-build's)")
-	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no per-patch progress")
+	f.registerProgress(cmd)
+	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress: the same as --progress quiet")
+	cmd.Flags().BoolVar(&regenFirst, "regen", false, "first rewrite the generated patches from plugins/ and ffi/ (as `epp-build regen`), then apply")
 	cmd.Flags().BoolVar(&f.force, "force", false, "replace an --out holding changes apply did not make; the old tree is moved to OUT.epp-build-backup-<time>")
 	return cmd
 }

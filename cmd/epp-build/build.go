@@ -45,6 +45,7 @@ never printed.
 			if err := opt.Validate(); err != nil {
 				return err
 			}
+			f.progress = opt.Progress // one display mode for the fetch and BuildKit
 			r, err := f.load(g)
 			if err != nil {
 				return err
@@ -102,7 +103,7 @@ never printed.
 	fl.StringVar(&opt.CAPISrc, "capi-src", "", "local checkout of the C API crate instead of the recipe's pin")
 	fl.StringSliceVar(&opt.CAPIFeatures, "capi-features", nil, "cargo features of the C API crate to build with (comma-separated)")
 	fl.StringVar(&opt.Compile, "compile", build.CompileHost, "where the EPP is compiled: host or container")
-	fl.StringVar(&opt.Progress, "progress", "auto", "BuildKit progress: auto, plain or quiet")
+	fl.StringVar(&opt.Progress, "progress", "auto", "progress of the fetch and the BuildKit solve: auto, plain or quiet")
 	fl.StringVar(&opt.Report, "report", "", "write the JSON build report here")
 	fl.StringVar(&opt.BuilderImage, "builder-image", "", "container mode: the builder image (Go and cross C compilers)")
 	fl.StringVar(&opt.BaseImage, "base-image", "", "runtime base image (default ubuntu:24.04)")

@@ -47,5 +47,6 @@ stale patch; fix with ` + "`epp-build regen`" + ` (or apply, edit, export --to t
 		},
 	}
 	f.register(cmd)
+	f.registerProgress(cmd)
 	return cmd
 }

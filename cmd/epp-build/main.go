@@ -8,12 +8,25 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/epp-build/epp-build/internal/textsafe"
 )
 
+// A run lives for a second or less and its live heap is small: collecting
+// at 5x the live heap (instead of 2x) saves a fifth of a re-apply's CPU,
+// and the soft limit keeps the peak well under what apply promises.
+const (
+	gcPercent   = 400
+	memoryLimit = 128 << 20
+)
+
 func main() {
+	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetGCPercent(gcPercent)
+		debug.SetMemoryLimit(memoryLimit)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	root := newRootCommand()

@@ -32,6 +32,24 @@ func regenerate(ctx context.Context, f *recipeFlags, r *recipe.Recipe, log io.Wr
 	return export.Series(res.Dir)
 }
 
+// regenRecipe rewrites the recipe's patch files with the generated folders
+// refreshed from their source, and says which changed.
+func regenRecipe(ctx context.Context, f *recipeFlags, r *recipe.Recipe, stdout, log io.Writer) error {
+	patches, err := regenerate(ctx, f, r, log)
+	if err != nil {
+		return err
+	}
+	stale := export.Compare(r, patches)
+	if err := export.WriteRecipe(r, patches); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s: %d patches, %d rewritten\n", r.Version, len(patches), len(stale))
+	for _, s := range stale {
+		fmt.Fprintf(stdout, "  %s\n", s.Patch)
+	}
+	return nil
+}
+
 func newRegenCommand(g *globalFlags) *cobra.Command {
 	var f recipeFlags
 	cmd := &cobra.Command{
@@ -49,21 +67,10 @@ fails until you do.`,
 			if err != nil {
 				return err
 			}
-			patches, err := regenerate(cmd.Context(), &f, r, cmd.ErrOrStderr())
-			if err != nil {
-				return err
-			}
-			stale := export.Compare(r, patches)
-			if err := export.WriteRecipe(r, patches); err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d patches, %d rewritten\n", r.Version, len(patches), len(stale))
-			for _, s := range stale {
-				fmt.Fprintf(cmd.OutOrStdout(), "  %s\n", s.Patch)
-			}
-			return nil
+			return regenRecipe(cmd.Context(), &f, r, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	f.register(cmd)
+	f.registerProgress(cmd)
 	return cmd
 }

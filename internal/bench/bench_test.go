@@ -93,16 +93,25 @@ func git(b testing.TB, dir string, args ...string) {
 // timed runs a command and returns its wall time and peak RSS in MB.
 func timed(b *testing.B, env []string, name string, args ...string) (time.Duration, float64) {
 	b.Helper()
+	d, _, rss := measured(b, env, name, args...)
+	return d, rss
+}
+
+// measured runs a command and returns its wall time, its CPU time (user +
+// system: what a loaded machine does not inflate) and peak RSS in MB.
+func measured(b *testing.B, env []string, name string, args ...string) (wall, cpu time.Duration, rss float64) {
+	b.Helper()
 	cmd := exec.Command(name, args...)
 	cmd.Env = append(gitfixture.Env(), env...)
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
-	d := time.Since(start)
+	wall = time.Since(start)
 	if err != nil {
 		b.Fatalf("%s %v: %v\n%s", name, args, err, out)
 	}
-	rss := float64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss) / 1024
-	return d, rss
+	cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	rss = float64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss) / 1024
+	return wall, cpu, rss
 }
 
 // gitPath is the git CLI way: shallow clone of the tag, then git apply.
@@ -116,7 +125,12 @@ func gitPath(b *testing.B, f *fixture, dst string) time.Duration {
 }
 
 func eppApply(b *testing.B, f *fixture, cache, dst string) (time.Duration, float64) {
-	return timed(b, []string{"XDG_CACHE_HOME=" + cache}, binary, "apply", "--recipe", f.recipe, "--out", dst, "--source", "git", "--quiet")
+	return timed(b, []string{"XDG_CACHE_HOME=" + cache}, binary, apply(f, dst)...)
+}
+
+// apply is the command line of a quiet apply of f's recipe into dst.
+func apply(f *fixture, dst string) []string {
+	return []string{"apply", "--recipe", f.recipe, "--out", dst, "--source", "git", "--quiet"}
 }
 
 func report(b *testing.B, ours, theirs time.Duration, oursName, theirsName string) {
@@ -194,4 +208,38 @@ func BenchmarkSeries500(b *testing.B) {
 	}
 	report(b, ours, theirs, "epp-build", "git-am")
 	b.ReportMetric(theirs.Seconds()/ours.Seconds(), "speedup-x")
+}
+
+// BenchmarkReapply: the edit loop. One patch of a 5-patch series changes
+// and apply runs again on the tree it made, against a fresh warm apply of
+// the same series into a new folder. Goal: reapply/fresh <= 0.1.
+func BenchmarkReapply(b *testing.B) {
+	f := newFixture(b, 5)
+	cache := filepath.Join(b.TempDir(), "cache")
+	out := filepath.Join(b.TempDir(), "out")
+	eppApply(b, f, cache, out)
+	first := f.patchFiles[0]
+	original, err := os.ReadFile(first)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var ours, fresh, oursCPU, freshCPU time.Duration
+	for i := 0; i < b.N; i++ {
+		edited := strings.Replace(string(original), "+// change 0\n", fmt.Sprintf("+// change 0, edit %d\n", i), 1)
+		if edited == string(original) {
+			b.Fatal("the first patch has no line to edit")
+		}
+		if err := os.WriteFile(first, []byte(edited), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		d, c, _ := measured(b, []string{"XDG_CACHE_HOME=" + cache}, binary, apply(f, out)...)
+		ours, oursCPU = ours+d, oursCPU+c
+		d, c, _ = measured(b, []string{"XDG_CACHE_HOME=" + cache}, binary, apply(f, filepath.Join(b.TempDir(), "fresh"))...)
+		fresh, freshCPU = fresh+d, freshCPU+c
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(ours.Milliseconds())/n, "reapply-ms/op")
+	b.ReportMetric(float64(fresh.Milliseconds())/n, "fresh-warm-ms/op")
+	b.ReportMetric(ours.Seconds()/fresh.Seconds(), "reapply/fresh-ratio")
+	b.ReportMetric(oursCPU.Seconds()/freshCPU.Seconds(), "reapply/fresh-cpu-ratio")
 }

@@ -12,7 +12,9 @@ import (
 	"github.com/epp-build/epp-build/internal/textsafe"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"golang.org/x/sync/errgroup"
 )
 
 // LocalChanges is what an existing --out holds that apply did not make:
@@ -128,27 +130,38 @@ func BackupPattern(dir string) string { return dir + ".epp-build-backup-<time>" 
 
 // inspectLocal lists what the work tree dir holds beyond what rec says
 // apply made there.
-func inspectLocal(dir string, rec *Record) (*LocalChanges, error) {
-	repo, err := git.PlainOpen(dir)
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", dir, err)
-	}
+func inspectLocal(repo *git.Repository, idx *index.Index, dir string, rec *Record) (*LocalChanges, error) {
 	l := &LocalChanges{}
-	if l.Modified, err = changedTracked(repo); err != nil {
-		return nil, fmt.Errorf("status of %s: %w", dir, err)
-	}
-	if l.Untracked, err = untrackedFiles(repo, dir); err != nil {
-		return nil, fmt.Errorf("status of %s: %w", dir, err)
-	}
-	if l.Commits, err = foreignCommits(repo, rec); err != nil {
-		return nil, fmt.Errorf("history of %s: %w", dir, err)
+	// The walk for untracked files needs only the index and the file
+	// system, so it runs beside the checks that read the repository.
+	var g errgroup.Group
+	g.Go(func() (err error) {
+		if l.Untracked, err = untrackedFiles(idx, dir); err != nil {
+			return fmt.Errorf("status of %s: %w", dir, err)
+		}
+		return nil
+	})
+	g.Go(func() (err error) {
+		if l.Modified, err = changedTracked(repo, idx, dir); err != nil {
+			return fmt.Errorf("status of %s: %w", dir, err)
+		}
+		if l.Commits, err = foreignCommits(repo, rec); err != nil {
+			return fmt.Errorf("history of %s: %w", dir, err)
+		}
+		return nil
+	})
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
 	return l, nil
 }
 
 // changedTracked lists tracked paths whose index or work tree content
 // differs from HEAD.
-func changedTracked(repo *git.Repository) ([]string, error) {
+func changedTracked(repo *git.Repository, idx *index.Index, dir string) ([]string, error) {
+	if cleanTracked(repo, idx, dir) {
+		return nil, nil
+	}
 	wt, err := repo.Worktree()
 	if err != nil {
 		return nil, err
@@ -171,17 +184,13 @@ func changedTracked(repo *git.Repository) ([]string, error) {
 // untrackedFiles walks the tree for files the index does not hold. Unlike
 // git status it includes ignored files: they were not made by apply
 // either, and a replaced tree would lose them.
-func untrackedFiles(repo *git.Repository, dir string) ([]string, error) {
-	idx, err := repo.Storer.Index()
-	if err != nil {
-		return nil, err
-	}
+func untrackedFiles(idx *index.Index, dir string) ([]string, error) {
 	tracked := make(map[string]bool, len(idx.Entries))
 	for _, e := range idx.Entries {
 		tracked[e.Name] = true
 	}
 	var out []string
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/epp-build/epp-build/internal/recipe"
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing/format/index"
 )
 
 // Base is the upstream tree a series applies to, as the source stage
@@ -41,6 +43,10 @@ type Outcome struct {
 	// did not make (only with Options.Force).
 	Backup string
 	Record *Record
+	// InPlace is true when out was updated in place (a clean tree of the
+	// same upstream); Rewritten lists the paths written or deleted.
+	InPlace   bool
+	Rewritten []string
 }
 
 // LoadSeries parses and checks every patch of the recipe before anything
@@ -70,15 +76,22 @@ func LoadSeries(r *recipe.Recipe) ([]*Patch, error) {
 // opt.Force is set; then it is moved to a backup folder beside out.
 //
 // fetch is called only when there is work to do, so a tree that is already
-// applied needs no upstream at all.
+// applied needs no upstream at all. A clean out of the same upstream is
+// updated in place (see inplace.go) and needs no upstream either.
 func ApplyTo(ctx context.Context, r *recipe.Recipe, patches []*Patch, fetch func(context.Context) (Base, error), out string, opt Options) (*Outcome, error) {
 	out, err := filepath.Abs(out)
 	if err != nil {
 		return nil, err
 	}
+	if err := finishInterrupted(out); err != nil {
+		return nil, fmt.Errorf("complete the interrupted re-apply of %s: %w (remove %s to look at the tree as it is, or remove the folder and apply again)", out, err, journalPath(out))
+	}
 	ex, err := inspectExisting(r, patches, out)
 	if err != nil {
 		return nil, err
+	}
+	if ex != nil {
+		defer ex.close()
 	}
 	refuse := func() error { return &LocalChangesError{Dir: out, RecipeDir: r.Dir, Changes: ex.local} }
 	if ex != nil {
@@ -104,6 +117,9 @@ func ApplyTo(ctx context.Context, r *recipe.Recipe, patches []*Patch, fetch func
 		if !opt.Force && (len(ex.local.Modified) > 0 || len(ex.local.Untracked) > 0) {
 			return nil, refuse()
 		}
+	}
+	if inPlace(r, ex, opt) {
+		return reapplyInPlace(ctx, patches, out, ex, opt)
 	}
 	base, err := fetch(ctx)
 	if err != nil {
@@ -214,6 +230,10 @@ type existing struct {
 	// the same series).
 	reasons []string
 	local   *LocalChanges
+	// repo is out's repository, open until close is called.
+	repo  *git.Repository
+	idx   *index.Index
+	close func()
 }
 
 // inspectExisting looks at what out holds. It returns nil when there is
@@ -240,11 +260,22 @@ func inspectExisting(r *recipe.Recipe, patches []*Patch, out string) (*existing,
 	if rec == nil {
 		return nil, &ExistingTreeError{Dir: out, Reason: "exists, is not empty and was not made by epp-build apply; remove it or choose another --out"}
 	}
-	local, err := inspectLocal(out, rec)
+	repo, done, err := openWorkTree(out)
 	if err != nil {
 		return nil, err
 	}
-	return &existing{rec: rec, reasons: seriesChanges(r, patches, rec), local: local}, nil
+	// The index is read once: go-git decodes it slowly.
+	idx, err := repo.Storer.Index()
+	if err != nil {
+		done()
+		return nil, fmt.Errorf("read the git index of %s: %w", out, err)
+	}
+	local, err := inspectLocal(repo, idx, out, rec)
+	if err != nil {
+		done()
+		return nil, err
+	}
+	return &existing{rec: rec, reasons: seriesChanges(r, patches, rec), local: local, repo: repo, idx: idx, close: done}, nil
 }
 
 // seriesChanges explains how the wanted series differs from the record.

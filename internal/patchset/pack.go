@@ -20,16 +20,17 @@ import (
 )
 
 // writePack stores every object of fresh as one packfile (and its index)
-// in the repository at gitDir. Objects are stored without compression
+// in the repository at gitDir and returns its name ("pack-<hash>"; "" when
+// there was nothing to store). Objects are stored without compression
 // (zlib stored blocks): compressing was most of a long series' apply
 // time, the pack is written once, and git recompresses when it repacks.
 //
 // Spilled blobs are streamed from their files into the pack, so a large
 // one is never in memory whole.
-func writePack(gitDir string, fresh *memory.Storage, spilled []spilledBlob) error {
+func writePack(gitDir string, fresh *memory.Storage, spilled []spilledBlob) (string, error) {
 	spilled = uniqueSpills(fresh, spilled)
 	if len(fresh.Objects) == 0 && len(spilled) == 0 {
-		return nil
+		return "", nil
 	}
 	hashes := make([]plumbing.Hash, 0, len(fresh.Objects))
 	for h := range fresh.Objects {
@@ -38,16 +39,16 @@ func writePack(gitDir string, fresh *memory.Storage, spilled []spilledBlob) erro
 	sort.Slice(hashes, func(i, j int) bool { return bytes.Compare(hashes[i][:], hashes[j][:]) < 0 })
 	entries, err := compressAll(fresh, hashes)
 	if err != nil {
-		return fmt.Errorf("write pack: %w", err)
+		return "", fmt.Errorf("write pack: %w", err)
 	}
 
 	dir := filepath.Join(gitDir, "objects", "pack")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+		return "", err
 	}
 	tmp, err := os.CreateTemp(dir, "tmp_pack_")
 	if err != nil {
-		return fmt.Errorf("write pack: %w", err)
+		return "", fmt.Errorf("write pack: %w", err)
 	}
 	defer os.Remove(tmp.Name())
 	sum := sha1.New()
@@ -57,7 +58,7 @@ func writePack(gitDir string, fresh *memory.Storage, spilled []spilledBlob) erro
 	header[8], header[9], header[10], header[11] = byte(n>>24), byte(n>>16), byte(n>>8), byte(n)
 	if _, err := w.Write(header); err != nil {
 		tmp.Close()
-		return err
+		return "", err
 	}
 	idx := new(idxfile.Writer)
 	offset := uint64(len(header))
@@ -65,7 +66,7 @@ func writePack(gitDir string, fresh *memory.Storage, spilled []spilledBlob) erro
 		idx.Add(hashes[i], offset, crc32.ChecksumIEEE(e))
 		if _, err := w.Write(e); err != nil {
 			tmp.Close()
-			return err
+			return "", err
 		}
 		offset += uint64(len(e))
 	}
@@ -74,7 +75,7 @@ func writePack(gitDir string, fresh *memory.Storage, spilled []spilledBlob) erro
 		written := &countingWriter{w: io.MultiWriter(w, crc)}
 		if err := streamEntry(written, b); err != nil {
 			tmp.Close()
-			return fmt.Errorf("write pack: %w", err)
+			return "", fmt.Errorf("write pack: %w", err)
 		}
 		idx.Add(b.hash, offset, crc.Sum32())
 		offset += uint64(written.n)
@@ -83,34 +84,37 @@ func writePack(gitDir string, fresh *memory.Storage, spilled []spilledBlob) erro
 	copy(trailer[:], sum.Sum(nil))
 	if _, err := tmp.Write(trailer[:]); err != nil {
 		tmp.Close()
-		return err
+		return "", err
 	}
 	if err := tmp.Close(); err != nil {
-		return err
+		return "", err
 	}
 	if err := idx.OnFooter(trailer); err != nil {
-		return err
+		return "", err
 	}
 	index, err := idx.Index()
 	if err != nil {
-		return fmt.Errorf("write pack index: %w", err)
+		return "", fmt.Errorf("write pack index: %w", err)
 	}
 	base := filepath.Join(dir, "pack-"+hex.EncodeToString(trailer[:]))
 	idxFile, err := os.Create(base + ".idx.tmp")
 	if err != nil {
-		return err
+		return "", err
 	}
 	if _, err := idxfile.NewEncoder(idxFile).Encode(index); err != nil {
 		idxFile.Close()
-		return fmt.Errorf("write pack index: %w", err)
+		return "", fmt.Errorf("write pack index: %w", err)
 	}
 	if err := idxFile.Close(); err != nil {
-		return err
+		return "", err
 	}
 	if err := os.Rename(tmp.Name(), base+".pack"); err != nil {
-		return err
+		return "", err
 	}
-	return os.Rename(base+".idx.tmp", base+".idx")
+	if err := os.Rename(base+".idx.tmp", base+".idx"); err != nil {
+		return "", err
+	}
+	return filepath.Base(base), nil
 }
 
 // compressAll returns each object as a pack entry: type-and-size header

@@ -3,6 +3,7 @@ package patchset
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -31,6 +32,11 @@ type tree struct {
 	touched map[string]bool
 	// spills holds the large blobs kept on disk instead of in store.
 	spills *spillStore
+	// base holds the base commit's objects; stale are the paths whose file
+	// on disk is not the base commit's (a re-apply in place starts from a
+	// tree holding an older series), read from base instead.
+	base  storer.EncodedObjectStorer
+	stale map[string]bool
 }
 
 type fileEntry struct {
@@ -54,7 +60,7 @@ func loadTree(dir string, base, out storer.EncodedObjectStorer, commit plumbing.
 		return nil, fmt.Errorf("read base tree %s: %w", c.TreeHash, err)
 	}
 	t := &tree{
-		dir: dir, store: out,
+		dir: dir, store: out, base: base,
 		files:   map[string]*fileEntry{},
 		dirs:    map[string]map[string]bool{},
 		dirHash: map[string]plumbing.Hash{},
@@ -114,6 +120,9 @@ func (t *tree) read(p string) ([]byte, error) {
 	if e.spill != "" {
 		return os.ReadFile(e.spill)
 	}
+	if t.stale[p] {
+		return t.readBlob(p, e)
+	}
 	full := filepath.Join(t.dir, filepath.FromSlash(p))
 	if e.mode == filemode.Symlink {
 		target, err := os.Readlink(full)
@@ -126,6 +135,25 @@ func (t *tree) read(p string) ([]byte, error) {
 	data, err := os.ReadFile(full)
 	if err != nil {
 		return nil, err
+	}
+	e.data = data
+	return data, nil
+}
+
+// readBlob reads p's content from the object store.
+func (t *tree) readBlob(p string, e *fileEntry) ([]byte, error) {
+	obj, err := t.base.EncodedObject(plumbing.BlobObject, e.hash)
+	if err != nil {
+		return nil, fmt.Errorf("blob %s of %s: %w", e.hash, p, err)
+	}
+	r, err := obj.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("blob %s of %s: %w", e.hash, p, err)
 	}
 	e.data = data
 	return data, nil

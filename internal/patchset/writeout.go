@@ -1,6 +1,7 @@
 package patchset
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,9 +13,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 )
 
-// writeOut brings the files on disk and the git index to the series' last
-// commit. It runs only after every patch applied in memory.
-func writeOut(dir string, t *tree, res *Result) error {
+// seriesPaths is every path a series touched, sorted.
+func seriesPaths(res *Result) []string {
 	changed := map[string]bool{}
 	for _, a := range res.Patches {
 		for p := range a.Files {
@@ -26,6 +26,16 @@ func writeOut(dir string, t *tree, res *Result) error {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
+	return paths
+}
+
+// writeOut brings the given paths on disk and in the git index to their
+// state in t (absent from t: deleted). It runs only after every patch
+// applied in memory.
+//
+// idx is the index as it is on disk, when the caller has read it already
+// (nil: read here).
+func writeOut(dir string, t *tree, paths []string, idx *index.Index) error {
 	// Deletions first, so a file may replace a directory it emptied.
 	for _, p := range paths {
 		if _, ok := t.files[p]; !ok {
@@ -51,7 +61,7 @@ func writeOut(dir string, t *tree, res *Result) error {
 			}
 		}
 	}
-	return updateIndex(dir, t, paths)
+	return updateIndex(dir, t, paths, idx)
 }
 
 func writeFile(full string, mode filemode.FileMode, data []byte) error {
@@ -118,14 +128,14 @@ func removeFile(dir, p string) error {
 // updateIndex rewrites the git index entries of the changed paths with
 // their new blobs and the stat data of the written files, so `git status`
 // sees a clean tree without re-hashing it.
-func updateIndex(dir string, t *tree, paths []string) error {
+func updateIndex(dir string, t *tree, paths []string, idx *index.Index) error {
 	idxPath := filepath.Join(dir, ".git", "index")
-	idx := &index.Index{Version: 2}
-	if f, err := os.Open(idxPath); err == nil {
-		err = index.NewDecoder(f).Decode(idx)
-		f.Close()
-		if err != nil {
-			return fmt.Errorf("read git index: %w", err)
+	if idx == nil {
+		idx = &index.Index{Version: 2}
+		if data, err := os.ReadFile(idxPath); err == nil {
+			if err := index.NewDecoder(bytes.NewReader(data)).Decode(idx); err != nil {
+				return fmt.Errorf("read git index: %w", err)
+			}
 		}
 	}
 	changed := map[string]bool{}
@@ -152,18 +162,15 @@ func updateIndex(dir string, t *tree, paths []string) error {
 	}
 	sort.Slice(idx.Entries, func(i, j int) bool { return idx.Entries[i].Name < idx.Entries[j].Name })
 	idx.Cache = nil // the cache-tree extension would be stale
-	tmp := idxPath + ".epp-build-tmp"
-	out, err := os.Create(tmp)
-	if err != nil {
+	// Encoded in memory: the encoder writes field by field.
+	var buf bytes.Buffer
+	if err := index.NewEncoder(&buf).Encode(idx); err != nil {
 		return fmt.Errorf("write git index: %w", err)
 	}
-	if err := index.NewEncoder(out).Encode(idx); err != nil {
-		out.Close()
+	tmp := idxPath + ".epp-build-tmp"
+	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("write git index: %w", err)
-	}
-	if err := out.Close(); err != nil {
-		return err
 	}
 	return os.Rename(tmp, idxPath)
 }

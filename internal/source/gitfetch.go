@@ -16,6 +16,7 @@ import (
 	"github.com/go-git/go-git/v5/storage"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
+	"github.com/epp-build/epp-build/internal/progress"
 	"github.com/epp-build/epp-build/internal/redact"
 )
 
@@ -40,9 +41,9 @@ func fetchGit(ctx context.Context, c *cache, req Request) (*Tree, error) {
 	want := req.Pin.Commit
 	return c.get(ctx, "git-"+want, expectation{commit: want}, func(ctx context.Context, tmp string) (*entryMeta, error) {
 		m := &entryMeta{Via: Git, Commit: want, Origin: repo.shown, Ref: req.Pin.Ref}
-		err := fetchPackInto(ctx, tmp, repo, req.Pin.Ref, want, m)
+		err := fetchPackInto(ctx, tmp, repo, req.Pin.Ref, want, m, req.Progress)
 		if errors.Is(err, git.ErrExactSHA1NotSupported) && fullHash.MatchString(req.Pin.Ref) {
-			err = fetchCommitThroughRefs(ctx, tmp, repo, want, m)
+			err = fetchCommitThroughRefs(ctx, tmp, repo, want, m, req.Progress)
 		}
 		if err != nil {
 			return nil, err
@@ -54,11 +55,11 @@ func fetchGit(ctx context.Context, c *cache, req Request) (*Tree, error) {
 // fetchPackInto fetches ref at depth 1 straight into the entry's own git
 // dir, so the server's pack (already compressed and delta-encoded) is kept
 // as received instead of being decoded into memory and packed again.
-func fetchPackInto(ctx context.Context, tmp string, repo remoteRepo, ref, want string, m *entryMeta) error {
+func fetchPackInto(ctx context.Context, tmp string, repo remoteRepo, ref, want string, m *entryMeta, p *progress.Reporter) error {
 	gitDir := filepath.Join(tmp, gitDirName)
 	s := filesystem.NewStorageWithOptions(osfs.New(gitDir), gitcache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
 	defer s.Close()
-	got, err := shallowFetch(ctx, s, repo, ref)
+	got, err := shallowFetch(ctx, watchFetch(s, p, repo.shown), repo, ref)
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/epp-build/epp-build/internal/progress"
 	"golang.org/x/mod/module"
 
 	"github.com/epp-build/epp-build/internal/redact"
@@ -125,6 +126,8 @@ type proxyClient struct {
 	entries []proxyEntry
 	http    *http.Client
 	netrc   string // the netrc file's text, read once: credentials by host
+	// progress shows a module zip's bytes as they arrive.
+	progress *progress.Reporter
 }
 
 // newProxyClient reads the proxy list for mod; a module the go command
@@ -185,6 +188,7 @@ func (p *proxyClient) download(ctx context.Context, mod, version, suffix string,
 // get fetches base/rel into a writer from open.
 func (p *proxyClient) get(ctx context.Context, base, rel string, open func() (io.WriteCloser, error)) error {
 	var body io.ReadCloser
+	size := int64(-1)
 	if strings.HasPrefix(base, "file://") {
 		f, err := os.Open(filepath.Join(strings.TrimPrefix(base, "file://"), filepath.FromSlash(rel)))
 		if errors.Is(err, os.ErrNotExist) {
@@ -223,17 +227,27 @@ func (p *proxyClient) get(ctx context.Context, base, rel string, open func() (io
 			resp.Body.Close()
 			return fmt.Errorf("%s: %s", redact.Excerpt([]byte(resp.Status)), redact.Excerpt(msg))
 		}
-		body = resp.Body
+		body, size = resp.Body, resp.ContentLength
 	}
 	defer body.Close()
 	w, err := open()
 	if err != nil {
 		return err
 	}
+	var task *progress.Task
+	if strings.HasSuffix(rel, ".zip") {
+		task = p.progress.Start("download "+redact.URL(base)+"/"+rel, size)
+		defer task.Abort() // a no-op after Done
+		w = struct {
+			io.Writer
+			io.Closer
+		}{io.MultiWriter(w, task), w}
+	}
 	if _, err := io.Copy(w, body); err != nil {
 		w.Close()
 		return err
 	}
+	task.Done()
 	return w.Close()
 }
 

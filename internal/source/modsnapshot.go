@@ -51,6 +51,7 @@ func fetchGoProxy(ctx context.Context, c *cache, req Request) (*Tree, error) {
 		if err != nil {
 			return nil, err
 		}
+		proxies.progress = req.Progress
 		mv := pin.Module + "@" + pin.ModuleVersion
 		info, proxy, err := proxies.info(ctx, pin.Module, pin.ModuleVersion)
 		if err != nil {

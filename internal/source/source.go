@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/epp-build/epp-build/internal/progress"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/redact"
 )
@@ -29,6 +30,9 @@ type Request struct {
 	// Notice receives one-line notices (fallbacks, dropped cache entries);
 	// may be nil.
 	Notice func(format string, args ...any)
+	// Progress shows the bytes of a download as they arrive; nil shows
+	// nothing.
+	Progress *progress.Reporter
 }
 
 // Tree is a verified upstream snapshot held in the cache; read-only for

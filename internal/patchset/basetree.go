@@ -1,0 +1,114 @@
+package patchset
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"path/filepath"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/format/index"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+)
+
+// baseFromIndex builds the in-memory tree of the base commit for a re-apply
+// in place without reading the base's whole tree from the object store:
+// the index of the clean tree is the old series' last commit, and only
+// the paths the old series touched (stale) differ from the base; their
+// base entries are looked up along their own directories. Directory
+// hashes come from hashing the index's entries in memory, and the
+// directories of the stale paths are re-encoded when the first patch is
+// committed.
+func baseFromIndex(dir string, base, out storer.EncodedObjectStorer, idx *index.Index, commit plumbing.Hash, stale []string) (*tree, error) {
+	c, err := object.GetCommit(base, commit)
+	if err != nil {
+		return nil, fmt.Errorf("read base commit %s: %w", commit, err)
+	}
+	root, err := object.GetTree(base, c.TreeHash)
+	if err != nil {
+		return nil, fmt.Errorf("read base tree %s: %w", c.TreeHash, err)
+	}
+	t := &tree{
+		dir: dir, store: out, base: base,
+		files:   make(map[string]*fileEntry, len(idx.Entries)),
+		dirs:    map[string]map[string]bool{"": {}},
+		dirHash: map[string]plumbing.Hash{},
+		dirty:   map[string]bool{},
+		touched: map[string]bool{},
+		stale:   map[string]bool{},
+		spills:  &spillStore{gitDir: filepath.Join(dir, ".git")},
+	}
+	for _, e := range idx.Entries {
+		if e.Stage != normalStage {
+			return nil, fmt.Errorf("the index holds a conflict at %s", e.Name)
+		}
+		t.put(e.Name, e.Mode, e.Hash)
+	}
+	t.hashDirs("")
+	// Paths the base lacks go first, so that a file the base has may take
+	// the place of a folder the old series made.
+	var restore []*object.TreeEntry
+	var restorePaths []string
+	for _, p := range stale {
+		t.stale[p] = true
+		e, err := root.FindEntry(p)
+		if err != nil && !errors.Is(err, object.ErrEntryNotFound) && !errors.Is(err, object.ErrDirectoryNotFound) {
+			return nil, fmt.Errorf("base entry %s: %w", p, err)
+		}
+		if err != nil || e.Mode == filemode.Dir {
+			if t.exists(p) {
+				t.remove(p)
+			}
+			continue
+		}
+		restore, restorePaths = append(restore, e), append(restorePaths, p)
+	}
+	for i, e := range restore {
+		p := restorePaths[i]
+		t.put(p, e.Mode, e.Hash)
+		t.markDirty(p)
+	}
+	t.touched = map[string]bool{}
+	return t, nil
+}
+
+// put adds the entry p to files and its folders to dirs, without storing
+// anything.
+func (t *tree) put(p string, mode filemode.FileMode, h plumbing.Hash) {
+	t.files[p] = &fileEntry{mode: mode, hash: h}
+	for child := p; child != ""; {
+		dir := parentDir(child)
+		known := t.dirs[dir] != nil
+		if !known {
+			t.dirs[dir] = map[string]bool{}
+		}
+		t.dirs[dir][path.Base(child)] = true
+		if known {
+			return
+		}
+		child = dir
+	}
+}
+
+// hashDirs computes the hash of dir and every folder below it, in memory
+// (nothing is stored: these trees are in the object store already).
+func (t *tree) hashDirs(dir string) plumbing.Hash {
+	var entries []object.TreeEntry
+	for name := range t.dirs[dir] {
+		p := path.Join(dir, name)
+		if _, isDir := t.dirs[p]; isDir {
+			entries = append(entries, object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: t.hashDirs(p)})
+			continue
+		}
+		f := t.files[p]
+		entries = append(entries, object.TreeEntry{Name: name, Mode: f.mode, Hash: f.hash})
+	}
+	sortTreeEntries(entries)
+	obj := &plumbing.MemoryObject{}
+	_ = (&object.Tree{Entries: entries}).Encode(obj) // a memory object does not fail
+	h := obj.Hash()
+	t.dirHash[dir] = h
+	return h
+}

@@ -1,0 +1,123 @@
+package patchset
+
+import (
+	"os"
+	"path"
+	"path/filepath"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/format/index"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// cleanTracked says, as git does it, whether every tracked file matches
+// the index and the index matches HEAD: a file whose stat data agrees with
+// its index entry (and is older than the index) is not read; any other is
+// hashed. It answers false whenever it is unsure; the caller then asks the
+// full (slower) status for the names. go-git's status reads every
+// directory and tree object, which was most of a re-apply's time.
+func cleanTracked(repo *git.Repository, idx *index.Index, dir string) bool {
+	head, err := repo.Head()
+	if err != nil {
+		return false
+	}
+	c, err := repo.CommitObject(head.Hash())
+	if err != nil {
+		return false
+	}
+	if h, ok := indexTree(idx); !ok || h != c.TreeHash {
+		return false
+	}
+	fi, err := os.Stat(filepath.Join(dir, ".git", "index"))
+	if err != nil {
+		return false
+	}
+	written := fi.ModTime()
+	for _, e := range idx.Entries {
+		if !fileMatches(dir, e, written) {
+			return false
+		}
+	}
+	return true
+}
+
+// fileMatches is whether the work tree file of e holds e's blob and mode.
+func fileMatches(dir string, e *index.Entry, indexWritten time.Time) bool {
+	if e.Stage != normalStage || e.SkipWorktree || e.IntentToAdd {
+		return false
+	}
+	full := filepath.Join(dir, filepath.FromSlash(e.Name))
+	fi, err := os.Lstat(full)
+	if err != nil {
+		return false
+	}
+	var mode filemode.FileMode
+	switch {
+	case fi.Mode()&os.ModeSymlink != 0:
+		mode = filemode.Symlink
+	case fi.Mode().IsRegular() && fi.Mode()&0o111 != 0:
+		mode = filemode.Executable
+	case fi.Mode().IsRegular():
+		mode = filemode.Regular
+	default:
+		return false
+	}
+	if mode != e.Mode {
+		return false
+	}
+	if uint32(fi.Size()) == e.Size && fi.ModTime().Equal(e.ModifiedAt) && fi.ModTime().Before(indexWritten) {
+		return true
+	}
+	var data []byte
+	if mode == filemode.Symlink {
+		target, err := os.Readlink(full)
+		if err != nil {
+			return false
+		}
+		data = []byte(target)
+	} else if data, err = os.ReadFile(full); err != nil {
+		return false
+	}
+	return plumbing.ComputeHash(plumbing.BlobObject, data) == e.Hash
+}
+
+// normalStage is the stage of an entry without a conflict. (go-git's
+// index.Merged says 1, but an entry read from an index file has 0, as git
+// writes it.)
+const normalStage index.Stage = 0
+
+// indexTree is the hash of the tree the index holds, computed in memory
+// (nothing is stored).
+func indexTree(idx *index.Index) (plumbing.Hash, bool) {
+	files := map[string][]object.TreeEntry{}
+	subdirs := map[string][]string{}
+	known := map[string]bool{"": true}
+	for _, e := range idx.Entries {
+		if e.Stage != normalStage {
+			return plumbing.ZeroHash, false
+		}
+		dir := parentDir(e.Name)
+		files[dir] = append(files[dir], object.TreeEntry{Name: path.Base(e.Name), Mode: e.Mode, Hash: e.Hash})
+		for d := dir; !known[d]; d = parentDir(d) {
+			known[d] = true
+			subdirs[parentDir(d)] = append(subdirs[parentDir(d)], d)
+		}
+	}
+	var encode func(dir string) plumbing.Hash
+	encode = func(dir string) plumbing.Hash {
+		entries := files[dir]
+		for _, d := range subdirs[dir] {
+			entries = append(entries, object.TreeEntry{Name: path.Base(d), Mode: filemode.Dir, Hash: encode(d)})
+		}
+		sortTreeEntries(entries)
+		obj := &plumbing.MemoryObject{}
+		if err := (&object.Tree{Entries: entries}).Encode(obj); err != nil {
+			return plumbing.ZeroHash
+		}
+		return obj.Hash()
+	}
+	return encode(""), true
+}

@@ -1,0 +1,237 @@
+package patchset
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/epp-build/epp-build/internal/recipe"
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/index"
+	"github.com/go-git/go-git/v5/storage/memory"
+)
+
+// A re-apply onto a clean tree of the same upstream commit (the edit loop:
+// a patch changed, apply again) rewrites only the files whose content or
+// mode changes, instead of the whole tree.
+//
+// The new series is computed in memory against the base commit, which the
+// tree's own .git holds, so nothing is fetched and a conflict writes
+// nothing. The update then goes in this order: the new objects (one pack;
+// harmless on its own), a journal naming the new head, branch, record and
+// the paths to update, then the files and index entries, the refs and the
+// record, and last the journal is removed. Each file is replaced by a
+// rename, so it is either old or new. A run that stops after the journal
+// was written (a crash, a kill) leaves the journal, and the next apply on
+// that folder completes it from the objects already stored before it looks
+// at anything else. Interrupting (Ctrl-C) before the journal is written
+// leaves the tree as it was; after, the few remaining writes are finished.
+// Like the rest of apply it does not fsync: it covers a process that
+// stops, not a machine that loses power.
+const journalFile = "epp-build/reapply.json"
+
+// journal is a re-apply in place that has started writing.
+type journal struct {
+	Head   string   `json:"head"`
+	Branch string   `json:"branch"`
+	Paths  []string `json:"paths"`
+	Record *Record  `json:"record"`
+}
+
+// stopAfterJournal lets a test stop a re-apply where a crash would.
+var stopAfterJournal *func() error
+
+func journalPath(dir string) string { return filepath.Join(dir, ".git", journalFile) }
+
+// inPlace is whether a re-apply onto ex may update the tree in place: the
+// same upstream and version, and nothing there that apply did not make.
+func inPlace(r *recipe.Recipe, ex *existing, opt Options) bool {
+	return ex != nil && len(ex.reasons) > 0 && ex.local.Empty() && !opt.Force &&
+		ex.rec.UpstreamCommit == r.Upstream.Commit && ex.rec.Version == r.Version
+}
+
+// reapplyInPlace applies the series to out's base commit in memory and
+// writes only what differs from what out holds.
+func reapplyInPlace(ctx context.Context, patches []*Patch, out string, ex *existing, opt Options) (*Outcome, error) {
+	repo := ex.repo
+	base := plumbing.NewHash(ex.rec.Base)
+	fresh := memory.NewStorage()
+	// The files the old series touched hold its content, not the base's.
+	stale := seriesPaths(&ex.rec.Result)
+	t, err := baseFromIndex(out, repo.Storer, fresh, ex.idx, base, stale)
+	if err != nil {
+		// A path the base cannot answer quickly (a file where the old
+		// series made a folder): read the base's whole tree instead.
+		if t, err = loadTree(out, repo.Storer, fresh, base); err != nil {
+			return nil, err
+		}
+		t.stale = map[string]bool{}
+		for _, p := range stale {
+			t.stale[p] = true
+		}
+	}
+	defer t.spills.remove()
+	res, err := applySeries(ctx, t, patches, opt, base)
+	if err != nil {
+		return nil, err
+	}
+	paths := differing(ex.idx, t, t.stale, seriesPaths(res))
+	rec := *ex.rec
+	rec.Result = *res
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if res.Pack, err = writePack(filepath.Join(out, ".git"), fresh, t.spills.blobs); err != nil {
+		return nil, err
+	}
+	rec.Pack = res.Pack
+	j := &journal{Head: res.Head, Branch: opt.Branch, Paths: paths, Record: &rec}
+	if err := writeJournal(out, j); err != nil {
+		return nil, err
+	}
+	if stopAfterJournal != nil {
+		if err := (*stopAfterJournal)(); err != nil {
+			return nil, err
+		}
+	}
+	if err := completeJournal(out, repo, t, j, ex.idx); err != nil {
+		return nil, err
+	}
+	dropReplacedPack(repo, out, ex.rec, &rec)
+	return &Outcome{Dir: out, Reasons: ex.reasons, Record: &rec, InPlace: true, Rewritten: paths}, nil
+}
+
+// differing lists the paths among the candidates whose entry in t (absent:
+// deleted) differs from out's index, which for a clean tree is what its
+// files hold.
+func differing(idx *index.Index, t *tree, old map[string]bool, changed []string) []string {
+	candidates := map[string]bool{}
+	for p := range old {
+		candidates[p] = true
+	}
+	for _, p := range changed {
+		candidates[p] = true
+	}
+	var out []string
+	for p := range candidates {
+		f, inNew := t.files[p]
+		e, err := idx.Entry(p)
+		inOld := err == nil
+		if inNew && inOld && f.hash == e.Hash && f.mode == e.Mode || !inNew && !inOld {
+			continue
+		}
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func writeJournal(dir string, j *journal) error {
+	data, err := json.MarshalIndent(j, "", "  ")
+	if err != nil {
+		return err
+	}
+	path := journalPath(dir)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return fmt.Errorf("write the re-apply journal: %w", err)
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write the re-apply journal: %w", err)
+	}
+	return nil
+}
+
+// completeJournal writes what j names from t, moves the refs, stores the
+// record and drops the journal. Running it again is harmless.
+func completeJournal(dir string, repo *git.Repository, t *tree, j *journal, idx *index.Index) error {
+	if err := writeOut(dir, t, j.Paths, idx); err != nil {
+		return err
+	}
+	if err := setRefs(repo, plumbing.NewHash(j.Record.Base), plumbing.NewHash(j.Head), j.Branch); err != nil {
+		return err
+	}
+	if err := WriteRecord(dir, j.Record); err != nil {
+		return err
+	}
+	return os.Remove(journalPath(dir))
+}
+
+// finishInterrupted completes a re-apply in place of dir that stopped
+// after writing its journal; it does nothing when there is none.
+func finishInterrupted(dir string) error {
+	if fi, err := os.Stat(filepath.Join(dir, ".git")); err != nil || !fi.IsDir() {
+		return nil // not a work tree: inspectExisting says what it is
+	}
+	data, err := os.ReadFile(journalPath(dir))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	j := &journal{}
+	if err := json.Unmarshal(data, j); err != nil || j.Record == nil {
+		return fmt.Errorf("%s is unreadable (%v); remove the folder and apply again", journalPath(dir), err)
+	}
+	repo, done, err := openWorkTree(dir)
+	if err != nil {
+		return err
+	}
+	defer done()
+	t, err := loadTree(dir, repo.Storer, memory.NewStorage(), plumbing.NewHash(j.Head))
+	if err != nil {
+		return err
+	}
+	t.stale = map[string]bool{}
+	for _, p := range j.Paths {
+		t.stale[p] = true
+	}
+	return completeJournal(dir, repo, t, j, nil)
+}
+
+// dropReplacedPack removes the pack the previous series wrote once the new
+// one has replaced it, so an edit loop does not pile up packs (every run
+// would read all their indexes). The new pack holds every object the new
+// series needs beyond the base, so only a ref still pointing at an old
+// commit keeps the old pack; failing to remove it is harmless.
+func dropReplacedPack(repo *git.Repository, dir string, old, now *Record) {
+	if old.Pack == "" || old.Pack == now.Pack {
+		return
+	}
+	refs, err := repo.References()
+	if err != nil {
+		return
+	}
+	inUse := false
+	_ = refs.ForEach(func(r *plumbing.Reference) error {
+		if r.Type() == plumbing.HashReference && r.Hash().String() != now.Head && r.Hash().String() != now.Base {
+			inUse = true
+		}
+		return nil
+	})
+	if inUse {
+		return
+	}
+	packs := filepath.Join(dir, ".git", "objects", "pack")
+	for _, ext := range []string{".idx", ".pack"} {
+		os.Remove(filepath.Join(packs, old.Pack+ext))
+	}
+}
