@@ -1,55 +1,12 @@
 package pipeline08
 
-import (
-	"errors"
-	"fmt"
-)
+import "github.com/epp-build/epp-build/ffi/llmresult"
 
 // ErrClosed is returned by calls on a Router after Close.
-var ErrClosed = errors.New("dynamo pipeline router is closed")
+var ErrClosed = llmresult.ErrClosed
 
 // CallError is a non-zero result code from a C API call.
-type CallError struct {
-	Call string // the C function, e.g. "dynamo_llm_init"
-	Code int
-}
-
-func (e *CallError) Error() string {
-	return fmt.Sprintf("%s: code %d (%s)", e.Call, e.Code, codeText(e.Code))
-}
-
-// codeText names a result code. Dynamo's library returns only 0 and 1; the
-// C API test double returns the more specific codes 2-8 so tests can tell
-// failures apart.
-func codeText(code int) string {
-	switch code {
-	case 0:
-		return "ok"
-	case 1:
-		return "error; the library logs the cause"
-	case 2:
-		return "runtime not initialized"
-	case 3:
-		return "null pointer argument"
-	case 4:
-		return "unknown model"
-	case 5:
-		return "bad request JSON"
-	case 6:
-		return "invalid pipeline handle"
-	case 7:
-		return "pipeline busy: a call is in flight"
-	case 8:
-		return "pointer not from a live result"
-	default:
-		return "unknown result code"
-	}
-}
+type CallError = llmresult.CallError
 
 // check turns a result code into an error naming the call.
-func check(call string, code uint32) error {
-	if code == 0 {
-		return nil
-	}
-	return &CallError{Call: call, Code: int(code)}
-}
+func check(call string, code uint32) error { return llmresult.Check(call, code) }
