@@ -2,11 +2,12 @@ package main
 
 import (
 	"encoding/json"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/epp-build/epp-build/internal/testutil"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -23,22 +24,6 @@ func readRecord(t *testing.T, dir string) patchset.Record {
 	var rec patchset.Record
 	require.NoError(t, json.Unmarshal(data, &rec))
 	return rec
-}
-
-// requireNoSecretUnder greps every file under dir.
-func requireNoSecretUnder(t *testing.T, dir, secret string) {
-	t.Helper()
-	require.NoError(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || d.Type()&fs.ModeSymlink != 0 {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		assert.NotContains(t, string(data), secret, "%s holds the password", p)
-		return nil
-	}))
 }
 
 // TestUpstreamCredentialsNeverShownOrStored: apply --upstream with
@@ -77,9 +62,9 @@ func TestUpstreamCredentialsNeverShownOrStored(t *testing.T) {
 	for _, res := range []result{r, r2, r3} {
 		assert.NotContains(t, res.stdout+res.stderr, secret)
 	}
-	requireNoSecretUnder(t, cache, secret)
-	requireNoSecretUnder(t, out, secret)
-	requireNoSecretUnder(t, again, secret)
+	testutil.AssertNoSecretUnder(t, cache, secret)
+	testutil.AssertNoSecretUnder(t, out, secret)
+	testutil.AssertNoSecretUnder(t, again, secret)
 }
 
 // TestWarmCacheProvenanceIsTrue: a tree cached by --source path and then
@@ -153,5 +138,5 @@ func TestRebaseUpstreamCredentialsNeverStored(t *testing.T) {
 	for _, res := range []result{r, r2} {
 		assert.NotContains(t, res.stdout+res.stderr, secret)
 	}
-	requireNoSecretUnder(t, patches, secret)
+	testutil.AssertNoSecretUnder(t, patches, secret)
 }

@@ -2,7 +2,6 @@ package source
 
 import (
 	"context"
-	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -10,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/epp-build/epp-build/internal/testutil"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -273,7 +274,7 @@ func TestGoProxyCredentials(t *testing.T) {
 			_, err := Fetch(context.Background(), Request{Pin: proxy.pin("", f.rel), Kind: GoProxy, CacheDir: cache, Notice: notes.notice})
 			if c.ok {
 				require.NoError(t, err)
-				assertNoSecretUnder(t, cache, secret)
+				testutil.AssertNoSecretUnder(t, cache, secret)
 			} else {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), "401")
@@ -285,21 +286,6 @@ func TestGoProxyCredentials(t *testing.T) {
 			}
 		})
 	}
-}
-
-func assertNoSecretUnder(t *testing.T, dir, secret string) {
-	t.Helper()
-	require.NoError(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || d.Type()&fs.ModeSymlink != 0 {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		assert.NotContains(t, string(data), secret, "%s holds the proxy password", p)
-		return nil
-	}))
 }
 
 func TestLookupNetrc(t *testing.T) {

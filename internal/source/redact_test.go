@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/epp-build/epp-build/internal/testutil"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -42,8 +44,8 @@ func TestGitCredentialsNeverShownOrStored(t *testing.T) {
 	desc, err := os.ReadFile(filepath.Join(dst, ".git", "description"))
 	require.NoError(t, err)
 	assert.Equal(t, "upstream "+f.rel+" from "+shown+"\n", string(desc))
-	assertNoSecretUnder(t, cache, gitSecret)
-	assertNoSecretUnder(t, dst, gitSecret)
+	testutil.AssertNoSecretUnder(t, cache, gitSecret)
+	testutil.AssertNoSecretUnder(t, dst, gitSecret)
 	for _, n := range notes.all() {
 		assert.NotContains(t, n, gitSecret)
 	}
@@ -82,7 +84,7 @@ func TestAutoFallbackNoticeShowsNoCredentials(t *testing.T) {
 	shown := strings.Replace(url, gitSecret, "xxxxx", 1)
 	assert.True(t, strings.HasPrefix(notes.all()[0], "git fetch of "+shown+" failed ("), notes.all()[0])
 	assert.NotContains(t, notes.all()[0], gitSecret)
-	assertNoSecretUnder(t, cache, gitSecret)
+	testutil.AssertNoSecretUnder(t, cache, gitSecret)
 }
 
 // TestGoProxyErrorBodyIsExcerpted: a proxy that fails with a body echoing
