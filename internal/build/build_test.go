@@ -189,6 +189,22 @@ func TestBuildOCITarballOnly(t *testing.T) {
 	assert.False(t, tagExists(t, opt.Image), "nothing is pushed without --push")
 }
 
+// One platform still makes an index, pushed and in the tarball alike:
+// BuildKit writes a lone manifest for one platform unless told otherwise,
+// and everything after the solve (verify, smoke, tag) reads an index.
+func TestBuildOnePlatformMakesAnIndex(t *testing.T) {
+	requireDaemons(t)
+	requireToolchains(t)
+	opt, _, errOut := testOptions(t, reg.Host, "dynamo/epp-one")
+	opt.Platforms = []string{"linux/" + runtime.GOARCH}
+	opt.OCITar = filepath.Join(t.TempDir(), "epp.tar")
+	rep, err := Run(context.Background(), testInput(t), opt)
+	require.NoError(t, err, errOut.String())
+	require.Len(t, rep.Outputs.Images, 1)
+	assert.Equal(t, "linux/"+runtime.GOARCH, rep.Outputs.Images[0].Platform)
+	assert.True(t, tagExists(t, opt.Image))
+}
+
 func TestBuildKitUnreachable(t *testing.T) {
 	opt, _, _ := testOptions(t, "127.0.0.1:1", "x/y")
 	opt.BuildKit = "unix://" + filepath.Join(t.TempDir(), "nobody-listens.sock")

@@ -107,6 +107,9 @@ func solveOnce(ctx context.Context, c *client.Client, opt SolveOptions) (*SolveR
 	attrs := map[string]string{
 		"filename": dockerfile,
 		"platform": strings.Join(opt.Platforms, ","),
+		// An index even for one platform: BuildKit would export a lone
+		// manifest, and verify, smoke and tag all read an index.
+		"multi-platform": "true",
 	}
 	if opt.Target != "" {
 		attrs["target"] = opt.Target
