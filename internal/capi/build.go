@@ -150,14 +150,15 @@ func buildOne(ctx context.Context, e env, tc *Toolchain, opt Options, crateDir, 
 	// per feature set too: each keeps its own build-script output, and the
 	// header is looked for there.
 	targetDir := filepath.Join(root, "target", t.RustTriple+featureSuffix(opt.Features))
-	if err := runCargo(ctx, e, tc, opt.SrcDir, opt.Crate, opt.Features, targetDir, t); err != nil {
+	outDirs, err := runCargo(ctx, e, tc, opt.SrcDir, opt.Crate, opt.Features, targetDir, t)
+	if err != nil {
 		return nil, err
 	}
 	built := filepath.Join(targetDir, t.RustTriple, "release", libName)
 	if _, err := os.Stat(built); err != nil {
 		return nil, fmt.Errorf("cargo build for %s succeeded but %s is missing: is the crate's lib name %q and crate-type staticlib?", t.Platform, built, opt.Library)
 	}
-	header, err := findHeader(ctx, e, tc, crateDir, opt.Crate, opt.Features, targetDir, t, opt.HeaderName, filepath.Join(root, "tmp", key))
+	header, err := findHeader(ctx, e, tc, crateDir, opt.Crate, opt.Features, outDirs, opt.HeaderName, filepath.Join(root, "tmp", key))
 	if err != nil {
 		return nil, err
 	}

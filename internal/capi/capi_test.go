@@ -282,6 +282,31 @@ func TestCargoFeaturesSelectTheLibraryAndItsHeader(t *testing.T) {
 	assert.True(t, build("pipeline08").Artifacts[0].CacheHit)
 }
 
+// Two checkouts of the crate (two pins, or two --capi-src folders) share
+// the cache's cargo target dir, so it holds one build-script output per
+// checkout: each build takes the header of its own.
+func TestEachCheckoutGetsItsOwnBuildScriptHeader(t *testing.T) {
+	ts := targets(t, "linux/amd64")
+	requireToolchain(t, ts)
+	cache := t.TempDir()
+	build := func(marker string) string {
+		src := filepath.Join(t.TempDir(), "capi-double")
+		require.NoError(t, os.CopyFS(src, os.DirFS(filepath.Join("..", "..", "testdata", "capi-double"))))
+		hdr := filepath.Join(src, "include", "dynamo_llm_capi.h")
+		data, err := os.ReadFile(hdr)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(hdr, append(data, []byte("/* "+marker+" */\n")...), 0o644))
+		res, err := Build(context.Background(), Options{SrcDir: src, Crate: testCrate, Library: testLibrary,
+			Targets: ts, CacheDir: cache, Env: offlineEnv()})
+		require.NoError(t, err)
+		got, err := os.ReadFile(res.Artifacts[0].Header)
+		require.NoError(t, err)
+		return string(got)
+	}
+	assert.Contains(t, build("checkout one"), "checkout one")
+	assert.Contains(t, build("checkout two"), "checkout two")
+}
+
 func TestCargoFeaturesAreFeatureNames(t *testing.T) {
 	_, err := Build(context.Background(), Options{SrcDir: t.TempDir(), Library: testLibrary,
 		Features: []string{"pipeline08 --locked"}, Targets: []Target{{Platform: "linux/amd64"}}, CacheDir: t.TempDir()})

@@ -84,10 +84,11 @@ func featureSuffix(features []string) string {
 }
 
 // runCargo builds the crate for one target into targetDir, from the
-// workspace root.
-func runCargo(ctx context.Context, base env, tc *Toolchain, root, crate string, features []string, targetDir string, t Target) error {
+// workspace root, and returns the build-script output folders of the
+// package that produced the static library (see libraryOutDirs).
+func runCargo(ctx context.Context, base env, tc *Toolchain, root, crate string, features []string, targetDir string, t Target) ([]string, error) {
 	args := cargoArgs(crate, features, t)
-	cmd := exec.CommandContext(ctx, tc.Cargo, args...)
+	cmd := exec.CommandContext(ctx, tc.Cargo, append(args, "--message-format=json-render-diagnostics")...)
 	cmd.Dir = root
 	killGroupOnCancel(cmd)
 	cc := tc.CC[t.RustTriple]
@@ -98,16 +99,16 @@ func runCargo(ctx context.Context, base env, tc *Toolchain, root, crate string, 
 		// For build scripts using the cc crate.
 		"CC_"+strings.ReplaceAll(t.RustTriple, "-", "_")+"="+cc,
 	)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
-			return fmt.Errorf("cargo build for %s: %w", t.Platform, ctx.Err())
+			return nil, fmt.Errorf("cargo build for %s: %w", t.Platform, ctx.Err())
 		}
-		return &CargoError{Platform: t.Platform, Args: args, Err: err, StderrTail: tail(stderr.String(), stderrTailLines),
+		return nil, &CargoError{Platform: t.Platform, Args: args, Err: err, StderrTail: tail(stderr.String(), stderrTailLines),
 			Dependencies: dependencyFailure(stderr.String())}
 	}
-	return nil
+	return libraryOutDirs(&stdout)
 }
 
 // killGroupOnCancel runs cmd in its own process group and kills the whole

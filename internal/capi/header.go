@@ -12,18 +12,17 @@ import (
 )
 
 // findHeader returns the C header describing the library, from (in order)
-// the crate's build-script output (OUT_DIR under the target dir: Dynamo's
-// build.rs runs cbindgen with the crate's cbindgen.toml and writes
-// llm_engine.h there), headers a build script wrote into the crate's
-// include/ folder, or the cbindgen CLI run on the crate with its own
-// cbindgen.toml. headerName, when set, picks one file among several.
-func findHeader(ctx context.Context, e env, tc *Toolchain, crateDir, crate string, features []string, targetDir string, t Target, headerName, scratch string) (string, error) {
-	buildDir := filepath.Join(targetDir, t.RustTriple, "release", "build")
-	outHeaders := globHeaders(buildDir, func(rel string) bool {
-		parts := strings.Split(filepath.ToSlash(rel), "/")
-		return len(parts) > 2 && strings.HasPrefix(parts[0], crate+"-") && parts[1] == "out"
-	})
-	if h, err := pick(outHeaders, headerName, "the build output "+buildDir); h != "" || err != nil {
+// the output of the library package's build script (outDirs, from cargo's
+// messages: Dynamo's build.rs runs cbindgen with the crate's cbindgen.toml
+// and writes llm_engine.h into OUT_DIR), headers a build script wrote into
+// the crate's include/ folder, or the cbindgen CLI run on the crate with
+// its own cbindgen.toml. headerName, when set, picks one file among several.
+func findHeader(ctx context.Context, e env, tc *Toolchain, crateDir, crate string, features, outDirs []string, headerName, scratch string) (string, error) {
+	var outHeaders []string
+	for _, dir := range outDirs {
+		outHeaders = append(outHeaders, globHeaders(dir, func(string) bool { return true })...)
+	}
+	if h, err := pick(outHeaders, headerName, "the build script's output "+strings.Join(outDirs, ", ")); h != "" || err != nil {
 		return h, err
 	}
 	incHeaders := globHeaders(filepath.Join(crateDir, "include"), func(string) bool { return true })

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -18,30 +19,46 @@ func write(t *testing.T, path, content string) {
 
 func TestFindHeaderPrefersBuildOutput(t *testing.T) {
 	crate, target := t.TempDir(), t.TempDir()
-	tg := Target{RustTriple: "x86_64-unknown-linux-gnu"}
 	inc := filepath.Join(crate, "include", "api.h")
 	write(t, inc, "int a(void);")
-	h, err := findHeader(context.Background(), env(os.Environ()), nil, crate, "mycrate", nil, target, tg, "", t.TempDir())
+	h, err := findHeader(context.Background(), env(os.Environ()), nil, crate, "mycrate", nil, nil, "", t.TempDir())
 	require.NoError(t, err)
 	assert.Equal(t, inc, h, "include/ is used when the build wrote no header")
 
-	out := filepath.Join(target, tg.RustTriple, "release", "build", "mycrate-0123abcd", "out", "nested", "api.h")
-	write(t, out, "int a(void);")
-	// Another crate's build output is not ours.
-	write(t, filepath.Join(target, tg.RustTriple, "release", "build", "othercrate-99", "out", "x.h"), "")
-	h, err = findHeader(context.Background(), env(os.Environ()), nil, crate, "mycrate", nil, target, tg, "", t.TempDir())
+	build := filepath.Join(target, "x86_64-unknown-linux-gnu", "release", "build")
+	out := filepath.Join(build, "mycrate-0123abcd", "out")
+	write(t, filepath.Join(out, "nested", "api.h"), "int a(void);")
+	// The same crate built from another checkout into the shared target
+	// dir, and another crate's output: neither is this build's.
+	write(t, filepath.Join(build, "mycrate-99887766", "out", "api.h"), "int old(void);")
+	write(t, filepath.Join(build, "othercrate-99", "out", "x.h"), "")
+	h, err = findHeader(context.Background(), env(os.Environ()), nil, crate, "mycrate", nil, []string{out}, "", t.TempDir())
 	require.NoError(t, err)
-	assert.Equal(t, out, h)
+	assert.Equal(t, filepath.Join(out, "nested", "api.h"), h)
+}
+
+// cargo's messages name the output folder of the package that built the
+// static library, also when the build script was fresh.
+func TestLibraryOutDirsFollowsCargoMessages(t *testing.T) {
+	messages := `{"reason":"build-script-executed","package_id":"path+file:///a/dep#dep@0.1.0","out_dir":"/t/build/dep-1/out"}
+{"reason":"compiler-artifact","package_id":"path+file:///a/dep#dep@0.1.0","target":{"kind":["lib"]}}
+{"reason":"build-script-executed","package_id":"path+file:///a/capi#libdynamo_llm@0.1.0","out_dir":"/t/build/libdynamo_llm-2/out"}
+{"reason":"compiler-artifact","package_id":"path+file:///a/capi#libdynamo_llm@0.1.0","target":{"kind":["staticlib","cdylib"]}}
+not json
+{"reason":"build-finished","success":true}
+`
+	dirs, err := libraryOutDirs(strings.NewReader(messages))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"/t/build/libdynamo_llm-2/out"}, dirs)
 }
 
 func TestFindHeaderAsksWhichWhenAmbiguous(t *testing.T) {
 	crate := t.TempDir()
 	write(t, filepath.Join(crate, "include", "a.h"), "")
 	write(t, filepath.Join(crate, "include", "b.h"), "")
-	tg := Target{RustTriple: "x86_64-unknown-linux-gnu"}
-	_, err := findHeader(context.Background(), env(os.Environ()), nil, crate, "c", nil, t.TempDir(), tg, "", t.TempDir())
+	_, err := findHeader(context.Background(), env(os.Environ()), nil, crate, "c", nil, nil, "", t.TempDir())
 	require.ErrorContains(t, err, "several C headers")
-	h, err := findHeader(context.Background(), env(os.Environ()), nil, crate, "c", nil, t.TempDir(), tg, "b.h", t.TempDir())
+	h, err := findHeader(context.Background(), env(os.Environ()), nil, crate, "c", nil, nil, "b.h", t.TempDir())
 	require.NoError(t, err)
 	assert.Equal(t, "b.h", filepath.Base(h))
 }
