@@ -117,11 +117,15 @@ func differing(idx *index.Index, t *tree, old map[string]bool, changed []string)
 	for _, p := range changed {
 		candidates[p] = true
 	}
+	// idx.Entry scans every entry: index them once.
+	entries := make(map[string]*index.Entry, len(idx.Entries))
+	for _, e := range idx.Entries {
+		entries[e.Name] = e
+	}
 	var out []string
 	for p := range candidates {
 		f, inNew := t.files[p]
-		e, err := idx.Entry(p)
-		inOld := err == nil
+		e, inOld := entries[p]
 		if inNew && inOld && f.hash == e.Hash && f.mode == e.Mode || !inNew && !inOld {
 			continue
 		}
@@ -138,7 +142,7 @@ func writeJournal(dir string, j *journal) error {
 	}
 	path := journalPath(dir)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
+		return fmt.Errorf("write the re-apply journal: %w", err)
 	}
 	tmp := path + ".tmp"
 	f, err := os.Create(tmp)

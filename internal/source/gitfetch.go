@@ -59,10 +59,13 @@ func fetchPackInto(ctx context.Context, tmp string, repo remoteRepo, ref, want s
 	gitDir := filepath.Join(tmp, gitDirName)
 	s := filesystem.NewStorageWithOptions(osfs.New(gitDir), gitcache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
 	defer s.Close()
-	got, err := shallowFetch(ctx, watchFetch(s, p, repo.shown), repo, ref)
+	watched, task := watchFetch(s, p, repo.shown)
+	defer task.Abort()
+	got, err := shallowFetch(ctx, watched, repo, ref)
 	if err != nil {
 		return err
 	}
+	task.Done()
 	if got.String() != want {
 		return &MismatchError{Ref: ref, Want: want, Got: got.String(), Repository: repo.shown}
 	}

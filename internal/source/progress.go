@@ -16,14 +16,17 @@ type countingStorer struct {
 }
 
 // watchFetch wraps s so the fetch's pack shows on p as it arrives.
-func watchFetch(s storage.Storer, p *progress.Reporter, shown string) storage.Storer {
+// The task is nil when nothing is shown; the caller ends it with Done once
+// the fetch succeeded, or Abort (a no-op after Done) on any other way out.
+func watchFetch(s storage.Storer, p *progress.Reporter, shown string) (storage.Storer, *progress.Task) {
 	if p == nil {
-		return s
+		return s, nil
 	}
 	if _, ok := s.(storer.PackfileWriter); !ok {
-		return s
+		return s, nil
 	}
-	return &countingStorer{Storer: s, task: p.Start("fetch "+shown, 0)}
+	task := p.Start("fetch "+shown, 0)
+	return &countingStorer{Storer: s, task: task}, task
 }
 
 func (c *countingStorer) PackfileWriter() (io.WriteCloser, error) {
@@ -45,7 +48,4 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-func (c *countingWriter) Close() error {
-	c.task.Done()
-	return c.w.Close()
-}
+func (c *countingWriter) Close() error { return c.w.Close() }
