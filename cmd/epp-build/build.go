@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"path/filepath"
 
 	"github.com/epp-build/epp-build/internal/build"
@@ -68,8 +67,7 @@ never printed.
 				in.Patches = append(in.Patches, build.PatchDigest{Name: a.File, SHA256: a.SHA256})
 			}
 			if opt.CAPISrc == "" && r.CAPI != nil {
-				notice := func(format string, args ...any) { fmt.Fprintf(log, "notice: "+format+"\n", args...) }
-				if in.CAPI, err = capi.FetchPin(cmd.Context(), r.CAPI, f.cacheDir, notice); err != nil {
+				if in.CAPI, err = capi.FetchPin(cmd.Context(), r.CAPI, f.cacheDir, f.notice(log)); err != nil {
 					return err
 				}
 				defer in.CAPI.Close()

@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 
+	"github.com/epp-build/epp-build/internal/progress"
+
 	"github.com/epp-build/epp-build/internal/build"
 	"github.com/epp-build/epp-build/internal/capi"
 	"github.com/epp-build/epp-build/internal/outfmt"
@@ -31,7 +33,7 @@ func registerCompletions(root *cobra.Command, g *globalFlags) {
 		"platform": platformCompletion,
 		"source":   fixed(kinds...),
 		"compile":  fixed(build.CompileHost, build.CompileContainer),
-		"progress": fixed("auto", "plain", "quiet"),
+		"progress": fixed(progress.Modes...),
 		"output":   fixed(outfmt.Names...),
 	}
 	var walk func(*cobra.Command)

@@ -45,13 +45,15 @@ func exitCode(ctx context.Context, err error) int {
 		prototype   *cheader.MismatchError
 		lint        lintError
 		stop        *backport.ConflictStop
+		rebaseUsage *backport.UsageError
 	)
 	switch {
 	case err == nil:
 		return 0
 	case ctx.Err() != nil || errors.Is(err, context.Canceled):
 		return 130
-	case errors.As(err, &usage), errors.As(err, &unknown), errors.As(err, &badOptions), errors.As(err, &badPlatform):
+	case errors.As(err, &usage), errors.As(err, &unknown), errors.As(err, &badOptions), errors.As(err, &badPlatform),
+		errors.As(err, &rebaseUsage):
 		return 2
 	case errors.As(err, &stop):
 		return 6

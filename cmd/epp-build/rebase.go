@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -91,10 +90,6 @@ hash from the module proxy;
 				if err == nil {
 					steps, err = backport.Start(cmd.Context(), r, u, as, dir, materializer(&f, log), log)
 				}
-			}
-			var bad *backport.UsageError
-			if errors.As(err, &bad) {
-				return usageError{err}
 			}
 			printSteps(cmd, steps)
 			if err == nil && !abort {

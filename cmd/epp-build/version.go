@@ -1,15 +1,16 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
+
+	"github.com/epp-build/epp-build/internal/outfmt"
 
 	"github.com/epp-build/epp-build/internal/buildinfo"
 	"github.com/spf13/cobra"
 )
 
 func newVersionCommand() *cobra.Command {
-	var output string
+	var output outfmt.Format
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print epp-build's version, the Go that built it and its VCS revision",
@@ -20,18 +21,16 @@ func newVersionCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			info := buildinfo.Read()
 			switch output {
-			case "text", "table":
-				_, err := fmt.Fprintln(cmd.OutOrStdout(), info)
-				return err
-			case "json":
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				return enc.Encode(info)
+			case outfmt.JSON:
+				return printJSON(cmd, info)
+			case outfmt.Markdown:
+				return usageError{fmt.Errorf("--output markdown: version prints text or json")}
 			}
-			return usageError{fmt.Errorf("--output %q: use text or json", output)}
+			_, err := fmt.Fprintln(cmd.OutOrStdout(), info)
+			return err
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	outputFlag(cmd, &output)
 	return cmd
 }
 
