@@ -134,9 +134,16 @@ func (s *PrefillScorer) Score(ctx context.Context, cs *fwksched.CycleState, req 
 	req.Headers[BookingIDHeader] = id
 	cs.Write(BookingKey, &BookingState{ID: id})
 
-	dec, err := s.reservePrefill(ctx, id, req, endpoints)
+	// Encoded once: the advisory route takes the same request and pods
+	// when the library has no reservation calls.
+	body, pods, err := routerInputs(req, endpoints)
+	if err != nil {
+		logger.V(logutil.DEFAULT).Info("prefill routing skipped; routing aggregated", "booking", id, "request", req.RequestId, "error", err.Error())
+		return s.fallBack(cs, req, endpoints)
+	}
+	dec, err := s.reservePrefill(ctx, id, body, pods)
 	if errors.Is(err, kvrouter.ErrPrefillReservationUnsupported) && s.hooks.Advisory != nil {
-		return s.advisory(ctx, cs, req, endpoints)
+		return s.advisory(ctx, cs, req, endpoints, body, pods)
 	}
 	if err != nil {
 		logger.V(logutil.DEFAULT).Info("prefill reservation failed; routing aggregated", "booking", id, "request", req.RequestId, "error", err.Error())
@@ -159,18 +166,8 @@ func (s *PrefillScorer) Score(ctx context.Context, cs *fwksched.CycleState, req 
 // advisory routes prefill as Dynamo's release EPP does when the library
 // has no reservation calls: route_prefill_request picks the worker and
 // nothing holds its load until the decode side registers the request.
-func (s *PrefillScorer) advisory(ctx context.Context, cs *fwksched.CycleState, req *fwksched.InferenceRequest, endpoints []fwksched.Endpoint) map[fwksched.Endpoint]float64 {
+func (s *PrefillScorer) advisory(ctx context.Context, cs *fwksched.CycleState, req *fwksched.InferenceRequest, endpoints []fwksched.Endpoint, body, pods []byte) map[fwksched.Endpoint]float64 {
 	logger := log.FromContext(ctx).WithValues("plugin", s.name.String())
-	body, err := kvrouter.RequestJSON(req)
-	if err != nil {
-		logger.V(logutil.DEFAULT).Info("prefill routing skipped; routing aggregated", "request", req.RequestId, "error", err.Error())
-		return s.fallBack(cs, req, endpoints)
-	}
-	pods, err := kvrouter.PodsJSON(endpoints)
-	if err != nil {
-		logger.Error(err, "encode candidate pods; routing aggregated")
-		return s.fallBack(cs, req, endpoints)
-	}
 	dec, err := s.hooks.Advisory(ctx, body, pods)
 	if err != nil {
 		logger.V(logutil.DEFAULT).Info("prefill routing failed; routing aggregated", "request", req.RequestId, "error", err.Error())
@@ -191,6 +188,18 @@ func (s *PrefillScorer) fallBack(cs *fwksched.CycleState, req *fwksched.Inferenc
 	return uniformScores(endpoints, 0)
 }
 
+// routerInputs encodes what the router is asked about: the request body
+// and the candidate pods.
+func routerInputs(req *fwksched.InferenceRequest, endpoints []fwksched.Endpoint) (body, pods []byte, err error) {
+	if body, err = kvrouter.RequestJSON(req); err != nil {
+		return nil, nil, err
+	}
+	if pods, err = kvrouter.PodsJSON(endpoints); err != nil {
+		return nil, nil, fmt.Errorf("encode candidate pods: %w", err)
+	}
+	return body, pods, nil
+}
+
 // Errors of reservePrefill that callers (and tests) branch on.
 var (
 	ErrAdmissionTimeout   = errors.New("no reservation slot within the admission timeout (maxConcurrentReservations reservations in flight)")
@@ -206,15 +215,7 @@ type reserveOutcome struct {
 // begins the booking and reserves. Once a slot is held the admission
 // timeout no longer applies: a slow reservation may finish as long as the
 // request lives and the reservation timeout allows.
-func (s *PrefillScorer) reservePrefill(ctx context.Context, id string, req *fwksched.InferenceRequest, endpoints []fwksched.Endpoint) (kvrouter.Decision, error) {
-	body, err := kvrouter.RequestJSON(req)
-	if err != nil {
-		return kvrouter.Decision{}, err
-	}
-	pods, err := kvrouter.PodsJSON(endpoints)
-	if err != nil {
-		return kvrouter.Decision{}, fmt.Errorf("encode candidate pods: %w", err)
-	}
+func (s *PrefillScorer) reservePrefill(ctx context.Context, id string, body, pods []byte) (kvrouter.Decision, error) {
 	if err := s.acquireSlot(ctx); err != nil {
 		return kvrouter.Decision{}, err
 	}
