@@ -6,6 +6,7 @@ package llmresult
 import (
 	"errors"
 	"fmt"
+	"sync"
 )
 
 // ErrClosed is returned by calls on a Router after Close.
@@ -55,4 +56,32 @@ func Check(call string, code uint32) error {
 		return nil
 	}
 	return &CallError{Call: call, Code: int(code)}
+}
+
+// InitOnce runs dynamo_llm_init at most once per process and remembers
+// the outcome. Dynamo's dynamo_llm_init (v0.7.0 and v0.8.0,
+// lib/bindings/c/src/lib.rs) installs a global tracing subscriber with
+// .expect(): a second call panics across the C boundary and aborts the
+// process, even after dynamo_llm_shutdown. A failed init is remembered
+// too: retrying it would be that second call.
+type InitOnce struct {
+	mu   sync.Mutex
+	done bool
+	err  error
+}
+
+// Do calls init (which returns dynamo_llm_init's result code) the first
+// time and returns the first call's outcome every time after.
+func (o *InitOnce) Do(init func() uint32) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.done {
+		if o.err != nil {
+			return fmt.Errorf("dynamo runtime failed to initialise earlier in this process (it can only be initialised once): %w", o.err)
+		}
+		return nil
+	}
+	o.done = true
+	o.err = Check("dynamo_llm_init", init())
+	return o.err
 }
