@@ -208,11 +208,17 @@ func run(ctx context.Context, dir string, st *state, log io.Writer) ([]Step, err
 		if herr != nil {
 			return nil, herr
 		}
+		// Saved before the markers are written: if writing them fails, the
+		// rebase is still stopped at this patch and --skip or --abort work.
+		st.Conflict, st.StopHead = name, head
+		if err := save(dir, st); err != nil {
+			return nil, err
+		}
 		marked, merr := markConflicts(dir, p)
 		if merr != nil {
 			return nil, merr
 		}
-		st.Conflict, st.StopHead, st.Marked = name, head, marked
+		st.Marked = marked
 		if err := save(dir, st); err != nil {
 			return nil, err
 		}
@@ -240,19 +246,24 @@ func finish(dir string, st *state, log io.Writer) error {
 		return err
 	}
 	target := targetDir(st)
+	work := target
 	if st.As != "" {
-		if err := os.MkdirAll(target, 0o755); err != nil {
+		// The new version is assembled in a sibling folder and renamed into
+		// place whole: a failure leaves no half-made version behind (which
+		// would also block the next rebase --as with that name).
+		if work, err = os.MkdirTemp(filepath.Dir(target), "."+st.As+".rebase-"); err != nil {
 			return err
 		}
+		defer os.RemoveAll(work) // gone after the rename
 		data, err := os.ReadFile(filepath.Join(st.Recipe, recipe.FileName))
 		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(filepath.Join(target, recipe.FileName), data, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(work, recipe.FileName), data, 0o644); err != nil {
 			return err
 		}
 	}
-	if err := export.Write(target, patches); err != nil {
+	if err := export.Write(work, patches); err != nil {
 		return err
 	}
 	names := make([]string, len(patches))
@@ -267,9 +278,17 @@ func finish(dir string, st *state, log io.Writer) error {
 			rename[s.Patch] = n
 		}
 	}
-	dropped, err := recipe.Rebased(target, st.Upstream, names, rename)
+	dropped, err := recipe.Rebased(work, st.Upstream, names, rename)
 	if err != nil {
-		return err
+		return fmt.Errorf("write the recipe of %s: %w", target, err)
+	}
+	if work != target {
+		if err := os.Chmod(work, 0o755); err != nil { // MkdirTemp makes it 0700
+			return err
+		}
+		if err := os.Rename(work, target); err != nil {
+			return fmt.Errorf("put the rebased series in %s: %w", target, err)
+		}
 	}
 	for _, g := range dropped {
 		fmt.Fprintf(log, "generated folder %s left out of the recipe: its patch %s is no longer in the series\n", g.To, g.Patch)
