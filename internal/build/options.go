@@ -190,6 +190,9 @@ func (o *Options) checkOptions() (*plan, []string, error) {
 	if o.Compile == CompileContainer && o.BuilderImage == "" {
 		problems = append(problems, "container compile mode needs a builder image (Go and the cross C compilers)")
 	}
+	if err := capi.CheckFeatures(o.CAPIFeatures); err != nil {
+		problems = append(problems, err.Error())
+	}
 	if o.Progress != "" && !slices.Contains(image.ProgressModes, o.Progress) {
 		problems = append(problems, fmt.Sprintf("progress %q: use %s", o.Progress, strings.Join(image.ProgressModes, ", ")))
 	}

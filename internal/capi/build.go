@@ -63,16 +63,25 @@ type meta struct {
 // dependency's feature as crate/feature.
 var cargoFeature = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_+.-]*(/[A-Za-z0-9_][A-Za-z0-9_+.-]*)?$`)
 
+// CheckFeatures refuses what cargo would not take as a feature name, so a
+// caller can check --capi-features before any fetch or build.
+func CheckFeatures(features []string) error {
+	for _, f := range features {
+		if !cargoFeature.MatchString(f) {
+			return fmt.Errorf("C API cargo feature %q: want a feature name (letters, digits, _, -, +, . or crate/feature)", f)
+		}
+	}
+	return nil
+}
+
 // Build builds (or takes from the cache) the library for every target,
 // concurrently unless opt.Sequential.
 func Build(ctx context.Context, opt Options) (*Result, error) {
 	if opt.Library == "" || opt.SrcDir == "" || opt.CacheDir == "" || len(opt.Targets) == 0 {
 		return nil, errors.New("capi: SrcDir, Library, CacheDir and Targets are required")
 	}
-	for _, f := range opt.Features {
-		if !cargoFeature.MatchString(f) {
-			return nil, fmt.Errorf("C API cargo feature %q: want a feature name (letters, digits, _, -, +, . or crate/feature)", f)
-		}
+	if err := CheckFeatures(opt.Features); err != nil {
+		return nil, err
 	}
 	environ := opt.Env
 	if environ == nil {
