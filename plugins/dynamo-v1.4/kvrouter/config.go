@@ -11,9 +11,6 @@ type Config struct {
 	// Component is the workers' component, whose "generate" endpoint the
 	// router discovers.
 	Component string
-	// EnforceDisagg is what create_routers is passed: always false, as
-	// Dynamo's EPP passes it (the library ignores the flag).
-	EnforceDisagg bool
 }
 
 // Environment variables read by ConfigFromEnv. The operator sets

@@ -25,7 +25,9 @@ var _ kvrouter.Router = (*Router)(nil)
 // Open creates the router pair named by cfg and logs which optional C API
 // features this build has (see Features).
 func Open(cfg kvrouter.Config) (kvrouter.Router, error) {
-	r, err := routers.Open(cfg.Namespace, cfg.Component, cfg.EnforceDisagg)
+	// enforce_disagg is false, as Dynamo's EPP passes it (the library
+	// ignores the flag).
+	r, err := routers.Open(cfg.Namespace, cfg.Component, false)
 	if err != nil {
 		return nil, fmt.Errorf("open dynamo kv router: %w", err)
 	}
