@@ -82,10 +82,11 @@ func ApplyToRepo(ctx context.Context, dir string, patches []*Patch, opt Options)
 	if err := Check(patches); err != nil {
 		return nil, err
 	}
-	repo, err := git.PlainOpen(dir)
+	repo, done, err := openWorkTree(dir)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", dir, err)
+		return nil, err
 	}
+	defer done()
 	head, err := repo.Head()
 	if err != nil {
 		return nil, fmt.Errorf("read HEAD of %s: %w", dir, err)
