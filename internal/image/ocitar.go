@@ -9,36 +9,52 @@ import (
 	"path/filepath"
 	"strings"
 
+	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 )
 
 // VerifyOCITar checks the multi-platform index inside an OCI tarball the
 // same way Verify checks a pushed one.
 func VerifyOCITar(path string, platforms []string) (*Verified, error) {
-	dir, err := os.MkdirTemp("", "epp-oci-")
+	idx, closeTar, err := OpenOCITar(path)
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
+	defer closeTar()
+	return verifyIndex(idx, path, platforms)
+}
+
+// OpenOCITar unpacks an OCI tarball into a temporary folder and returns the
+// one image index it holds; closeTar removes the folder.
+func OpenOCITar(path string) (idx v1.ImageIndex, closeTar func(), err error) {
+	dir, err := os.MkdirTemp("", "epp-oci-")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(dir)
+		}
+	}()
 	if err := untar(path, dir); err != nil {
-		return nil, fmt.Errorf("OCI tarball %s: %w", path, err)
+		return nil, nil, fmt.Errorf("OCI tarball %s: %w", path, err)
 	}
 	top, err := layout.ImageIndexFromPath(dir)
 	if err != nil {
-		return nil, fmt.Errorf("OCI tarball %s: %w", path, err)
+		return nil, nil, fmt.Errorf("OCI tarball %s: %w", path, err)
 	}
 	im, err := top.IndexManifest()
 	if err != nil {
-		return nil, fmt.Errorf("OCI tarball %s: %w", path, err)
+		return nil, nil, fmt.Errorf("OCI tarball %s: %w", path, err)
 	}
 	if len(im.Manifests) != 1 || !im.Manifests[0].MediaType.IsIndex() {
-		return nil, fmt.Errorf("OCI tarball %s: index.json should point at one image index, found %d entries", path, len(im.Manifests))
+		return nil, nil, fmt.Errorf("OCI tarball %s: index.json should point at one image index, found %d entries", path, len(im.Manifests))
 	}
-	idx, err := top.ImageIndex(im.Manifests[0].Digest)
+	idx, err = top.ImageIndex(im.Manifests[0].Digest)
 	if err != nil {
-		return nil, fmt.Errorf("OCI tarball %s: %w", path, err)
+		return nil, nil, fmt.Errorf("OCI tarball %s: %w", path, err)
 	}
-	return verifyIndex(idx, path, platforms)
+	return idx, func() { os.RemoveAll(dir) }, nil
 }
 
 func untar(path, dir string) error {

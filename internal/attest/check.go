@@ -1,0 +1,96 @@
+package attest
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Want is what Check requires of an image.
+type Want struct {
+	Provenance bool // every platform has a SLSA provenance attestation
+	SBOM       bool // every platform has an SPDX SBOM attestation
+	Report     bool // the index has the epp-build report referrer
+}
+
+// WantAll requires every attestation epp-build attaches by default.
+var WantAll = Want{Provenance: true, SBOM: true, Report: true}
+
+// Want is what a build with this request must have attached.
+func (r Request) Want(report bool) Want {
+	return Want{Provenance: r.Provenance, SBOM: r.SBOM, Report: report}
+}
+
+// VerifyError lists every attestation that is missing or does not match
+// the index.
+type VerifyError struct {
+	Ref      string
+	Problems []string
+}
+
+func (e *VerifyError) Error() string {
+	return fmt.Sprintf("attestations of %s: %s", e.Ref, strings.Join(e.Problems, "; "))
+}
+
+// Check compares what the index holds with want: each platform's
+// attestation manifest and predicates, the report referrer, its subject
+// and the platform digests it records. It returns a *VerifyError naming
+// each missing attestation and its platform.
+func (img *Image) Check(want Want) error {
+	var problems []string
+	if len(img.Platforms) == 0 {
+		problems = append(problems, "the index has no platform image")
+	}
+	for _, p := range img.Platforms {
+		if (want.Provenance || want.SBOM) && p.AttestationManifest == "" {
+			problems = append(problems, fmt.Sprintf("%s (%s) has no attestation manifest in the index", p.Platform, p.Digest))
+			continue
+		}
+		if want.Provenance && !p.Provenance {
+			problems = append(problems, fmt.Sprintf("%s (%s) has no SLSA provenance attestation", p.Platform, p.Digest))
+		}
+		if want.SBOM && !p.SBOM {
+			problems = append(problems, fmt.Sprintf("%s (%s) has no SBOM attestation (%s)", p.Platform, p.Digest, SPDXPredicate))
+		}
+	}
+	if want.Report {
+		problems = append(problems, img.checkReport()...)
+	}
+	if len(problems) > 0 {
+		sort.Strings(problems)
+		return &VerifyError{Ref: img.Ref, Problems: problems}
+	}
+	return nil
+}
+
+func (img *Image) checkReport() []string {
+	s := img.Report
+	if s == nil {
+		return []string{fmt.Sprintf("the index %s has no epp-build report attestation (a referrer with predicate type %s)", img.IndexDigest, PredicateType)}
+	}
+	var problems []string
+	_, hex, _ := strings.Cut(img.IndexDigest, ":")
+	if len(s.Subject) != 1 || s.Subject[0].Digest["sha256"] != hex {
+		problems = append(problems, fmt.Sprintf("the report attestation %s is not about the index %s (subject %v)", img.ReportDigest, img.IndexDigest, s.Subject))
+	}
+	if got := s.Predicate.Outputs.IndexDigest; got != img.IndexDigest {
+		problems = append(problems, fmt.Sprintf("the report records index %s, the registry holds %s", got, img.IndexDigest))
+	}
+	recorded := map[string]string{}
+	for _, p := range s.Predicate.Outputs.Images {
+		recorded[p.Platform] = p.Digest
+	}
+	for _, p := range img.Platforms {
+		switch got, ok := recorded[p.Platform]; {
+		case !ok:
+			problems = append(problems, fmt.Sprintf("the report does not record %s", p.Platform))
+		case got != p.Digest:
+			problems = append(problems, fmt.Sprintf("the report records %s as %s, the index holds %s", p.Platform, got, p.Digest))
+		}
+		delete(recorded, p.Platform)
+	}
+	for p := range recorded {
+		problems = append(problems, fmt.Sprintf("the report records %s, which the index lacks", p))
+	}
+	return problems
+}
