@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/epp-build/epp-build/internal/attest"
 	"github.com/epp-build/epp-build/internal/backport"
 	"github.com/epp-build/epp-build/internal/build"
 	"github.com/epp-build/epp-build/internal/capi"
@@ -43,6 +44,7 @@ func exitCode(ctx context.Context, err error) int {
 		mismatch    *source.MismatchError
 		moduleHash  *source.ModuleHashError
 		prototype   *cheader.MismatchError
+		attestation *attest.VerifyError
 		lint        lintError
 		stop        *backport.ConflictStop
 		rebaseUsage *backport.UsageError
@@ -61,7 +63,7 @@ func exitCode(ctx context.Context, err error) int {
 		return 3
 	case errors.As(err, &parseErr), errors.As(err, &unsafe), errors.As(err, &existing), errors.As(err, &local), errors.As(err, &invalid):
 		return 4
-	case errors.As(err, &mismatch), errors.As(err, &moduleHash), errors.As(err, &prototype):
+	case errors.As(err, &mismatch), errors.As(err, &moduleHash), errors.As(err, &prototype), errors.As(err, &attestation):
 		return 5
 	case errors.As(err, &stale):
 		return 6

@@ -18,7 +18,8 @@ const exitCodesHelp = `Exit codes:
   4  refused input: invalid recipe, unreadable or hostile patch, an --out that
      holds changes apply did not make (see apply --help) or was not made by apply
   5  verification failed (commit, tag or module hash mismatch; a C binding whose
-     prototypes differ from the C API library's header)
+     prototypes differ from the C API library's header; a missing or mismatched
+     attestation)
   6  check: committed patches are stale; rebase: stopped at a conflict
   7  lint found problems
   130 interrupted (nothing half-written is left behind)`
@@ -88,6 +89,8 @@ multi-arch EPP image.
 		newDiffSeriesCommand(g),
 		newLintCommand(g),
 		newBuildCommand(g),
+		newInspectCommand(),
+		newVerifyCommand(),
 		newVersionCommand(),
 	)
 	for _, c := range root.Commands() {

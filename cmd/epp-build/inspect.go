@@ -1,0 +1,81 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/epp-build/epp-build/internal/attest"
+	"github.com/epp-build/epp-build/internal/image"
+	"github.com/epp-build/epp-build/internal/outfmt"
+)
+
+func newInspectCommand() *cobra.Command {
+	var output outfmt.Format
+	var ro image.RegistryOptions
+	cmd := &cobra.Command{
+		Use:   "inspect REF",
+		Short: "Print what went into a pushed image: upstream, patch series, C API, toolchains, attestations",
+		Long: `inspect reads an image index, BuildKit's attestation manifests in it and the
+epp-build report attestation (an in-toto statement with predicate type
+` + attest.PredicateType + `, attached to the index as an OCI referrer)
+from the registry alone: no recipe, no cache, no build. It prints the index and
+platform digests, whether each platform has SLSA provenance and an SBOM, the
+upstream repository and commit, every patch's name and SHA-256, the C API source,
+commit and patches, and the toolchains. -o json is the machine-readable form.
+
+Registry credentials come from the Docker config; they are never printed.`,
+		Example: `  epp-build inspect registry.example/dynamo/epp:v0.7.0
+  epp-build inspect 127.0.0.1:5000/dynamo/epp@sha256:... --insecure -o json
+  epp-build inspect registry.example/dynamo/epp:v0.7.0 -o markdown   # for release notes`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			img, err := attest.Read(cmd.Context(), args[0], ro)
+			if err != nil {
+				return err
+			}
+			switch output {
+			case outfmt.JSON:
+				return printJSON(cmd, img)
+			case outfmt.Markdown:
+				return img.WriteMarkdown(cmd.OutOrStdout())
+			}
+			return img.WriteText(cmd.OutOrStdout())
+		},
+	}
+	outputFlag(cmd, &output)
+	cmd.Flags().BoolVar(&ro.Insecure, "insecure", false, "allow a plain-HTTP or untrusted registry")
+	return cmd
+}
+
+func newVerifyCommand() *cobra.Command {
+	var ro image.RegistryOptions
+	cmd := &cobra.Command{
+		Use:   "verify REF",
+		Short: "Check that a pushed image has its provenance, SBOM and epp-build report attestations",
+		Long: `verify reads an image index from the registry and checks that every platform image
+has its attestation manifest with SLSA provenance and an SPDX SBOM (BuildKit's own
+attestations), and that the epp-build report attestation is attached to the index
+with the index as its subject and the index's platform digests. A missing or
+mismatched attestation exits 5, naming it and its platform.
+
+` + exitCodesHelp,
+		Example: `  epp-build verify registry.example/dynamo/epp:v0.7.0
+  epp-build verify 127.0.0.1:5000/dynamo/epp@sha256:... --insecure`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			img, err := attest.Read(cmd.Context(), args[0], ro)
+			if err != nil {
+				return err
+			}
+			if err := img.Check(attest.WantAll); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "verified %s: index %s, %d platforms with provenance and SBOM, report %s\n",
+				args[0], img.IndexDigest, len(img.Platforms), img.ReportDigest)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&ro.Insecure, "insecure", false, "allow a plain-HTTP or untrusted registry")
+	return cmd
+}
