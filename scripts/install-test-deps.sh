@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # Installs what the build/image tests need on a Debian bookworm machine (root,
 # non-interactive, idempotent): runc, the aarch64 cross toolchain and Rust std,
-# cbindgen, qemu binfmt, a distribution registry, buildkitd/buildctl built
+# cbindgen, qemu binfmt, a distribution registry, busybox-static and syft (the
+# SBOM generator image of the attestation tests), buildkitd/buildctl built
 # from the BuildKit module source (its go.mod has exclude directives, so
 # `go install module@version` is refused; building a writable copy works),
 # and the context of a builder image for the container compile mode (no
 # image can be pulled here, so it is assembled from Debian's packages).
 #
-# Env: BUILDKIT_VERSION (default v0.34.2), TOOLS_DIR (default $(go env GOPATH)/bin),
-# BUILDER_DIR (default /var/lib/epp-build-builder).
+# Env: BUILDKIT_VERSION (default v0.34.2), SYFT_VERSION (default v1.57.1),
+# TOOLS_DIR (default $(go env GOPATH)/bin), BUILDER_DIR (default
+# /var/lib/epp-build-builder).
 set -euo pipefail
 
 BUILDKIT_VERSION="${BUILDKIT_VERSION:-v0.34.2}"
+SYFT_VERSION="${SYFT_VERSION:-v1.57.1}"
 GO="${GO:-go}"
 command -v "$GO" >/dev/null || GO=/usr/local/go/bin/go
 TOOLS_DIR="${TOOLS_DIR:-$("$GO" env GOPATH)/bin}"
@@ -64,6 +67,18 @@ else
     -ldflags "-X github.com/moby/buildkit/version.Version=${BUILDKIT_VERSION}" \
     -o "$TOOLS_DIR/" ./cmd/buildkitd ./cmd/buildctl)
   "$TOOLS_DIR/buildkitd" --version
+fi
+
+step "syft ${SYFT_VERSION} (the SBOM generator of the attestation tests)"
+# BuildKit's default SBOM generator image cannot be pulled here; the tests
+# assemble one from this syft (static: the image is FROM scratch) and
+# busybox-static. A cold build takes about 5 minutes on 2 cores.
+if [ -x "$TOOLS_DIR/syft" ] && "$TOOLS_DIR/syft" version 2>/dev/null | grep -q "${SYFT_VERSION}\$"; then
+  echo "already built: syft ${SYFT_VERSION}"
+else
+  CGO_ENABLED=0 GOFLAGS=-mod=mod GOBIN="$TOOLS_DIR" "$GO" install -trimpath \
+    -ldflags "-X main.version=${SYFT_VERSION}" "github.com/anchore/syft/cmd/syft@${SYFT_VERSION}"
+  "$TOOLS_DIR/syft" version | grep Version
 fi
 
 step "binfmt for arm64 (best effort)"

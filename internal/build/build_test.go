@@ -3,6 +3,7 @@ package build
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -14,10 +15,12 @@ import (
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/epp-build/epp-build/internal/attest"
 	"github.com/epp-build/epp-build/internal/capi"
 	"github.com/epp-build/epp-build/internal/image"
 	"github.com/epp-build/epp-build/internal/image/imagetest"
@@ -79,6 +82,7 @@ func testOptions(t testing.TB, registryHost, repo string) (Options, *syncBuffer,
 		Compile:   CompileHost,
 		Progress:  "plain",
 		BaseImage: "scratch",
+		SBOM:      "generator=" + sbomGenerator,
 		CacheDir:  sharedCache,
 		Stdout:    &out,
 		Stderr:    &errOut,
@@ -156,12 +160,37 @@ func TestBuildHostModeEndToEnd(t *testing.T) {
 	assert.Len(t, onDisk.Inputs.Toolchains.CC, 2)
 	assert.NotEmpty(t, onDisk.Timings)
 
-	// Same inputs again: no cargo, and the same digest (reproducible).
+	// BuildKit's provenance and SBOM per platform, and the report referrer
+	// whose subject is the index, read back from the registry alone.
+	got, err := attest.Read(ctx, opt.Image, image.RegistryOptions{Insecure: true})
+	require.NoError(t, err)
+	require.NoError(t, got.Check(attest.WantAll))
+	assert.Equal(t, dgst.String(), got.IndexDigest)
+	for _, p := range got.Platforms {
+		assert.True(t, p.Provenance && p.SBOM, "%s: %v", p.Platform, p.PredicateTypes)
+		assert.Contains(t, p.PredicateTypes, "https://slsa.dev/provenance/v1")
+	}
+	// syft's SBOM names the EPP binary's Go module.
+	for _, p := range got.Platforms {
+		assert.Contains(t, sbomPackages(t, idx, p.AttestationManifest), "example.com/eppfixture", p.Platform)
+	}
+	require.NotNil(t, got.Report)
+	assert.Equal(t, []attest.Subject{{Name: reg.Host + "/dynamo/epp", Digest: map[string]string{"sha256": dgst.Hex}}}, got.Report.Subject)
+	assert.Equal(t, in.Patches, got.Report.Predicate.Inputs.Patches)
+	assert.Equal(t, in.UpstreamCommit, got.Report.Predicate.Inputs.UpstreamCommit)
+	assert.Equal(t, "https://bot:xxxxx@mirror.example/gaie.git", got.Report.Predicate.Inputs.Upstream)
+	assert.Contains(t, out.String(), "report "+got.ReportDigest)
+
+	// Same inputs again: no cargo, and the same platform images
+	// (reproducible). The index differs: BuildKit's provenance records
+	// when the build started and its invocation ID.
 	opt.Stdout, opt.Stderr = io.Discard, io.Discard
 	again, err := Run(ctx, in, opt)
 	require.NoError(t, err)
-	assert.Equal(t, rep.Outputs.IndexDigest, again.Outputs.IndexDigest, "identical inputs give identical digests")
-	for _, img := range again.Outputs.Images {
+	require.Len(t, again.Outputs.Images, 2)
+	t.Logf("index digests of the two runs: %s, %s", rep.Outputs.IndexDigest, again.Outputs.IndexDigest)
+	for i, img := range again.Outputs.Images {
+		assert.Equal(t, rep.Outputs.Images[i].Digest, img.Digest, "%s: identical inputs give identical digests", img.Platform)
 		assert.True(t, img.CAPICached, "%s: unchanged C API source is not rebuilt", img.Platform)
 	}
 }
@@ -187,6 +216,41 @@ func TestBuildOCITarballOnly(t *testing.T) {
 	require.Len(t, rep.Outputs.Images, 2)
 	assert.Contains(t, out.String(), rep.Outputs.IndexDigest)
 	assert.False(t, tagExists(t, opt.Image), "nothing is pushed without --push")
+
+	// BuildKit's provenance and SBOM are in the tarball; the report
+	// referrer needs a registry and is skipped with a notice.
+	idx, closeTar, err := image.OpenOCITar(opt.OCITar)
+	require.NoError(t, err)
+	defer closeTar()
+	platforms, err := attest.ReadIndex(idx)
+	require.NoError(t, err)
+	require.Len(t, platforms, 2)
+	for _, p := range platforms {
+		assert.True(t, p.Provenance && p.SBOM, "%s: %v", p.Platform, p.PredicateTypes)
+	}
+	assert.Contains(t, errOut.String(), "attest: report attestation skipped")
+}
+
+// A build asked for no SBOM passes its own checks, but the index it
+// pushes fails verification, naming the missing SBOM of each platform.
+func TestVerifyNamesTheSBOMABuildLeftOut(t *testing.T) {
+	requireDaemons(t)
+	requireToolchains(t)
+	opt, out, errOut := testOptions(t, reg.Host, "dynamo/epp-nosbom")
+	opt.Platforms = []string{"linux/" + runtime.GOARCH}
+	opt.SBOM, opt.Provenance = "false", "mode=min"
+	_, err := Run(context.Background(), testInput(t), opt)
+	require.NoError(t, err, errOut.String())
+	assert.Contains(t, out.String(), "attestations: provenance (mode=min) per platform; report ")
+
+	got, err := attest.Read(context.Background(), opt.Image, image.RegistryOptions{Insecure: true})
+	require.NoError(t, err)
+	err = got.Check(attest.WantAll)
+	var ve *attest.VerifyError
+	require.ErrorAs(t, err, &ve)
+	require.Len(t, ve.Problems, 1, "only the SBOM is missing: %v", ve.Problems)
+	assert.Contains(t, ve.Problems[0], "linux/"+runtime.GOARCH+" (sha256:")
+	assert.Contains(t, ve.Problems[0], "has no SBOM attestation")
 }
 
 // One platform still makes an index, pushed and in the tarball alike:
@@ -235,10 +299,10 @@ func TestUnsupportedPlatform(t *testing.T) {
 
 func TestBadOptionsAreNamed(t *testing.T) {
 	opt, _, _ := testOptions(t, "127.0.0.1:1", "x/y")
-	opt.Push, opt.Compile, opt.Progress = false, "emulate", "loud"
+	opt.Push, opt.Compile, opt.Progress, opt.SBOM = false, "emulate", "loud", "scanner=x"
 	_, err := Run(context.Background(), testInput(t), opt)
 	require.Error(t, err)
-	for _, want := range []string{"--push", "compile mode \"emulate\"", "progress \"loud\""} {
+	for _, want := range []string{"--push", "compile mode \"emulate\"", "progress \"loud\"", `--sbom="scanner=x": want true, false or generator=IMAGE`} {
 		assert.Contains(t, err.Error(), want)
 	}
 }
@@ -385,4 +449,39 @@ func builderImage(t *testing.T) string {
 	})
 	require.NoError(t, err, "build the builder image from %s", dir)
 	return repo + "@" + res.Digest
+}
+
+// sbomPackages lists the package names of the SPDX SBOM in an attestation
+// manifest of idx.
+func sbomPackages(t *testing.T, idx v1.ImageIndex, attestation string) []string {
+	t.Helper()
+	h, err := v1.NewHash(attestation)
+	require.NoError(t, err)
+	img, err := idx.Image(h)
+	require.NoError(t, err)
+	m, err := img.Manifest()
+	require.NoError(t, err)
+	var names []string
+	for _, l := range m.Layers {
+		if l.Annotations["in-toto.io/predicate-type"] != attest.SPDXPredicate {
+			continue
+		}
+		layer, err := img.LayerByDigest(l.Digest)
+		require.NoError(t, err)
+		rc, err := layer.Compressed()
+		require.NoError(t, err)
+		var stmt struct {
+			Predicate struct {
+				Packages []struct {
+					Name string `json:"name"`
+				} `json:"packages"`
+			} `json:"predicate"`
+		}
+		require.NoError(t, json.NewDecoder(rc).Decode(&stmt))
+		rc.Close()
+		for _, p := range stmt.Predicate.Packages {
+			names = append(names, p.Name)
+		}
+	}
+	return names
 }

@@ -21,6 +21,9 @@ var (
 	// sharedCache keeps the C API built once for the package: every test
 	// uses the same crate content, so later tests hit the cache.
 	sharedCache string
+	// sbomGenerator is the syft SBOM generator image in the registry:
+	// BuildKit's default generator cannot be pulled here.
+	sbomGenerator string
 )
 
 func TestMain(m *testing.M) {
@@ -49,6 +52,9 @@ func runTests(m *testing.M) int {
 			daemonsDown = "registry: " + err.Error()
 		} else {
 			defer reg.Stop()
+			if sbomGenerator, err = imagetest.SBOMGeneratorImage(ctx, reg.Host); err != nil {
+				daemonsDown = "SBOM generator image: " + err.Error()
+			}
 		}
 	}
 	return m.Run()

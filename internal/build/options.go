@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/name"
 
+	"github.com/epp-build/epp-build/internal/attest"
 	"github.com/epp-build/epp-build/internal/capi"
 	"github.com/epp-build/epp-build/internal/image"
 	"github.com/epp-build/epp-build/internal/recipe"
@@ -62,6 +63,10 @@ type Options struct {
 	Report       string // JSON report path
 	// BuilderImage is the container-mode builder (Go + cross gcc).
 	BuilderImage string
+	// Provenance and SBOM are the --provenance (true|false|mode=min|max)
+	// and --sbom (true|false|generator=IMAGE) values; "" is the default:
+	// provenance mode=max and an SBOM from BuildKit's default generator.
+	Provenance, SBOM string
 	// BaseImage is the runtime base ("" = ubuntu:24.04).
 	BaseImage string
 	// CacheDir holds the C API cache and build work folders.
@@ -99,6 +104,7 @@ type plan struct {
 	mainPkg    string
 	baseImage  string
 	tags       []string // Go build tags of the C API's optional features
+	attest     attest.Request
 }
 
 // OptionsError lists every option that cannot work, found before any
@@ -191,6 +197,9 @@ func (o *Options) checkOptions() (*plan, []string, error) {
 		problems = append(problems, "container compile mode needs a builder image (Go and the cross C compilers)")
 	}
 	if err := capi.CheckFeatures(o.CAPIFeatures); err != nil {
+		problems = append(problems, err.Error())
+	}
+	if p.attest, err = attest.ParseRequest(o.Provenance, o.SBOM); err != nil {
 		problems = append(problems, err.Error())
 	}
 	if o.Progress != "" && !slices.Contains(image.ProgressModes, o.Progress) {

@@ -106,6 +106,9 @@ func Run(ctx context.Context, in Input, opt Options) (*report.Report, error) {
 		CargoFeatures: opt.CAPIFeatures}
 	if capiSrc.Commit != "" {
 		rep.Inputs.CAPI.Source, rep.Inputs.CAPI.Commit = "pin", capiSrc.Commit
+		if in.Recipe != nil && in.Recipe.CAPI != nil {
+			rep.Inputs.CAPI.Repository = redact.URL(in.Recipe.CAPI.Repository)
+		}
 		for _, a := range capiSrc.Patches {
 			rep.Inputs.CAPI.Patches = append(rep.Inputs.CAPI.Patches, report.Patch{Name: a.File, SHA256: a.SHA256})
 		}
@@ -159,7 +162,7 @@ func Run(ctx context.Context, in Input, opt Options) (*report.Report, error) {
 		ContextDir: contextDir, Dockerfile: dockerfile, Platforms: p.platforms, BuildArgs: buildArgs,
 		Repository: p.repository, Push: opt.Push, OCITar: opt.OCITar, ImageName: p.tag.String(),
 		Insecure: opt.Insecure, SourceDateEpoch: in.UpstreamTime, Progress: opt.Progress, Out: stderr,
-		Backoff: opt.retryBackoff,
+		Backoff: opt.retryBackoff, Attestations: p.attest.FrontendAttrs(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("image: %w", err)
@@ -181,6 +184,9 @@ func Run(ctx context.Context, in Input, opt Options) (*report.Report, error) {
 		images = v.Images
 		for _, img := range images {
 			fmt.Fprintf(stdout, "  %s %s (%d bytes)\n", img.Platform, img.Digest, img.Size)
+		}
+		if err := attestPushed(ctx, p, rep, v, digestRef, ro, stdout); err != nil {
+			return nil, err
 		}
 
 		t0 = time.Now()
@@ -210,6 +216,9 @@ func Run(ctx context.Context, in Input, opt Options) (*report.Report, error) {
 		images = v.Images
 		for _, img := range images {
 			fmt.Fprintf(stdout, "  %s %s (%d bytes)\n", img.Platform, img.Digest, img.Size)
+		}
+		if err := attestTarball(opt.OCITar, p, stdout, stderr); err != nil {
+			return nil, err
 		}
 		fmt.Fprintf(stderr, "smoke: skipped (needs a pushed image; pass --push)\n")
 	}

@@ -39,6 +39,10 @@ type SolveOptions struct {
 	Progress        string
 	Out             io.Writer
 	Keychain        authn.Keychain
+	// Attestations are BuildKit attestation frontend attributes without
+	// their "attest:" prefix, e.g. provenance=mode=max, sbom=generator=REF
+	// (an empty value is BuildKit's default).
+	Attestations map[string]string
 	// Retries is how many times a registry 5xx is retried (default 3).
 	Retries int
 	Backoff time.Duration // first delay, doubled each time (default 1s)
@@ -113,6 +117,9 @@ func solveOnce(ctx context.Context, c *client.Client, opt SolveOptions) (*SolveR
 	}
 	if opt.Target != "" {
 		attrs["target"] = opt.Target
+	}
+	for k, v := range opt.Attestations {
+		attrs["attest:"+k] = v
 	}
 	for k, v := range opt.BuildArgs {
 		attrs["build-arg:"+k] = v

@@ -19,7 +19,9 @@ type Patch struct {
 
 // CAPI describes the C API source that was built.
 type CAPI struct {
-	Source     string `json:"source"` // repository URL or "local"
+	Source string `json:"source"` // "pin" (the recipe's capi pin) or "local"
+	// Repository is the pinned repository (credentials masked).
+	Repository string `json:"repository,omitempty"`
 	Commit     string `json:"commit,omitempty"`
 	TreeHash   string `json:"treeHash"`
 	Crate      string `json:"crate"`
