@@ -66,7 +66,7 @@ check-patches:
 	@for v in $(VERSIONS); do $(GO) run ./cmd/epp-build check --version $$v || exit 1; done
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime 3x -timeout 60m ./internal/bench ./internal/patchset
+	$(GO) test -run '^$$' -bench . -benchtime 3x -timeout 60m ./internal/bench ./internal/patchset ./internal/attest
 
 clean:
 	rm -rf bin

@@ -27,6 +27,13 @@ right OS, architecture and ELF machine), its entrypoint run with --help per
 platform, and only then tagged: a failed build never moves the tag. --report writes
 what went in and what came out as JSON.
 
+Attestations: BuildKit attaches SLSA provenance (--provenance, default mode=max) and
+an SPDX SBOM (--sbom, default BuildKit's generator docker/buildkit-syft-scanner;
+generator=IMAGE names another) to every platform image. With --push the report
+(upstream and commit, each patch's SHA-256, the C API source, toolchains, digests)
+is attached to the index as an in-toto attestation, and all of them are checked
+before the tag is set; read them back with ` + "`epp-build inspect REF`" + `.
+
 BuildKit: --buildkit or BUILDKIT_HOST (unix://, tcp:// with --tls-*,
 docker-container://). Registry credentials come from the Docker config; they are
 never printed.
@@ -34,7 +41,8 @@ never printed.
 ` + exitCodesHelp,
 		Example: `  epp-build build --version v0.7.0 --image 127.0.0.1:5000/dynamo/epp:v0.7.0 \
       --platform linux/amd64,linux/arm64 --push --capi-src testdata/capi-double \
-      --buildkit unix:///run/buildkit/buildkitd.sock --report build.json
+      --buildkit unix:///run/buildkit/buildkitd.sock --report build.json \
+      --sbom generator=127.0.0.1:5000/tools/sbom-scanner --provenance mode=max
   epp-build build --version v0.7.0 --image registry.example/dynamo/epp:v0.7.0 --oci-tar epp.tar`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -105,6 +113,8 @@ never printed.
 	fl.StringVar(&opt.Report, "report", "", "write the JSON build report here")
 	fl.StringVar(&opt.BuilderImage, "builder-image", "", "container mode: the builder image (Go and cross C compilers)")
 	fl.StringVar(&opt.BaseImage, "base-image", "", "runtime base image (default ubuntu:24.04)")
+	fl.StringVar(&opt.Provenance, "provenance", "true", "BuildKit's SLSA provenance per platform: true (mode=max), false, mode=min or mode=max")
+	fl.StringVar(&opt.SBOM, "sbom", "true", "BuildKit's SPDX SBOM per platform: true (BuildKit's default generator), false or generator=IMAGE")
 	return cmd
 }
 

@@ -43,7 +43,7 @@ func testInputs() report.Inputs {
 
 // pushIndex pushes a BuildKit-shaped index to repo:tag and returns the
 // repository name and the index.
-func pushIndex(t *testing.T, repo string, predicates map[string][]string) (string, v1.ImageIndex) {
+func pushIndex(t testing.TB, repo string, predicates map[string][]string) (string, v1.ImageIndex) {
 	t.Helper()
 	idx, err := imagetest.AttestedIndex(bothPlatforms, predicates)
 	require.NoError(t, err)

@@ -39,7 +39,7 @@ func (img *Image) WriteText(w io.Writer) error {
 		fmt.Fprintf(tw, "  %s\tsha256:%s\n", e(p.Name), e(p.SHA256))
 	}
 	c := in.CAPI
-	fmt.Fprintf(tw, "C API:\t%s commit %s, tree %s\n", e(orDash(c.Source)), e(orDash(c.Commit)), e(orDash(c.TreeHash)))
+	fmt.Fprintf(tw, "C API:\t%s %s commit %s, tree %s\n", e(orDash(c.Source)), e(orDash(c.Repository)), e(orDash(c.Commit)), e(orDash(c.TreeHash)))
 	fmt.Fprintf(tw, "  crate:\t%s (library %s, %s)\n", e(c.Crate), e(c.Library), e(c.Generation))
 	if len(c.Features) > 0 {
 		fmt.Fprintf(tw, "  features:\t%s\n", e(strings.Join(c.Features, ", ")))
@@ -74,7 +74,7 @@ func (img *Image) WriteMarkdown(w io.Writer) error {
 	}
 	in := s.Predicate.Inputs
 	fmt.Fprintf(w, "\n**Upstream** %s at %s; **C API** %s at %s (tree %s)\n\n",
-		c(orDash(in.Upstream)), c(in.UpstreamCommit), c(orDash(in.CAPI.Source)), c(orDash(in.CAPI.Commit)), c(orDash(in.CAPI.TreeHash)))
+		c(orDash(in.Upstream)), c(in.UpstreamCommit), c(orDash(in.CAPI.Source+" "+in.CAPI.Repository)), c(orDash(in.CAPI.Commit)), c(orDash(in.CAPI.TreeHash)))
 	rows = [][]string{{"Patch", "SHA-256"}}
 	for _, p := range in.Patches {
 		rows = append(rows, []string{c(p.Name), c(p.SHA256)})

@@ -2,6 +2,7 @@ package intree
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/epp-build/epp-build/internal/attest"
 	"github.com/epp-build/epp-build/internal/image/imagetest"
 	"github.com/epp-build/epp-build/internal/report"
 	"github.com/epp-build/epp-build/internal/testenv"
@@ -52,9 +54,14 @@ func TestReleaseImage(t *testing.T) {
 
 	ref := reg.Host + "/dynamo/epp:v0.7.0"
 	reportPath := filepath.Join(dir, "build.json")
+	generator, err := imagetest.SBOMGeneratorImage(ctx, reg.Host)
+	if err != nil {
+		testenv.Require(t, "an SBOM generator image (syft)", err.Error())
+	}
 	cmd := exec.Command(bin, "--patches", filepath.Join("..", "..", "patches"), "build", "--version", "v0.7.0",
 		"--source", "goproxy", "--image", ref, "--platform", "linux/amd64,linux/arm64", "--push", "--insecure",
 		"--capi-src", crate, "--base-image", "scratch", "--buildkit", bk.Addr, "--progress", "plain",
+		"--sbom", "generator="+generator,
 		"--report", reportPath, "--cache-dir", filepath.Join(dir, "cache"))
 	cmd.Env = append(os.Environ(), "DOCKER_CONFIG="+t.TempDir(), "GONOSUMDB=sigs.k8s.io/gateway-api-inference-extension")
 	start := time.Now()
@@ -85,6 +92,25 @@ func TestReleaseImage(t *testing.T) {
 	assert.Equal(t, "978c23bb96cce25f11cea2421523cb479026e2e9", rep.Inputs.UpstreamCommit)
 	assert.Len(t, rep.Inputs.Patches, 5, "every patch of the series is in the report")
 	assert.Len(t, rep.Outputs.Images, 2)
+
+	// inspect prints the series of the pushed image from the registry
+	// alone (no --patches, no cache), and verify finds every attestation.
+	inspect := exec.Command(bin, "--patches", t.TempDir(), "inspect", ref, "--insecure", "-o", "json")
+	inspect.Env = append(os.Environ(), "DOCKER_CONFIG="+t.TempDir())
+	js, err := inspect.Output()
+	require.NoError(t, err)
+	var img attest.Image
+	require.NoError(t, json.Unmarshal(js, &img))
+	require.NotNil(t, img.Report)
+	assert.Equal(t, rep.Inputs.Patches, img.Report.Predicate.Inputs.Patches, "inspect prints the series")
+	assert.Equal(t, dgst.String(), img.IndexDigest)
+	for _, p := range img.Platforms {
+		assert.True(t, p.Provenance && p.SBOM, "%s: %v", p.Platform, p.PredicateTypes)
+	}
+	verify := exec.Command(bin, "verify", ref, "--insecure")
+	verify.Env = inspect.Env
+	out, err = verify.CombinedOutput()
+	assert.NoError(t, err, "%s", out)
 }
 
 func tail(b []byte, n int) string {
