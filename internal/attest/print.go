@@ -16,43 +16,67 @@ import (
 // read from the registry is shown with control characters escaped.
 func (img *Image) WriteText(w io.Writer) error {
 	e := textsafe.Escape
+	line := func(label, format string, args ...any) {
+		fmt.Fprintf(w, "%-12s"+format+"\n", append([]any{label + ":"}, args...)...)
+	}
+	line("image", "%s", e(img.Ref))
+	line("index", "%s", e(img.IndexDigest))
+	fmt.Fprintln(w, "platforms:")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "image:\t%s\n", e(img.Ref))
-	fmt.Fprintf(tw, "index:\t%s\n", e(img.IndexDigest))
-	fmt.Fprintln(tw, "platforms:")
 	for _, p := range img.Platforms {
 		fmt.Fprintf(tw, "  %s\t%s\tprovenance: %s\tsbom: %s\n", e(p.Platform), e(p.Digest), yesNo(p.Provenance), yesNo(p.SBOM))
 	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
 	s := img.Report
 	if s == nil {
-		fmt.Fprintf(tw, "report:\tnone (no %s referrer on this index)\n", PredicateType)
-		return tw.Flush()
+		line("report", "none (no %s referrer on this index)", PredicateType)
+		return nil
 	}
 	in := s.Predicate.Inputs
-	fmt.Fprintf(tw, "report:\t%s\n", e(img.ReportDigest))
+	line("report", "%s", e(img.ReportDigest))
 	if in.Version != "" {
-		fmt.Fprintf(tw, "version:\t%s\n", e(in.Version))
+		line("version", "%s", e(in.Version))
 	}
-	fmt.Fprintf(tw, "upstream:\t%s @ %s\n", e(orDash(in.Upstream)), e(in.UpstreamCommit))
-	fmt.Fprintf(tw, "patches:\t%d\n", len(in.Patches))
+	line("upstream", "%s at %s", e(orDash(in.Upstream)), e(in.UpstreamCommit))
+	line("patches", "%d", len(in.Patches))
+	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, p := range in.Patches {
 		fmt.Fprintf(tw, "  %s\tsha256:%s\n", e(p.Name), e(p.SHA256))
 	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
 	c := in.CAPI
-	fmt.Fprintf(tw, "C API:\t%s %s commit %s, tree %s\n", e(orDash(c.Source)), e(orDash(c.Repository)), e(orDash(c.Commit)), e(orDash(c.TreeHash)))
-	fmt.Fprintf(tw, "  crate:\t%s (library %s, %s)\n", e(c.Crate), e(c.Library), e(c.Generation))
+	line("C API", "%s", e(joinSet(c.Source, c.Repository, "at "+orDash(c.Commit), "tree "+orDash(c.TreeHash))))
+	line("  crate", "%s", e(joinSet(c.Crate, "library "+orDash(c.Library), "generation "+orDash(c.Generation))))
 	if len(c.Features) > 0 {
-		fmt.Fprintf(tw, "  features:\t%s\n", e(strings.Join(c.Features, ", ")))
+		line("  features", "%s", e(strings.Join(c.Features, ", ")))
 	}
 	for _, p := range c.Patches {
-		fmt.Fprintf(tw, "  patch:\t%s sha256:%s\n", e(p.Name), e(p.SHA256))
+		line("  patch", "%s sha256:%s", e(p.Name), e(p.SHA256))
 	}
 	t := in.Toolchains
-	fmt.Fprintf(tw, "toolchains:\t%s, %s, %s; compile %s; base %s\n", e(t.Go), e(t.Rustc), e(t.Cargo), e(t.CompileMode), e(t.BaseImage))
+	line("toolchains", "%s", e(joinSet(t.Go, t.Rustc, t.Cargo)))
 	for _, p := range slices.Sorted(maps.Keys(t.CC)) {
-		fmt.Fprintf(tw, "  cc %s:\t%s\n", e(p), e(t.CC[p]))
+		line("  cc", "%s: %s", e(p), e(t.CC[p]))
 	}
-	return tw.Flush()
+	if t.CompileMode != "" || t.BaseImage != "" {
+		line("  compile", "%s", e(joinSet(t.CompileMode, "base "+orDash(t.BaseImage), t.BuilderImage)))
+	}
+	return nil
+}
+
+// joinSet joins the non-empty parts with spaces.
+func joinSet(parts ...string) string {
+	var out []string
+	for _, p := range parts {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, " ")
 }
 
 // WriteMarkdown prints the same as tables, for a pull request or release
