@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -281,4 +282,19 @@ func TestNewStatementRefusesABadDigest(t *testing.T) {
 	_, err := NewStatement("r/x", "sha512:abc", testInputs(), nil)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "sha512:abc")
+}
+
+func TestExplainSolveErrorNamesTheGenerator(t *testing.T) {
+	def, err := ParseRequest("", "")
+	require.NoError(t, err)
+	pull := errors.New(`failed to resolve source metadata for docker.io/docker/buildkit-syft-scanner:stable-1: dial tcp: lookup registry-1.docker.io: no such host`)
+	var ge *GeneratorError
+	require.ErrorAs(t, def.ExplainSolveError(pull), &ge)
+	assert.Equal(t, "docker/buildkit-syft-scanner", ge.Image)
+	assert.ErrorIs(t, def.ExplainSolveError(pull), pull)
+	other := errors.New("process \"/bin/sh -c go build\" did not complete successfully")
+	assert.Same(t, other, def.ExplainSolveError(other))
+	off, err := ParseRequest("", "false")
+	require.NoError(t, err)
+	assert.Same(t, pull, off.ExplainSolveError(pull), "no SBOM asked for: not the generator's fault")
 }

@@ -79,3 +79,36 @@ func (r Request) FrontendAttrs() map[string]string {
 	}
 	return attrs
 }
+
+// defaultGenerator is the image BuildKit uses for attest:sbom without a
+// generator.
+const defaultGenerator = "docker/buildkit-syft-scanner"
+
+// GeneratorError is a solve that failed on the SBOM generator image:
+// BuildKit could not pull or run it.
+type GeneratorError struct {
+	Image string
+	Err   error
+}
+
+func (e *GeneratorError) Error() string {
+	return fmt.Sprintf("SBOM generator %s: %v; pass --sbom generator=IMAGE (a generator in a registry BuildKit can reach) or --sbom=false", e.Image, e.Err)
+}
+
+func (e *GeneratorError) Unwrap() error { return e.Err }
+
+// ExplainSolveError says which flag to change when a solve failed on the
+// SBOM generator image; other errors are returned as they are.
+func (r Request) ExplainSolveError(err error) error {
+	if err == nil || !r.SBOM {
+		return err
+	}
+	gen := r.SBOMGenerator
+	if gen == "" {
+		gen = defaultGenerator
+	}
+	if strings.Contains(err.Error(), gen) {
+		return &GeneratorError{Image: gen, Err: err}
+	}
+	return err
+}

@@ -231,6 +231,22 @@ func TestBuildOCITarballOnly(t *testing.T) {
 	assert.Contains(t, errOut.String(), "attest: report attestation skipped")
 }
 
+// A generator image BuildKit cannot pull fails the solve with the flags
+// that get past it.
+func TestUnreachableSBOMGeneratorSaysWhatToPass(t *testing.T) {
+	requireDaemons(t)
+	requireToolchains(t)
+	opt, _, _ := testOptions(t, reg.Host, "dynamo/epp-nogen")
+	opt.Platforms = []string{"linux/" + runtime.GOARCH}
+	opt.SBOM = "generator=" + reg.Host + "/nobody/scanner:missing"
+	_, err := Run(context.Background(), testInput(t), fastRetry(opt))
+	var ge *attest.GeneratorError
+	require.ErrorAs(t, err, &ge)
+	assert.Equal(t, reg.Host+"/nobody/scanner:missing", ge.Image)
+	assert.Contains(t, err.Error(), "--sbom=false")
+	assert.False(t, tagExists(t, opt.Image))
+}
+
 // A build asked for no SBOM passes its own checks, but the index it
 // pushes fails verification, naming the missing SBOM of each platform.
 func TestVerifyNamesTheSBOMABuildLeftOut(t *testing.T) {

@@ -165,7 +165,7 @@ func Run(ctx context.Context, in Input, opt Options) (*report.Report, error) {
 		Backoff: opt.retryBackoff, Attestations: p.attest.FrontendAttrs(),
 	})
 	if err != nil {
-		return nil, fmt.Errorf("image: %w", err)
+		return nil, fmt.Errorf("image: %w", p.attest.ExplainSolveError(err))
 	}
 	stage("solve", t0)
 	rep.Outputs.IndexDigest = solved.Digest
