@@ -283,6 +283,22 @@ func TestBuildOnePlatformMakesAnIndex(t *testing.T) {
 	require.Len(t, rep.Outputs.Images, 1)
 	assert.Equal(t, "linux/"+runtime.GOARCH, rep.Outputs.Images[0].Platform)
 	assert.True(t, tagExists(t, opt.Image))
+
+	// Pushed and written at once: the digest reported is the pushed
+	// index's (the tarball's index has its own provenance), and both hold
+	// the same platform image.
+	r, err := name.ParseReference(opt.Image, name.Insecure)
+	require.NoError(t, err)
+	desc, err := remote.Head(r)
+	require.NoError(t, err)
+	assert.Equal(t, desc.Digest.String(), rep.Outputs.IndexDigest)
+	idx, closeTar, err := image.OpenOCITar(opt.OCITar)
+	require.NoError(t, err)
+	defer closeTar()
+	inTar, err := attest.ReadIndex(idx)
+	require.NoError(t, err)
+	require.Len(t, inTar, 1)
+	assert.Equal(t, rep.Outputs.Images[0].Digest, inTar[0].Digest)
 }
 
 func TestBuildKitUnreachable(t *testing.T) {

@@ -131,19 +131,6 @@ func solveOnce(ctx context.Context, c *client.Client, opt SolveOptions) (*SolveR
 	}
 
 	var exports []client.ExportEntry
-	if opt.Push {
-		a := map[string]string{
-			string(exptypes.OptKeyName):         opt.Repository,
-			string(exptypes.OptKeyPush):         "true",
-			string(exptypes.OptKeyPushByDigest): "true",
-			string(exptypes.OptKeyOCITypes):     "true",
-		}
-		if opt.Insecure {
-			a[string(exptypes.OptKeyInsecure)] = "true"
-		}
-		addEpoch(a, epoch)
-		exports = append(exports, client.ExportEntry{Type: client.ExporterImage, Attrs: a})
-	}
 	var tmpTar string
 	if opt.OCITar != "" {
 		tmpTar = opt.OCITar + ".partial"
@@ -161,6 +148,23 @@ func solveOnce(ctx context.Context, c *client.Client, opt SolveOptions) (*SolveR
 			}})
 	}
 
+	// The image exporter goes last: BuildKit merges the exporters'
+	// responses in order, and with attestations the tarball's index can
+	// differ from the pushed one (provenance is written per exporter), so
+	// the digest returned must be the pushed index's.
+	if opt.Push {
+		a := map[string]string{
+			string(exptypes.OptKeyName):         opt.Repository,
+			string(exptypes.OptKeyPush):         "true",
+			string(exptypes.OptKeyPushByDigest): "true",
+			string(exptypes.OptKeyOCITypes):     "true",
+		}
+		if opt.Insecure {
+			a[string(exptypes.OptKeyInsecure)] = "true"
+		}
+		addEpoch(a, epoch)
+		exports = append(exports, client.ExportEntry{Type: client.ExporterImage, Attrs: a})
+	}
 	solveOpt := client.SolveOpt{
 		Frontend:      "dockerfile.v0",
 		FrontendAttrs: attrs,
