@@ -73,7 +73,7 @@ step "syft ${SYFT_VERSION} (the SBOM generator of the attestation tests)"
 # BuildKit's default SBOM generator image cannot be pulled here; the tests
 # assemble one from this syft (static: the image is FROM scratch) and
 # busybox-static. A cold build takes about 5 minutes on 2 cores.
-if [ -x "$TOOLS_DIR/syft" ] && "$TOOLS_DIR/syft" version 2>/dev/null | grep -q "${SYFT_VERSION}\$"; then
+if [ -x "$TOOLS_DIR/syft" ] && grep -q "${SYFT_VERSION}\$" <<<"$("$TOOLS_DIR/syft" version 2>/dev/null)"; then
   echo "already built: syft ${SYFT_VERSION}"
 else
   CGO_ENABLED=0 GOFLAGS=-mod=mod GOBIN="$TOOLS_DIR" "$GO" install -trimpath \
