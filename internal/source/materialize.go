@@ -108,12 +108,13 @@ func (t *Tree) copyFiles(ctx context.Context, dst string) ([]indexEntry, error) 
 	// Files are dated a second before the index is written, so git never
 	// sees them as "racily clean" and re-hashes them on the first status.
 	stamp := time.Now().Add(-time.Second)
+	stats := readStatSnapshot(t.dir)
 	out := make([]indexEntry, len(files))
 	err := parallel(len(files), func(i int) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		e, err := copyOne(t.Files, dst, files[i], stamp)
+		e, err := copyOne(t.Files, dst, files[i], stamp, stats)
 		out[i] = e
 		return err
 	})
@@ -176,7 +177,9 @@ func parallel(n int, fn func(i int) error) error {
 }
 
 // copyOne copies one file, symlink or submodule folder and stats the result.
-func copyOne(srcRoot, dstRoot string, f fileEntry, stamp time.Time) (indexEntry, error) {
+// A regular file the stat cache vouches for is copied without being read
+// here; any other is checked against its blob hash.
+func copyOne(srcRoot, dstRoot string, f fileEntry, stamp time.Time, stats *statSnapshot) (indexEntry, error) {
 	rel := filepath.FromSlash(f.Path)
 	src, dst := filepath.Join(srcRoot, rel), filepath.Join(dstRoot, rel)
 	want, err := parseHash(f.Hash)
@@ -199,18 +202,11 @@ func copyOne(srcRoot, dstRoot string, f fileEntry, stamp time.Time) (indexEntry,
 			return e, err
 		}
 	default:
-		data, err := readExact(src, f.Size)
-		if err != nil {
-			return e, corruptf("%s: %v", f.Path, err)
-		}
-		if got := objectHash("blob", data); got != want {
-			return e, corruptf("file %s has content hash %x, the tree has blob %s", f.Path, got, f.Hash)
-		}
 		perm := os.FileMode(0o644)
 		if f.isExec() {
 			perm = 0o755
 		}
-		return e, writeStamped(dst, data, perm, stamp, &e)
+		return e, copyRegular(src, dst, f, want, perm, stamp, stats, &e)
 	}
 	if err := setMtime(dst, stamp); err != nil {
 		return e, err
@@ -218,13 +214,63 @@ func copyOne(srcRoot, dstRoot string, f fileEntry, stamp time.Time) (indexEntry,
 	return e, statInto(dst, &e)
 }
 
-// readExact reads a file that must be exactly size bytes long.
-func readExact(name string, size int64) ([]byte, error) {
-	f, err := os.Open(name)
+// hashedFiles counts the cached files Materialize read and hashed (tests
+// check that the stat cache spares unchanged ones).
+var hashedFiles atomic.Int64
+
+// copyRegular copies the cached regular file src to the new file dst:
+// in the kernel when the stat cache says src is as it was written, else
+// through memory, checking its blob hash.
+func copyRegular(src, dst string, f fileEntry, want [20]byte, perm os.FileMode, stamp time.Time, stats *statSnapshot, e *indexEntry) error {
+	in, err := os.Open(src)
 	if err != nil {
-		return nil, err
+		return corruptf("%s: %v", f.Path, err)
 	}
-	defer f.Close()
+	defer in.Close()
+	fi, err := in.Stat()
+	if err != nil {
+		return corruptf("%s: %v", f.Path, err)
+	}
+	if fi.Size() == f.Size && stats.unchanged(f.Path, fi) {
+		return copyStamped(in, dst, f.Size, perm, stamp, e)
+	}
+	hashedFiles.Add(1)
+	data, err := readExact(in, f.Size)
+	if err != nil {
+		return corruptf("%s: %v", f.Path, err)
+	}
+	if got := objectHash("blob", data); got != want {
+		return corruptf("file %s has content hash %x, the tree has blob %s", f.Path, got, f.Hash)
+	}
+	return writeStamped(dst, data, perm, stamp, e)
+}
+
+// copyStamped copies size bytes of in to a new file with copy_file_range
+// (io.Copy between files uses it, and falls back to read and write where
+// the kernel cannot), dates it and records its stat data.
+func copyStamped(in *os.File, name string, size int64, perm os.FileMode, stamp time.Time, e *indexEntry) error {
+	out, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return err
+	}
+	n, err := io.Copy(out, io.LimitReader(in, size))
+	if err == nil && n != size {
+		err = corruptf("%s: copied %d bytes, the file has %d", in.Name(), n, size)
+	}
+	if err == nil {
+		err = setMtimeFd(out, stamp)
+	}
+	if err == nil {
+		err = statFdInto(out, e)
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// readExact reads an open file that must be exactly size bytes long.
+func readExact(f *os.File, size int64) ([]byte, error) {
 	buf := make([]byte, size+1)
 	n, err := io.ReadFull(f, buf)
 	if int64(n) != size || (err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !(size == 0 && errors.Is(err, io.EOF))) {

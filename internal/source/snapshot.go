@@ -8,6 +8,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -60,13 +61,17 @@ func snapshot(ctx context.Context, tmp string, s storer.EncodedObjectStorer, com
 	if err != nil {
 		return nil, nil, fmt.Errorf("read tree of commit %s: %w", commit, err)
 	}
-	w := &snapshotWriter{ctx: ctx, s: s, files: filepath.Join(tmp, filesName), seen: map[plumbing.Hash]bool{}}
+	w := &snapshotWriter{ctx: ctx, s: s, files: filepath.Join(tmp, filesName), seen: map[plumbing.Hash]bool{},
+		stamp: time.Now().Add(-time.Second), stats: map[string]fileStat{}}
 	w.add(commit)
 	w.add(root.Hash)
 	if err := os.Mkdir(w.files, 0o755); err != nil {
 		return nil, nil, err
 	}
 	if err := w.walk(root, ""); err != nil {
+		return nil, nil, err
+	}
+	if err := writeStatSnapshot(tmp, w.stats); err != nil {
 		return nil, nil, err
 	}
 	return c, w, nil
@@ -90,6 +95,10 @@ type snapshotWriter struct {
 	seen    map[plumbing.Hash]bool
 	objects []plumbing.Hash
 	entries []fileEntry
+	// stamp dates every file written (a second in the past, so that none
+	// is racily clean) and stats records them: see statcache.go.
+	stamp time.Time
+	stats map[string]fileStat
 }
 
 func (w *snapshotWriter) add(h plumbing.Hash) {
@@ -130,7 +139,7 @@ func (w *snapshotWriter) walk(t *object.Tree, prefix string) error {
 			}
 			w.entries = append(w.entries, fileEntry{Path: rel, Mode: uint32(e.Mode), Hash: e.Hash.String()})
 		default:
-			size, err := w.writeBlob(e, full)
+			size, err := w.writeBlob(e, rel, full)
 			if err != nil {
 				return fmt.Errorf("write %s: %w", rel, err)
 			}
@@ -141,7 +150,7 @@ func (w *snapshotWriter) walk(t *object.Tree, prefix string) error {
 	return nil
 }
 
-func (w *snapshotWriter) writeBlob(e object.TreeEntry, full string) (int64, error) {
+func (w *snapshotWriter) writeBlob(e object.TreeEntry, rel, full string) (int64, error) {
 	blob, err := object.GetBlob(w.s, e.Hash)
 	if err != nil {
 		return 0, fmt.Errorf("read blob %s: %w", e.Hash, err)
@@ -169,6 +178,15 @@ func (w *snapshotWriter) writeBlob(e object.TreeEntry, full string) (int64, erro
 	if _, err := io.Copy(f, r); err != nil {
 		f.Close()
 		return 0, err
+	}
+	if err := setMtimeFd(f, w.stamp); err != nil {
+		f.Close()
+		return 0, err
+	}
+	if fi, err := f.Stat(); err == nil {
+		if st, ok := statOf(fi); ok {
+			w.stats[rel] = st
+		}
 	}
 	return blob.Size, f.Close()
 }

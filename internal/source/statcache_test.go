@@ -1,0 +1,117 @@
+package source
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// regularFiles counts the regular files of an entry's file list.
+func regularFiles(tree *Tree) int64 {
+	n := int64(0)
+	for _, f := range tree.entry.Files {
+		if !f.isSymlink() && !f.isGitlink() {
+			n++
+		}
+	}
+	return n
+}
+
+// TestStatCacheSparesUnchangedFiles: the files a fetch just wrote, and the
+// same files on a later run, are copied without being read and hashed; the
+// work tree is still exactly the commit's.
+func TestStatCacheSparesUnchangedFiles(t *testing.T) {
+	f := newFixture(t)
+	req := Request{Pin: pin(f.repo.FileURL(), "v1.0.0", f.rel), Kind: Git, CacheDir: t.TempDir()}
+	for _, run := range []string{"cold", "warm"} {
+		tree := fetch(t, req)
+		require.Equal(t, run == "warm", tree.Cached)
+		before := hashedFiles.Load()
+		dst := filepath.Join(t.TempDir(), "work")
+		require.NoError(t, tree.Materialize(context.Background(), dst))
+		assert.Zero(t, hashedFiles.Load()-before, "%s: files hashed although the stat cache vouches for them", run)
+		requireWorkTree(t, dst, f.rel, f.repo, f.rel)
+	}
+}
+
+// TestStatCacheSeesEditWithRestoredMtime: a cached file rewritten with the
+// same size and dated back to its recorded mtime still differs in ctime,
+// so it is hashed, found damaged, and the entry is fetched again.
+func TestStatCacheSeesEditWithRestoredMtime(t *testing.T) {
+	f := newFixture(t)
+	var notes noticeLog
+	req := Request{Pin: pin(f.repo.FileURL(), "v1.0.0", f.rel), Kind: Git, CacheDir: t.TempDir(), Notice: notes.notice}
+	tree := fetch(t, req)
+	victim := filepath.Join(tree.Files, "foo.txt")
+	fi, err := os.Stat(victim)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(victim, []byte("DOT\n"), 0o644)) // same size
+	require.NoError(t, os.Chtimes(victim, fi.ModTime(), fi.ModTime()))
+
+	before := hashedFiles.Load()
+	dst := filepath.Join(t.TempDir(), "work")
+	require.NoError(t, tree.Materialize(context.Background(), dst))
+	assert.Positive(t, hashedFiles.Load()-before)
+	require.Len(t, notes.all(), 1)
+	assert.Contains(t, notes.all()[0], "foo.txt")
+	requireWorkTree(t, dst, f.rel, f.repo, f.rel)
+}
+
+// TestStatCacheMissingHashesEverything: without the stat file (an entry
+// from an older version, or a damaged hint) every file is hashed, and the
+// tree is right.
+func TestStatCacheMissingHashesEverything(t *testing.T) {
+	f := newFixture(t)
+	req := Request{Pin: pin(f.repo.FileURL(), "v1.0.0", f.rel), Kind: Git, CacheDir: t.TempDir()}
+	tree := fetch(t, req)
+	for _, damage := range []func() error{
+		func() error { return os.WriteFile(filepath.Join(tree.dir, statFile), []byte("{not json"), 0o644) },
+		func() error { return os.Remove(filepath.Join(tree.dir, statFile)) },
+	} {
+		require.NoError(t, damage())
+		before := hashedFiles.Load()
+		dst := filepath.Join(t.TempDir(), "work")
+		require.NoError(t, tree.Materialize(context.Background(), dst))
+		assert.Equal(t, regularFiles(tree), hashedFiles.Load()-before)
+		requireWorkTree(t, dst, f.rel, f.repo, f.rel)
+	}
+}
+
+// TestStatCacheRacyOrChanged: a file is trusted only when every recorded
+// field matches and it was written before the second the data was
+// recorded in (racy git); otherwise it is hashed.
+func TestStatCacheRacyOrChanged(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "f")
+	require.NoError(t, os.WriteFile(name, []byte("content\n"), 0o644))
+	fi, err := os.Stat(name)
+	require.NoError(t, err)
+	st, ok := statOf(fi)
+	require.True(t, ok)
+	mtime := time.Unix(0, st.Mtime)
+
+	later := &statSnapshot{Taken: mtime.Add(2 * time.Second), Files: map[string]fileStat{"f": st}}
+	assert.True(t, later.unchanged("f", fi), "recorded seconds after the write: trusted")
+
+	sameSecond := &statSnapshot{Taken: mtime.Truncate(time.Second).Add(999 * time.Millisecond), Files: map[string]fileStat{"f": st}}
+	assert.False(t, sameSecond.unchanged("f", fi), "recorded in the second of the write: racily clean, hashed")
+
+	for field, edit := range map[string]func(*fileStat){
+		"size":  func(s *fileStat) { s.Size++ },
+		"mtime": func(s *fileStat) { s.Mtime++ },
+		"ctime": func(s *fileStat) { s.Ctime++ },
+		"inode": func(s *fileStat) { s.Ino++ },
+		"dev":   func(s *fileStat) { s.Dev++ },
+	} {
+		changed := st
+		edit(&changed)
+		snap := &statSnapshot{Taken: later.Taken, Files: map[string]fileStat{"f": changed}}
+		assert.False(t, snap.unchanged("f", fi), "a different %s must be hashed", field)
+	}
+	assert.False(t, later.unchanged("other", fi), "a path without stat data is hashed")
+	assert.False(t, (*statSnapshot)(nil).unchanged("f", fi), "no stat data at all: hashed")
+}
