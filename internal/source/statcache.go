@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // The stat cache of an entry's files folder lets Materialize copy a cached
@@ -45,31 +47,23 @@ func statOf(fi os.FileInfo) (fileStat, bool) {
 	if !ok {
 		return fileStat{}, false
 	}
-	return fileStat{
-		Size:  st.Size,
-		Mtime: time.Unix(int64(st.Mtim.Sec), int64(st.Mtim.Nsec)).UnixNano(),
-		Ctime: time.Unix(int64(st.Ctim.Sec), int64(st.Ctim.Nsec)).UnixNano(),
-		Ino:   uint64(st.Ino),
-		Dev:   uint64(st.Dev),
-	}, true
+	return fileStat{Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano(), Ino: st.Ino, Dev: st.Dev}, true
+}
+
+// statOfUnix is statOf for a raw fstat result.
+func statOfUnix(st *unix.Stat_t) fileStat {
+	return fileStat{Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano(), Ino: st.Ino, Dev: st.Dev}
 }
 
 // unchanged is whether the cached file at path, whose stat data is now,
 // may be trusted without hashing: the recorded data is the same and was
 // not recorded in the second the file was last written.
-func (s *statSnapshot) unchanged(path string, now os.FileInfo) bool {
+func (s *statSnapshot) unchanged(path string, now fileStat) bool {
 	if s == nil {
 		return false
 	}
 	rec, ok := s.Files[path]
-	if !ok {
-		return false
-	}
-	cur, ok := statOf(now)
-	if !ok || cur != rec {
-		return false
-	}
-	return rec.Mtime < s.Taken.Truncate(time.Second).UnixNano()
+	return ok && now == rec && rec.Mtime < s.Taken.Truncate(time.Second).UnixNano()
 }
 
 // writeStatSnapshot records the stat data of the entry's files in dir.

@@ -92,13 +92,14 @@ func TestStatCacheRacyOrChanged(t *testing.T) {
 	require.NoError(t, err)
 	st, ok := statOf(fi)
 	require.True(t, ok)
+	now := st
 	mtime := time.Unix(0, st.Mtime)
 
 	later := &statSnapshot{Taken: mtime.Add(2 * time.Second), Files: map[string]fileStat{"f": st}}
-	assert.True(t, later.unchanged("f", fi), "recorded seconds after the write: trusted")
+	assert.True(t, later.unchanged("f", now), "recorded seconds after the write: trusted")
 
 	sameSecond := &statSnapshot{Taken: mtime.Truncate(time.Second).Add(999 * time.Millisecond), Files: map[string]fileStat{"f": st}}
-	assert.False(t, sameSecond.unchanged("f", fi), "recorded in the second of the write: racily clean, hashed")
+	assert.False(t, sameSecond.unchanged("f", now), "recorded in the second of the write: racily clean, hashed")
 
 	for field, edit := range map[string]func(*fileStat){
 		"size":  func(s *fileStat) { s.Size++ },
@@ -110,8 +111,8 @@ func TestStatCacheRacyOrChanged(t *testing.T) {
 		changed := st
 		edit(&changed)
 		snap := &statSnapshot{Taken: later.Taken, Files: map[string]fileStat{"f": changed}}
-		assert.False(t, snap.unchanged("f", fi), "a different %s must be hashed", field)
+		assert.False(t, snap.unchanged("f", now), "a different %s must be hashed", field)
 	}
-	assert.False(t, later.unchanged("other", fi), "a path without stat data is hashed")
-	assert.False(t, (*statSnapshot)(nil).unchanged("f", fi), "no stat data at all: hashed")
+	assert.False(t, later.unchanged("other", now), "a path without stat data is hashed")
+	assert.False(t, (*statSnapshot)(nil).unchanged("f", now), "no stat data at all: hashed")
 }
