@@ -68,8 +68,17 @@ func snapshot(ctx context.Context, tmp string, s storer.EncodedObjectStorer, com
 	if err := os.Mkdir(w.files, 0o755); err != nil {
 		return nil, nil, err
 	}
-	if err := w.walk(root, ""); err != nil {
+	w.pool = newBlobWriter(w.stamp)
+	err = w.walk(root, "")
+	stats, perr := w.pool.close()
+	if err == nil {
+		err = perr
+	}
+	if err != nil {
 		return nil, nil, err
+	}
+	for rel, st := range stats {
+		w.stats[rel] = st
 	}
 	if err := writeStatSnapshot(tmp, w.stats); err != nil {
 		return nil, nil, err
@@ -99,6 +108,8 @@ type snapshotWriter struct {
 	// is racily clean) and stats records them: see statcache.go.
 	stamp time.Time
 	stats map[string]fileStat
+	// pool writes the files that fit in memory.
+	pool *blobWriter
 }
 
 func (w *snapshotWriter) add(h plumbing.Hash) {
@@ -170,6 +181,13 @@ func (w *snapshotWriter) writeBlob(e object.TreeEntry, rel, full string) (int64,
 	perm := os.FileMode(0o644)
 	if uint32(e.Mode)&0o111 != 0 {
 		perm = 0o755
+	}
+	if blob.Size <= inlineBlobSize {
+		data := make([]byte, blob.Size)
+		if _, err := io.ReadFull(r, data); err != nil {
+			return 0, err
+		}
+		return blob.Size, w.pool.write(rel, full, data, perm)
 	}
 	f, err := os.OpenFile(full, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
