@@ -26,6 +26,10 @@ type blobWriter struct {
 	stats map[string]fileStat
 }
 
+// fileWritten, when set, is called after each file the writers create
+// (tests stop a fill half way with it).
+var fileWritten func(rel string)
+
 type blobJob struct {
 	rel, full string
 	data      []byte
@@ -44,6 +48,9 @@ func newBlobWriter(stamp time.Time) *blobWriter {
 					continue // drain
 				}
 				st, err := createStamped(j.full, j.data, j.perm, w.stamp)
+				if fileWritten != nil {
+					fileWritten(j.rel)
+				}
 				w.mu.Lock()
 				if err != nil && w.err == nil {
 					w.err = err
