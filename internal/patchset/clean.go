@@ -4,6 +4,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/go-git/go-git/v5"
@@ -68,7 +69,7 @@ func fileMatches(dir string, e *index.Entry, indexWritten time.Time) bool {
 	if mode != e.Mode {
 		return false
 	}
-	if uint32(fi.Size()) == e.Size && fi.ModTime().Equal(e.ModifiedAt) && fi.ModTime().Before(indexWritten) {
+	if statMatches(fi, e, indexWritten) {
 		return true
 	}
 	var data []byte
@@ -82,6 +83,22 @@ func fileMatches(dir string, e *index.Entry, indexWritten time.Time) bool {
 		return false
 	}
 	return plumbing.ComputeHash(plumbing.BlobObject, data) == e.Hash
+}
+
+// statMatches is whether the file's stat data is what the index recorded
+// for it (size, mtime, ctime, inode, owner), so that its content need not
+// be read. Any edit changes the ctime, which cannot be set back. As in
+// git, a file written in the second the index was written may have
+// changed after its stat data was taken (racily clean), so it is hashed.
+func statMatches(fi os.FileInfo, e *index.Entry, indexWritten time.Time) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return false
+	}
+	return uint32(fi.Size()) == e.Size && fi.ModTime().Equal(e.ModifiedAt) &&
+		time.Unix(st.Ctim.Unix()).Equal(e.CreatedAt) &&
+		uint32(st.Ino) == e.Inode && st.Uid == e.UID && st.Gid == e.GID &&
+		fi.ModTime().Before(indexWritten.Truncate(time.Second))
 }
 
 // normalStage is the stage of an entry without a conflict. (go-git's
