@@ -21,7 +21,8 @@ import (
 
 // Materialize makes dst (which must not exist; its parent must) a complete
 // git work tree at BaseCommit. Every file is checked against its blob hash
-// while it is copied from the cache. A damaged entry (the cheap checks of
+// while it is copied from the cache, unless its stat data shows it is as
+// the fetch wrote it (see statcache.go). A damaged entry (the cheap checks of
 // Fetch cannot see every byte) is dropped with one notice and fetched
 // again, and dst is made from the fresh copy; t then describes that copy.
 // On failure dst does not exist. The pack is hard-linked (or copied) into
@@ -101,7 +102,7 @@ func (t *Tree) materialize(ctx context.Context, dst string) (err error) {
 }
 
 // copyFiles copies the cached files into dst in parallel, verifying each
-// against its blob hash, and returns their index entries.
+// against its blob hash or the stat cache, and returns their index entries.
 func (t *Tree) copyFiles(ctx context.Context, dst string) ([]indexEntry, error) {
 	files := t.entry.Files
 	if err := makeDirs(dst, files); err != nil {
