@@ -51,12 +51,11 @@ func newBlobWriter(stamp time.Time) *blobWriter {
 				if fileWritten != nil {
 					fileWritten(j.rel)
 				}
-				w.mu.Lock()
-				if err != nil && w.err == nil {
-					w.err = err
+				if err != nil {
+					w.fail(err)
+					continue
 				}
-				w.stats[j.rel] = st
-				w.mu.Unlock()
+				w.record(j.rel, st)
 			}
 		}()
 	}
@@ -70,6 +69,21 @@ func (w *blobWriter) write(rel, full string, data []byte, perm os.FileMode) erro
 	}
 	w.jobs <- blobJob{rel: rel, full: full, data: data, perm: uint32(perm)}
 	return nil
+}
+
+// record keeps the stat data of a file written (also by the caller).
+func (w *blobWriter) record(rel string, st fileStat) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.stats[rel] = st
+}
+
+func (w *blobWriter) fail(err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err == nil {
+		w.err = err
+	}
 }
 
 func (w *blobWriter) failed() error {

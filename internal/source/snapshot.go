@@ -62,13 +62,12 @@ func snapshot(ctx context.Context, tmp string, s storer.EncodedObjectStorer, com
 		return nil, nil, fmt.Errorf("read tree of commit %s: %w", commit, err)
 	}
 	w := &snapshotWriter{ctx: ctx, s: s, files: filepath.Join(tmp, filesName), seen: map[plumbing.Hash]bool{},
-		stamp: time.Now().Add(-time.Second), stats: map[string]fileStat{}}
+		pool: newBlobWriter(time.Now().Add(-time.Second))}
 	w.add(commit)
 	w.add(root.Hash)
 	if err := os.Mkdir(w.files, 0o755); err != nil {
 		return nil, nil, err
 	}
-	w.pool = newBlobWriter(w.stamp)
 	err = w.walk(root, "")
 	stats, perr := w.pool.close()
 	if err == nil {
@@ -77,10 +76,7 @@ func snapshot(ctx context.Context, tmp string, s storer.EncodedObjectStorer, com
 	if err != nil {
 		return nil, nil, err
 	}
-	for rel, st := range stats {
-		w.stats[rel] = st
-	}
-	if err := writeStatSnapshot(tmp, w.stats); err != nil {
+	if err := writeStatSnapshot(tmp, stats); err != nil {
 		return nil, nil, err
 	}
 	return c, w, nil
@@ -104,11 +100,8 @@ type snapshotWriter struct {
 	seen    map[plumbing.Hash]bool
 	objects []plumbing.Hash
 	entries []fileEntry
-	// stamp dates every file written (a second in the past, so that none
-	// is racily clean) and stats records them: see statcache.go.
-	stamp time.Time
-	stats map[string]fileStat
-	// pool writes the files that fit in memory.
+	// pool writes the files that fit in memory, dates every file and
+	// keeps their stat data (see statcache.go).
 	pool *blobWriter
 }
 
@@ -197,13 +190,13 @@ func (w *snapshotWriter) writeBlob(e object.TreeEntry, rel, full string) (int64,
 		f.Close()
 		return 0, err
 	}
-	if err := setMtimeFd(f, w.stamp); err != nil {
+	if err := setMtimeFd(f, w.pool.stamp); err != nil {
 		f.Close()
 		return 0, err
 	}
 	if fi, err := f.Stat(); err == nil {
 		if st, ok := statOf(fi); ok {
-			w.stats[rel] = st
+			w.pool.record(rel, st)
 		}
 	}
 	return blob.Size, f.Close()
