@@ -10,10 +10,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
+	gitcache "github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
 // buildFromObjects fills an entry folder from a commit held in s: the
@@ -21,7 +24,7 @@ import (
 // and the bare repository around it. It completes m (base commit, tree,
 // time, file list, pack).
 func buildFromObjects(ctx context.Context, tmp string, s storer.EncodedObjectStorer, commit plumbing.Hash, m *entryMeta) error {
-	c, w, err := snapshot(ctx, tmp, s, commit)
+	c, w, err := snapshot(ctx, tmp, s, commit, nil)
 	if err != nil {
 		return err
 	}
@@ -38,7 +41,14 @@ func buildFromObjects(ctx context.Context, tmp string, s storer.EncodedObjectSto
 // commit in pack (a fetch wrote it there): the checked-out files and the
 // bare repository around the pack.
 func buildAroundPack(ctx context.Context, tmp string, s storer.EncodedObjectStorer, commit plumbing.Hash, pack string, m *entryMeta) error {
-	c, w, err := snapshot(ctx, tmp, s, commit)
+	// The pack is on disk, so each writer can read it through a store of
+	// its own and blobs are decoded in parallel.
+	gitDir := filepath.Join(tmp, gitDirName)
+	open := func() (storer.EncodedObjectStorer, func(), error) {
+		ws := filesystem.NewStorageWithOptions(osfs.New(gitDir), gitcache.NewObjectLRU(8*gitcache.MiByte), filesystem.Options{KeepDescriptors: true})
+		return ws, func() { ws.Close() }, nil
+	}
+	c, w, err := snapshot(ctx, tmp, s, commit, open)
 	if err != nil {
 		return err
 	}
@@ -48,11 +58,11 @@ func buildAroundPack(ctx context.Context, tmp string, s storer.EncodedObjectStor
 			shallow = true
 		}
 	}
-	return finishEntry(filepath.Join(tmp, gitDirName), c, w, pack, shallow, m)
+	return finishEntry(gitDir, c, w, pack, shallow, m)
 }
 
 // snapshot reads the commit and writes its tree's files into tmp.
-func snapshot(ctx context.Context, tmp string, s storer.EncodedObjectStorer, commit plumbing.Hash) (*object.Commit, *snapshotWriter, error) {
+func snapshot(ctx context.Context, tmp string, s storer.EncodedObjectStorer, commit plumbing.Hash, open openStore) (*object.Commit, *snapshotWriter, error) {
 	c, err := object.GetCommit(s, commit)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read commit %s: %w", commit, err)
@@ -62,19 +72,24 @@ func snapshot(ctx context.Context, tmp string, s storer.EncodedObjectStorer, com
 		return nil, nil, fmt.Errorf("read tree of commit %s: %w", commit, err)
 	}
 	w := &snapshotWriter{ctx: ctx, s: s, files: filepath.Join(tmp, filesName), seen: map[plumbing.Hash]bool{},
-		pool: newBlobWriter(time.Now().Add(-time.Second))}
+		pool: newBlobWriter(time.Now().Add(-time.Second), open)}
 	w.add(commit)
 	w.add(root.Hash)
 	if err := os.Mkdir(w.files, 0o755); err != nil {
 		return nil, nil, err
 	}
 	err = w.walk(root, "")
-	stats, perr := w.pool.close()
+	stats, sizes, perr := w.pool.close()
 	if err == nil {
 		err = perr
 	}
 	if err != nil {
 		return nil, nil, err
+	}
+	for i, e := range w.entries {
+		if size, ok := sizes[e.Path]; ok {
+			w.entries[i].Size = size
+		}
 	}
 	if err := writeStatSnapshot(tmp, stats); err != nil {
 		return nil, nil, err
@@ -155,6 +170,13 @@ func (w *snapshotWriter) walk(t *object.Tree, prefix string) error {
 }
 
 func (w *snapshotWriter) writeBlob(e object.TreeEntry, rel, full string) (int64, error) {
+	perm := os.FileMode(0o644)
+	if uint32(e.Mode)&0o111 != 0 {
+		perm = 0o755
+	}
+	if w.pool.decodes && e.Mode != filemode.Symlink {
+		return 0, w.pool.decode(rel, full, e.Hash, perm) // size known when written
+	}
 	blob, err := object.GetBlob(w.s, e.Hash)
 	if err != nil {
 		return 0, fmt.Errorf("read blob %s: %w", e.Hash, err)
@@ -171,10 +193,6 @@ func (w *snapshotWriter) writeBlob(e object.TreeEntry, rel, full string) (int64,
 		}
 		return blob.Size, os.Symlink(string(target), full)
 	}
-	perm := os.FileMode(0o644)
-	if uint32(e.Mode)&0o111 != 0 {
-		perm = 0o755
-	}
 	if blob.Size <= inlineBlobSize {
 		data := make([]byte, blob.Size)
 		if _, err := io.ReadFull(r, data); err != nil {
@@ -182,24 +200,12 @@ func (w *snapshotWriter) writeBlob(e object.TreeEntry, rel, full string) (int64,
 		}
 		return blob.Size, w.pool.write(rel, full, data, perm)
 	}
-	f, err := os.OpenFile(full, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	st, err := streamStamped(full, r, perm, w.pool.stamp)
 	if err != nil {
 		return 0, err
 	}
-	if _, err := io.Copy(f, r); err != nil {
-		f.Close()
-		return 0, err
-	}
-	if err := setMtimeFd(f, w.pool.stamp); err != nil {
-		f.Close()
-		return 0, err
-	}
-	if fi, err := f.Stat(); err == nil {
-		if st, ok := statOf(fi); ok {
-			w.pool.record(rel, st)
-		}
-	}
-	return blob.Size, f.Close()
+	w.pool.record(rel, st, blob.Size)
+	return blob.Size, nil
 }
 
 // checkEntryName refuses tree entry names that would escape the folder or

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/epp-build/epp-build/internal/testutil/gitfixture"
 )
 
 // regularFiles counts the regular files of an entry's file list.
@@ -115,4 +117,35 @@ func TestStatCacheRacyOrChanged(t *testing.T) {
 	}
 	assert.False(t, later.unchanged("other", now), "a path without stat data is hashed")
 	assert.False(t, (*statSnapshot)(nil).unchanged("f", now), "no stat data at all: hashed")
+}
+
+// TestFetchWritesEveryBlobSize: blobs decoded by the writers, small,
+// empty and larger than what they hold in memory (streamed), land with the
+// right content, size and mode, and all of them are trusted on the next
+// copy.
+func TestFetchWritesEveryBlobSize(t *testing.T) {
+	r := gitfixture.New(t)
+	big := make([]byte, inlineBlobSize+12345)
+	for i := range big {
+		big[i] = byte(i*7 + i/4096)
+	}
+	r.WriteBytes(t, "data/big.bin", big)
+	r.WriteBytes(t, "data/empty", nil)
+	r.WriteExec(t, "run.sh", "#!/bin/sh\n")
+	commit := r.Commit(t, "sizes", map[string]string{"small.txt": "small\n"})
+	r.Tag(t, "v1", commit, true)
+	tree := fetch(t, Request{Pin: pin(r.FileURL(), "v1", commit), Kind: Git, CacheDir: t.TempDir()})
+	sizes := map[string]int64{}
+	for _, f := range tree.entry.Files {
+		sizes[f.Path] = f.Size
+	}
+	assert.Equal(t, map[string]int64{"data/big.bin": int64(len(big)), "data/empty": 0, "run.sh": 10, "small.txt": 6}, sizes)
+	before := hashedFiles.Load()
+	dst := filepath.Join(t.TempDir(), "work")
+	require.NoError(t, tree.Materialize(context.Background(), dst))
+	assert.Zero(t, hashedFiles.Load()-before)
+	requireWorkTree(t, dst, commit, r, commit)
+	got, err := os.ReadFile(filepath.Join(dst, "data", "big.bin"))
+	require.NoError(t, err)
+	assert.Equal(t, big, got)
 }
