@@ -94,7 +94,7 @@ func newBlobWriter(stamp time.Time, open openStore) *blobWriter {
 func (w *blobWriter) writeJob(store storer.EncodedObjectStorer, j blobJob) (fileStat, int64, error) {
 	if j.data != nil || j.hash.IsZero() {
 		st, err := createStamped(j.full, j.data, j.perm, w.stamp)
-		return st, int64(len(j.data)), err
+		return statOfUnix(&st), int64(len(j.data)), err
 	}
 	blob, err := object.GetBlob(store, j.hash)
 	if err != nil {
@@ -114,7 +114,7 @@ func (w *blobWriter) writeJob(store storer.EncodedObjectStorer, j blobJob) (file
 		return fileStat{}, 0, err
 	}
 	st, err := createStamped(j.full, data, j.perm, w.stamp)
-	return st, blob.Size, err
+	return statOfUnix(&st), blob.Size, err
 }
 
 // decode queues a file whose blob a worker decodes.
@@ -191,7 +191,14 @@ func streamStamped(name string, r io.Reader, perm os.FileMode, stamp time.Time) 
 
 // createStamped writes a new file on a raw descriptor, dates it and
 // returns its stat data.
-func createStamped(name string, data []byte, perm os.FileMode, stamp time.Time) (st fileStat, err error) {
+func createStamped(name string, data []byte, perm os.FileMode, stamp time.Time) (unix.Stat_t, error) {
+	return newStamped(name, perm, stamp, func(fd int) error { return writeAll(fd, data) })
+}
+
+// newStamped creates the file name on a raw descriptor (an os.File costs
+// poller registration and blocking-mode calls, a dozen system calls a
+// file), lets fill write its content, dates it and returns its stat data.
+func newStamped(name string, perm os.FileMode, stamp time.Time, fill func(fd int) error) (st unix.Stat_t, err error) {
 	fd, err := unix.Open(name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC, uint32(perm))
 	if err != nil {
 		return st, &os.PathError{Op: "open", Path: name, Err: err}
@@ -201,22 +208,14 @@ func createStamped(name string, data []byte, perm os.FileMode, stamp time.Time) 
 			err = &os.PathError{Op: "close", Path: name, Err: cerr}
 		}
 	}()
-	for rest := data; len(rest) > 0; {
-		n, err := unix.Write(fd, rest)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return st, &os.PathError{Op: "write", Path: name, Err: err}
-		}
-		rest = rest[n:]
+	if err := fill(fd); err != nil {
+		return st, &os.PathError{Op: "write", Path: name, Err: err}
 	}
 	if err := futimens(fd, stamp); err != nil {
 		return st, &os.PathError{Op: "futimens", Path: name, Err: err}
 	}
-	var raw unix.Stat_t
-	if err := unix.Fstat(fd, &raw); err != nil {
+	if err := unix.Fstat(fd, &st); err != nil {
 		return st, &os.PathError{Op: "stat", Path: name, Err: err}
 	}
-	return statOfUnix(&raw), nil
+	return st, nil
 }

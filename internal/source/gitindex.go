@@ -58,15 +58,6 @@ func futimens(fd int, t time.Time) error {
 	return nil
 }
 
-// statFdInto records an open file's stat data.
-func statFdInto(f *os.File, e *indexEntry) error {
-	fi, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	return fillStat(fi, e)
-}
-
 // statInto records the path's stat data as git would.
 func statInto(name string, e *indexEntry) error {
 	fi, err := os.Lstat(name)

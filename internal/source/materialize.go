@@ -223,10 +223,7 @@ var hashedFiles atomic.Int64
 
 // copyRegular copies the cached regular file src to the new file dst:
 // in the kernel when the stat cache says src is as it was written, else
-// through memory, checking its blob hash. The fast path works on raw
-// descriptors: an os.File costs a dozen more system calls per file
-// (poller registration, blocking mode), which a tree of a thousand files
-// feels.
+// through memory, checking its blob hash.
 func copyRegular(src, dst string, f fileEntry, want [20]byte, perm os.FileMode, stamp time.Time, stats *statSnapshot, e *indexEntry) error {
 	in, err := unix.Open(src, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
 	if err != nil {
@@ -237,45 +234,23 @@ func copyRegular(src, dst string, f fileEntry, want [20]byte, perm os.FileMode, 
 	if err := unix.Fstat(in, &st); err != nil {
 		return corruptf("%s: %v", f.Path, err)
 	}
-	if st.Size == f.Size && stats.unchanged(f.Path, statOfUnix(&st)) {
-		return copyStamped(in, dst, f.Size, perm, stamp, e)
-	}
-	hashedFiles.Add(1)
-	data, err := readExact(in, f.Size)
-	if err != nil {
-		return corruptf("%s: %v", f.Path, err)
-	}
-	if got := objectHash("blob", data); got != want {
-		return corruptf("file %s has content hash %x, the tree has blob %s", f.Path, got, f.Hash)
-	}
-	return writeStamped(dst, data, perm, stamp, e)
-}
-
-// copyStamped copies size bytes of the descriptor in to the new file name
-// with copy_file_range (a reflink where the file system shares extents;
-// read and write where the kernel cannot copy between the two), dates it
-// and records its stat data.
-func copyStamped(in int, name string, size int64, perm os.FileMode, stamp time.Time, e *indexEntry) (err error) {
-	out, err := unix.Open(name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC, uint32(perm))
-	if err != nil {
-		return &os.PathError{Op: "open", Path: name, Err: err}
-	}
-	defer func() {
-		if cerr := unix.Close(out); err == nil && cerr != nil {
-			err = &os.PathError{Op: "close", Path: name, Err: cerr}
+	fill := func(out int) error { return copyRange(in, out, f.Size) }
+	if st.Size != f.Size || !stats.unchanged(f.Path, statOfUnix(&st)) {
+		hashedFiles.Add(1)
+		data, err := readExact(in, f.Size)
+		if err != nil {
+			return corruptf("%s: %v", f.Path, err)
 		}
-	}()
-	if err := copyRange(in, out, size); err != nil {
-		return &os.PathError{Op: "copy", Path: name, Err: err}
+		if got := objectHash("blob", data); got != want {
+			return corruptf("file %s has content hash %x, the tree has blob %s", f.Path, got, f.Hash)
+		}
+		fill = func(out int) error { return writeAll(out, data) }
 	}
-	if err := futimens(out, stamp); err != nil {
-		return &os.PathError{Op: "futimens", Path: name, Err: err}
+	written, err := newStamped(dst, perm, stamp, fill)
+	if err != nil {
+		return err
 	}
-	var st unix.Stat_t
-	if err := unix.Fstat(out, &st); err != nil {
-		return &os.PathError{Op: "stat", Path: name, Err: err}
-	}
-	fillStatUnix(&st, e)
+	fillStatUnix(&written, e)
 	return nil
 }
 
@@ -329,17 +304,25 @@ func copyByReading(in, out int, size int64) error {
 		if err != nil {
 			return err
 		}
-		for w := buf[:n]; len(w) > 0; {
-			m, err := unix.Write(out, w)
-			if err == unix.EINTR {
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			w = w[m:]
+		if err := writeAll(out, buf[:n]); err != nil {
+			return err
 		}
 		size -= int64(n)
+	}
+	return nil
+}
+
+// writeAll writes data to a raw descriptor.
+func writeAll(fd int, data []byte) error {
+	for len(data) > 0 {
+		n, err := unix.Write(fd, data)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		data = data[n:]
 	}
 	return nil
 }
@@ -352,26 +335,6 @@ func readExact(fd int, size int64) ([]byte, error) {
 		return nil, fmt.Errorf("size %d differs from the recorded %d bytes", n, size)
 	}
 	return buf[:size], nil
-}
-
-// writeStamped writes a new file, dates it and records its stat data, all
-// through the open descriptor (no further path lookups).
-func writeStamped(name string, data []byte, perm os.FileMode, stamp time.Time, e *indexEntry) error {
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = setMtimeFd(f, stamp)
-	}
-	if err == nil {
-		err = statFdInto(f, e)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 // writeNew writes a file that must not exist yet with perm (less the umask,
