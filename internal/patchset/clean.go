@@ -20,7 +20,12 @@ import (
 // hashed. It answers false whenever it is unsure; the caller then asks the
 // full (slower) status for the names. go-git's status reads every
 // directory and tree object, which was most of a re-apply's time.
-func cleanTracked(repo *git.Repository, idx *index.Index, dir string) bool {
+//
+// trees are the index's folder hashes (indexTrees); nil means unknown.
+func cleanTracked(repo *git.Repository, idx *index.Index, trees map[string]plumbing.Hash, dir string) bool {
+	if trees == nil {
+		return false
+	}
 	head, err := repo.Head()
 	if err != nil {
 		return false
@@ -29,7 +34,7 @@ func cleanTracked(repo *git.Repository, idx *index.Index, dir string) bool {
 	if err != nil {
 		return false
 	}
-	if h, ok := indexTree(idx); !ok || h != c.TreeHash {
+	if trees[""] != c.TreeHash {
 		return false
 	}
 	fi, err := os.Stat(filepath.Join(dir, ".git", "index"))
@@ -106,15 +111,17 @@ func statMatches(fi os.FileInfo, e *index.Entry, indexWritten time.Time) bool {
 // writes it.)
 const normalStage index.Stage = 0
 
-// indexTree is the hash of the tree the index holds, computed in memory
-// (nothing is stored).
-func indexTree(idx *index.Index) (plumbing.Hash, bool) {
+// indexTrees hashes the tree of every folder the index holds ("" is the
+// root), in memory (nothing is stored). It is false when an entry is in
+// conflict. A re-apply computes it once: the clean check compares the root
+// with HEAD's tree, and the in-memory base tree starts from the folders.
+func indexTrees(idx *index.Index) (map[string]plumbing.Hash, bool) {
 	files := map[string][]object.TreeEntry{}
 	subdirs := map[string][]string{}
 	known := map[string]bool{"": true}
 	for _, e := range idx.Entries {
 		if e.Stage != normalStage {
-			return plumbing.ZeroHash, false
+			return nil, false
 		}
 		dir := parentDir(e.Name)
 		files[dir] = append(files[dir], object.TreeEntry{Name: path.Base(e.Name), Mode: e.Mode, Hash: e.Hash})
@@ -123,6 +130,7 @@ func indexTree(idx *index.Index) (plumbing.Hash, bool) {
 			subdirs[parentDir(d)] = append(subdirs[parentDir(d)], d)
 		}
 	}
+	trees := make(map[string]plumbing.Hash, len(known))
 	var encode func(dir string) plumbing.Hash
 	encode = func(dir string) plumbing.Hash {
 		entries := files[dir]
@@ -131,10 +139,10 @@ func indexTree(idx *index.Index) (plumbing.Hash, bool) {
 		}
 		sortTreeEntries(entries)
 		obj := &plumbing.MemoryObject{}
-		if err := (&object.Tree{Entries: entries}).Encode(obj); err != nil {
-			return plumbing.ZeroHash
-		}
-		return obj.Hash()
+		_ = (&object.Tree{Entries: entries}).Encode(obj) // a memory object does not fail
+		trees[dir] = obj.Hash()
+		return trees[dir]
 	}
-	return encode(""), true
+	encode("")
+	return trees, true
 }

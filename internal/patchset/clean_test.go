@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -22,10 +23,12 @@ func TestCleanTrackedAgreesWithGit(t *testing.T) {
 	gitRun(t, dir, "commit", "-q", "-m", "link")
 	repo, err := git.PlainOpen(dir)
 	require.NoError(t, err)
-	tree, ok := indexTree(readIndex(t, repo))
+	trees, ok := indexTrees(readIndex(t, repo))
 	require.True(t, ok)
-	assert.Equal(t, gitRun(t, dir, "rev-parse", "HEAD^{tree}"), tree.String())
-	assert.True(t, cleanTracked(repo, readIndex(t, repo), dir))
+	assert.Equal(t, gitRun(t, dir, "rev-parse", "HEAD^{tree}"), trees[""].String())
+	assert.Equal(t, gitRun(t, dir, "rev-parse", "HEAD:deep/er"), trees["deep/er"].String())
+	assert.Equal(t, gitRun(t, dir, "rev-parse", "HEAD:deep"), trees["deep"].String())
+	assert.True(t, cleanTracked(repo, readIndex(t, repo), trees, dir))
 
 	for name, change := range map[string]func(){
 		"edited":  func() { writeFiles(t, dir, map[string]string{"deep/er/b.txt": "changed\n"}) },
@@ -41,12 +44,12 @@ func TestCleanTrackedAgreesWithGit(t *testing.T) {
 		repo, err := git.PlainOpen(dir)
 		require.NoError(t, err)
 		assert.NotEmpty(t, gitRun(t, dir, "status", "--porcelain", "--untracked-files=no"), name)
-		assert.False(t, cleanTracked(repo, readIndex(t, repo), dir), name)
+		assert.False(t, cleanTracked(repo, readIndex(t, repo), treesOf(t, repo), dir), name)
 		gitRun(t, dir, "reset", "-q", "--hard")
 		gitRun(t, dir, "clean", "-qfd")
 		repo, err = git.PlainOpen(dir)
 		require.NoError(t, err)
-		assert.True(t, cleanTracked(repo, readIndex(t, repo), dir), "after reset: %s", name)
+		assert.True(t, cleanTracked(repo, readIndex(t, repo), treesOf(t, repo), dir), "after reset: %s", name)
 	}
 }
 
@@ -71,12 +74,12 @@ func TestCleanTrackedSeesEditsStatDataHides(t *testing.T) {
 	require.NoError(t, os.Chtimes(filepath.Join(dir, ".git", "index"), past.Add(time.Minute), past.Add(time.Minute)))
 	repo, err := git.PlainOpen(dir)
 	require.NoError(t, err)
-	require.True(t, cleanTracked(repo, readIndex(t, repo), dir), "a fresh tree is clean")
+	require.True(t, cleanTracked(repo, readIndex(t, repo), treesOf(t, repo), dir), "a fresh tree is clean")
 
 	// Same size, mtime set back: only the ctime tells.
 	require.NoError(t, os.WriteFile(name, []byte("bbbb\n"), 0o644))
 	require.NoError(t, os.Chtimes(name, past, past))
-	assert.False(t, cleanTracked(repo, readIndex(t, repo), dir), "an edit with its mtime restored")
+	assert.False(t, cleanTracked(repo, readIndex(t, repo), treesOf(t, repo), dir), "an edit with its mtime restored")
 
 	// An index that records the edited file's own stat data (taken right
 	// after the edit) with the old blob, written in the same second as the
@@ -98,9 +101,17 @@ func TestCleanTrackedSeesEditsStatDataHides(t *testing.T) {
 		sameSecond = fi.ModTime()
 	}
 	require.NoError(t, os.Chtimes(indexFile, sameSecond, sameSecond))
-	assert.False(t, cleanTracked(repo, readIndex(t, repo), dir), "racily clean: hashed and found changed")
+	assert.False(t, cleanTracked(repo, readIndex(t, repo), treesOf(t, repo), dir), "racily clean: hashed and found changed")
 	// The same stat data recorded seconds later is trusted, as git does.
 	later := fi.ModTime().Add(2 * time.Second)
 	require.NoError(t, os.Chtimes(indexFile, later, later))
-	assert.True(t, cleanTracked(repo, readIndex(t, repo), dir), "not racy: the stat data is trusted")
+	assert.True(t, cleanTracked(repo, readIndex(t, repo), treesOf(t, repo), dir), "not racy: the stat data is trusted")
+}
+
+// treesOf is the index's folder hashes as a re-apply computes them.
+func treesOf(t *testing.T, repo *git.Repository) map[string]plumbing.Hash {
+	t.Helper()
+	trees, ok := indexTrees(readIndex(t, repo))
+	require.True(t, ok)
+	return trees
 }
