@@ -18,10 +18,11 @@ import (
 // the index of the clean tree is the old series' last commit, and only
 // the paths the old series touched (stale) differ from the base; their
 // base entries are looked up along their own directories. Directory
-// hashes come from hashing the index's entries in memory, and the
+// hashes come from hashing the index's entries in memory (trees, which
+// the clean check computed already; nil: computed here), and the
 // directories of the stale paths are re-encoded when the first patch is
-// committed.
-func baseFromIndex(dir string, base, out storer.EncodedObjectStorer, idx *index.Index, commit plumbing.Hash, stale []string) (*tree, error) {
+// committed. t takes trees over.
+func baseFromIndex(dir string, base, out storer.EncodedObjectStorer, idx *index.Index, trees map[string]plumbing.Hash, commit plumbing.Hash, stale []string) (*tree, error) {
 	c, err := object.GetCommit(base, commit)
 	if err != nil {
 		return nil, fmt.Errorf("read base commit %s: %w", commit, err)
@@ -46,7 +47,10 @@ func baseFromIndex(dir string, base, out storer.EncodedObjectStorer, idx *index.
 		}
 		t.put(e.Name, e.Mode, e.Hash)
 	}
-	t.hashDirs("")
+	if trees == nil {
+		trees, _ = indexTrees(idx) // no conflicts: checked above
+	}
+	t.dirHash = trees
 	// Paths the base lacks go first, so that a file the base has may take
 	// the place of a folder the old series made.
 	var restore []*object.TreeEntry
@@ -90,25 +94,4 @@ func (t *tree) put(p string, mode filemode.FileMode, h plumbing.Hash) {
 		}
 		child = dir
 	}
-}
-
-// hashDirs computes the hash of dir and every folder below it, in memory
-// (nothing is stored: these trees are in the object store already).
-func (t *tree) hashDirs(dir string) plumbing.Hash {
-	var entries []object.TreeEntry
-	for name := range t.dirs[dir] {
-		p := path.Join(dir, name)
-		if _, isDir := t.dirs[p]; isDir {
-			entries = append(entries, object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: t.hashDirs(p)})
-			continue
-		}
-		f := t.files[p]
-		entries = append(entries, object.TreeEntry{Name: name, Mode: f.mode, Hash: f.hash})
-	}
-	sortTreeEntries(entries)
-	obj := &plumbing.MemoryObject{}
-	_ = (&object.Tree{Entries: entries}).Encode(obj) // a memory object does not fail
-	h := obj.Hash()
-	t.dirHash[dir] = h
-	return h
 }

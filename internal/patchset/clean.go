@@ -4,6 +4,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/go-git/go-git/v5"
@@ -19,7 +20,12 @@ import (
 // hashed. It answers false whenever it is unsure; the caller then asks the
 // full (slower) status for the names. go-git's status reads every
 // directory and tree object, which was most of a re-apply's time.
-func cleanTracked(repo *git.Repository, idx *index.Index, dir string) bool {
+//
+// trees are the index's folder hashes (indexTrees); nil means unknown.
+func cleanTracked(repo *git.Repository, idx *index.Index, trees map[string]plumbing.Hash, dir string) bool {
+	if trees == nil {
+		return false
+	}
 	head, err := repo.Head()
 	if err != nil {
 		return false
@@ -28,7 +34,7 @@ func cleanTracked(repo *git.Repository, idx *index.Index, dir string) bool {
 	if err != nil {
 		return false
 	}
-	if h, ok := indexTree(idx); !ok || h != c.TreeHash {
+	if trees[""] != c.TreeHash {
 		return false
 	}
 	fi, err := os.Stat(filepath.Join(dir, ".git", "index"))
@@ -68,7 +74,7 @@ func fileMatches(dir string, e *index.Entry, indexWritten time.Time) bool {
 	if mode != e.Mode {
 		return false
 	}
-	if uint32(fi.Size()) == e.Size && fi.ModTime().Equal(e.ModifiedAt) && fi.ModTime().Before(indexWritten) {
+	if statMatches(fi, e, indexWritten) {
 		return true
 	}
 	var data []byte
@@ -84,20 +90,38 @@ func fileMatches(dir string, e *index.Entry, indexWritten time.Time) bool {
 	return plumbing.ComputeHash(plumbing.BlobObject, data) == e.Hash
 }
 
+// statMatches is whether the file's stat data is what the index recorded
+// for it (size, mtime, ctime, inode, owner), so that its content need not
+// be read. Any edit changes the ctime, which cannot be set back. As in
+// git, a file written in the second the index was written may have
+// changed after its stat data was taken (racily clean), so it is hashed.
+func statMatches(fi os.FileInfo, e *index.Entry, indexWritten time.Time) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return false
+	}
+	return uint32(fi.Size()) == e.Size && fi.ModTime().Equal(e.ModifiedAt) &&
+		time.Unix(st.Ctim.Unix()).Equal(e.CreatedAt) &&
+		uint32(st.Ino) == e.Inode && st.Uid == e.UID && st.Gid == e.GID &&
+		fi.ModTime().Before(indexWritten.Truncate(time.Second))
+}
+
 // normalStage is the stage of an entry without a conflict. (go-git's
 // index.Merged says 1, but an entry read from an index file has 0, as git
 // writes it.)
 const normalStage index.Stage = 0
 
-// indexTree is the hash of the tree the index holds, computed in memory
-// (nothing is stored).
-func indexTree(idx *index.Index) (plumbing.Hash, bool) {
+// indexTrees hashes the tree of every folder the index holds ("" is the
+// root), in memory (nothing is stored). It is false when an entry is in
+// conflict. A re-apply computes it once: the clean check compares the root
+// with HEAD's tree, and the in-memory base tree starts from the folders.
+func indexTrees(idx *index.Index) (map[string]plumbing.Hash, bool) {
 	files := map[string][]object.TreeEntry{}
 	subdirs := map[string][]string{}
 	known := map[string]bool{"": true}
 	for _, e := range idx.Entries {
 		if e.Stage != normalStage {
-			return plumbing.ZeroHash, false
+			return nil, false
 		}
 		dir := parentDir(e.Name)
 		files[dir] = append(files[dir], object.TreeEntry{Name: path.Base(e.Name), Mode: e.Mode, Hash: e.Hash})
@@ -106,6 +130,7 @@ func indexTree(idx *index.Index) (plumbing.Hash, bool) {
 			subdirs[parentDir(d)] = append(subdirs[parentDir(d)], d)
 		}
 	}
+	trees := make(map[string]plumbing.Hash, len(known))
 	var encode func(dir string) plumbing.Hash
 	encode = func(dir string) plumbing.Hash {
 		entries := files[dir]
@@ -114,10 +139,10 @@ func indexTree(idx *index.Index) (plumbing.Hash, bool) {
 		}
 		sortTreeEntries(entries)
 		obj := &plumbing.MemoryObject{}
-		if err := (&object.Tree{Entries: entries}).Encode(obj); err != nil {
-			return plumbing.ZeroHash
-		}
-		return obj.Hash()
+		_ = (&object.Tree{Entries: entries}).Encode(obj) // a memory object does not fail
+		trees[dir] = obj.Hash()
+		return trees[dir]
 	}
-	return encode(""), true
+	encode("")
+	return trees, true
 }

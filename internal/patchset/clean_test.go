@@ -3,9 +3,12 @@ package patchset
 import (
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -20,10 +23,12 @@ func TestCleanTrackedAgreesWithGit(t *testing.T) {
 	gitRun(t, dir, "commit", "-q", "-m", "link")
 	repo, err := git.PlainOpen(dir)
 	require.NoError(t, err)
-	tree, ok := indexTree(readIndex(t, repo))
+	trees, ok := indexTrees(readIndex(t, repo))
 	require.True(t, ok)
-	assert.Equal(t, gitRun(t, dir, "rev-parse", "HEAD^{tree}"), tree.String())
-	assert.True(t, cleanTracked(repo, readIndex(t, repo), dir))
+	assert.Equal(t, gitRun(t, dir, "rev-parse", "HEAD^{tree}"), trees[""].String())
+	assert.Equal(t, gitRun(t, dir, "rev-parse", "HEAD:deep/er"), trees["deep/er"].String())
+	assert.Equal(t, gitRun(t, dir, "rev-parse", "HEAD:deep"), trees["deep"].String())
+	assert.True(t, cleanTracked(repo, readIndex(t, repo), trees, dir))
 
 	for name, change := range map[string]func(){
 		"edited":  func() { writeFiles(t, dir, map[string]string{"deep/er/b.txt": "changed\n"}) },
@@ -39,12 +44,12 @@ func TestCleanTrackedAgreesWithGit(t *testing.T) {
 		repo, err := git.PlainOpen(dir)
 		require.NoError(t, err)
 		assert.NotEmpty(t, gitRun(t, dir, "status", "--porcelain", "--untracked-files=no"), name)
-		assert.False(t, cleanTracked(repo, readIndex(t, repo), dir), name)
+		assert.False(t, cleanTracked(repo, readIndex(t, repo), treesOf(t, repo), dir), name)
 		gitRun(t, dir, "reset", "-q", "--hard")
 		gitRun(t, dir, "clean", "-qfd")
 		repo, err = git.PlainOpen(dir)
 		require.NoError(t, err)
-		assert.True(t, cleanTracked(repo, readIndex(t, repo), dir), "after reset: %s", name)
+		assert.True(t, cleanTracked(repo, readIndex(t, repo), treesOf(t, repo), dir), "after reset: %s", name)
 	}
 }
 
@@ -53,4 +58,60 @@ func readIndex(t *testing.T, repo *git.Repository) *index.Index {
 	idx, err := repo.Storer.Index()
 	require.NoError(t, err)
 	return idx
+}
+
+// TestCleanTrackedSeesEditsStatDataHides: an edit that keeps the size and
+// dates the file back to its recorded mtime is still seen (its ctime
+// changed), and a file whose stat data was recorded in the second it was
+// written is hashed, not trusted (racy git).
+func TestCleanTrackedSeesEditsStatDataHides(t *testing.T) {
+	dir := baseRepo(t, map[string]string{"a.txt": "aaaa\n"})
+	name := filepath.Join(dir, "a.txt")
+	// Date the file and the index in the past, as apply leaves a tree.
+	past := time.Now().Add(-time.Hour).Truncate(time.Second)
+	require.NoError(t, os.Chtimes(name, past, past))
+	gitRun(t, dir, "update-index", "--refresh")
+	require.NoError(t, os.Chtimes(filepath.Join(dir, ".git", "index"), past.Add(time.Minute), past.Add(time.Minute)))
+	repo, err := git.PlainOpen(dir)
+	require.NoError(t, err)
+	require.True(t, cleanTracked(repo, readIndex(t, repo), treesOf(t, repo), dir), "a fresh tree is clean")
+
+	// Same size, mtime set back: only the ctime tells.
+	require.NoError(t, os.WriteFile(name, []byte("bbbb\n"), 0o644))
+	require.NoError(t, os.Chtimes(name, past, past))
+	assert.False(t, cleanTracked(repo, readIndex(t, repo), treesOf(t, repo), dir), "an edit with its mtime restored")
+
+	// An index that records the edited file's own stat data (taken right
+	// after the edit) with the old blob, written in the same second as the
+	// file: racily clean, so the content is compared.
+	require.NoError(t, os.WriteFile(name, []byte("cccc\n"), 0o644))
+	fi, err := os.Lstat(name)
+	require.NoError(t, err)
+	idx := readIndex(t, repo)
+	e, err := idx.Entry("a.txt")
+	require.NoError(t, err)
+	st := fi.Sys().(*syscall.Stat_t)
+	e.ModifiedAt, e.CreatedAt = fi.ModTime(), time.Unix(st.Ctim.Unix())
+	e.Size, e.Inode, e.UID, e.GID = uint32(fi.Size()), uint32(st.Ino), st.Uid, st.Gid
+	require.NoError(t, repo.Storer.SetIndex(idx))
+	indexFile := filepath.Join(dir, ".git", "index")
+	// Later than the file, in the same second (when the file leaves room).
+	sameSecond := fi.ModTime().Truncate(time.Second).Add(999 * time.Millisecond)
+	if !sameSecond.After(fi.ModTime()) {
+		sameSecond = fi.ModTime()
+	}
+	require.NoError(t, os.Chtimes(indexFile, sameSecond, sameSecond))
+	assert.False(t, cleanTracked(repo, readIndex(t, repo), treesOf(t, repo), dir), "racily clean: hashed and found changed")
+	// The same stat data recorded seconds later is trusted, as git does.
+	later := fi.ModTime().Add(2 * time.Second)
+	require.NoError(t, os.Chtimes(indexFile, later, later))
+	assert.True(t, cleanTracked(repo, readIndex(t, repo), treesOf(t, repo), dir), "not racy: the stat data is trusted")
+}
+
+// treesOf is the index's folder hashes as a re-apply computes them.
+func treesOf(t *testing.T, repo *git.Repository) map[string]plumbing.Hash {
+	t.Helper()
+	trees, ok := indexTrees(readIndex(t, repo))
+	require.True(t, ok)
+	return trees
 }

@@ -63,7 +63,7 @@ func reapplyInPlace(ctx context.Context, patches []*Patch, out string, ex *exist
 	fresh := memory.NewStorage()
 	// The files the old series touched hold its content, not the base's.
 	stale := seriesPaths(&ex.rec.Result)
-	t, err := baseFromIndex(out, repo.Storer, fresh, ex.idx, base, stale)
+	t, err := baseFromIndex(out, repo.Storer, fresh, ex.idx, ex.trees, base, stale)
 	if err != nil {
 		// A path the base cannot answer quickly (a file where the old
 		// series made a folder): read the base's whole tree instead.

@@ -130,7 +130,7 @@ func BackupPattern(dir string) string { return dir + ".epp-build-backup-<time>" 
 
 // inspectLocal lists what the work tree dir holds beyond what rec says
 // apply made there.
-func inspectLocal(repo *git.Repository, idx *index.Index, dir string, rec *Record) (*LocalChanges, error) {
+func inspectLocal(repo *git.Repository, idx *index.Index, trees map[string]plumbing.Hash, dir string, rec *Record) (*LocalChanges, error) {
 	l := &LocalChanges{}
 	// The walk for untracked files needs only the index and the file
 	// system, so it runs beside the checks that read the repository.
@@ -142,7 +142,7 @@ func inspectLocal(repo *git.Repository, idx *index.Index, dir string, rec *Recor
 		return nil
 	})
 	g.Go(func() (err error) {
-		if l.Modified, err = changedTracked(repo, idx, dir); err != nil {
+		if l.Modified, err = changedTracked(repo, idx, trees, dir); err != nil {
 			return fmt.Errorf("status of %s: %w", dir, err)
 		}
 		if l.Commits, err = foreignCommits(repo, rec); err != nil {
@@ -158,8 +158,8 @@ func inspectLocal(repo *git.Repository, idx *index.Index, dir string, rec *Recor
 
 // changedTracked lists tracked paths whose index or work tree content
 // differs from HEAD.
-func changedTracked(repo *git.Repository, idx *index.Index, dir string) ([]string, error) {
-	if cleanTracked(repo, idx, dir) {
+func changedTracked(repo *git.Repository, idx *index.Index, trees map[string]plumbing.Hash, dir string) ([]string, error) {
+	if cleanTracked(repo, idx, trees, dir) {
 		return nil, nil
 	}
 	wt, err := repo.Worktree()

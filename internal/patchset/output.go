@@ -11,6 +11,7 @@ import (
 
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 )
 
@@ -231,8 +232,10 @@ type existing struct {
 	reasons []string
 	local   *LocalChanges
 	// repo is out's repository, open until close is called.
-	repo  *git.Repository
-	idx   *index.Index
+	repo *git.Repository
+	idx  *index.Index
+	// trees are the index's folder hashes (indexTrees), nil when unknown.
+	trees map[string]plumbing.Hash
 	close func()
 }
 
@@ -270,12 +273,13 @@ func inspectExisting(r *recipe.Recipe, patches []*Patch, out string) (*existing,
 		done()
 		return nil, fmt.Errorf("read the git index of %s: %w", out, err)
 	}
-	local, err := inspectLocal(repo, idx, out, rec)
+	trees, _ := indexTrees(idx) // nil for an index in conflict
+	local, err := inspectLocal(repo, idx, trees, out, rec)
 	if err != nil {
 		done()
 		return nil, err
 	}
-	return &existing{rec: rec, reasons: seriesChanges(r, patches, rec), local: local, repo: repo, idx: idx, close: done}, nil
+	return &existing{rec: rec, reasons: seriesChanges(r, patches, rec), local: local, repo: repo, idx: idx, trees: trees, close: done}, nil
 }
 
 // seriesChanges explains how the wanted series differs from the record.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -101,4 +102,34 @@ func TestStaleTempEntryRemoved(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Join(stale, "files"), 0o755))
 	fetch(t, Request{Pin: pin(f.repo.FileURL(), "v1.0.0", f.rel), Kind: Git, CacheDir: cache})
 	assert.Equal(t, []string{"git-" + f.rel}, cacheEntries(t, cache))
+}
+
+// TestCancelMidFill cancels while the fetched tree's files are being
+// written into the new entry: Fetch returns the context error, no entry
+// (finished or half-filled) is left to be used, and the next Fetch fills
+// a complete one that materializes the commit exactly.
+func TestCancelMidFill(t *testing.T) {
+	f := newFixture(t)
+	cache := t.TempDir()
+	req := Request{Pin: pin(f.repo.FileURL(), "v1.0.0", f.rel), Kind: Git, CacheDir: cache}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var written atomic.Int64
+	fileWritten = func(string) { written.Add(1); cancel() }
+	defer func() { fileWritten = nil }()
+	_, err := Fetch(ctx, req)
+	fileWritten = nil
+	require.ErrorIs(t, err, context.Canceled)
+	require.Positive(t, written.Load(), "the fill had begun")
+	assert.Empty(t, cacheEntries(t, cache))
+	leftovers, _ := filepath.Glob(filepath.Join(cache, "upstream", tmpPrefix+"*"))
+	assert.Empty(t, leftovers)
+
+	tree := fetch(t, req)
+	require.False(t, tree.Cached)
+	before := hashedFiles.Load()
+	dst := filepath.Join(t.TempDir(), "work")
+	require.NoError(t, tree.Materialize(context.Background(), dst))
+	assert.Zero(t, hashedFiles.Load()-before)
+	requireWorkTree(t, dst, f.rel, f.repo, f.rel)
 }

@@ -9,7 +9,9 @@
 //
 // A cache entry is a folder CacheDir/upstream/<key>/ holding entry.json (what
 // the entry is, including the list of files with their blob hashes), git/ (a
-// bare repository with one pack of the commit, its trees and blobs) and files/
-// (the checked-out files). The list of files is checked against the commit by
-// rebuilding the tree hashes from it, so the warm path never inflates objects.
+// bare repository with one pack of the commit, its trees and blobs), files/
+// (the checked-out files) and files.stat (their stat data as written). The
+// list of files is checked against the commit by rebuilding the tree hashes
+// from it, so the warm path never inflates objects; a file whose stat data is
+// unchanged is copied in the kernel, any other is hashed (statcache.go).
 package source

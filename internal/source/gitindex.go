@@ -32,33 +32,30 @@ func setMtime(name string, t time.Time) error {
 	return unix.UtimesNanoAt(unix.AT_FDCWD, name, []unix.Timespec{ts, ts}, unix.AT_SYMLINK_NOFOLLOW)
 }
 
-// setMtimeFd dates an open file: utimensat with a NULL path acts on the
-// descriptor (what futimens does in C).
+// setMtimeFd dates an open file.
 func setMtimeFd(f *os.File, t time.Time) error {
-	ts := [2]unix.Timespec{unix.NsecToTimespec(t.UnixNano()), unix.NsecToTimespec(t.UnixNano())}
-	var errno syscall.Errno
 	rc, err := f.SyscallConn()
 	if err != nil {
 		return err
 	}
-	if err := rc.Control(func(fd uintptr) {
-		_, _, errno = unix.Syscall6(unix.SYS_UTIMENSAT, fd, 0, uintptr(unsafe.Pointer(&ts[0])), 0, 0, 0)
-	}); err != nil {
+	var ferr error
+	if err := rc.Control(func(fd uintptr) { ferr = futimens(int(fd), t) }); err != nil {
 		return err
 	}
-	if errno != 0 {
-		return &os.PathError{Op: "futimens", Path: f.Name(), Err: errno}
+	if ferr != nil {
+		return &os.PathError{Op: "futimens", Path: f.Name(), Err: ferr}
 	}
 	return nil
 }
 
-// statFdInto records an open file's stat data.
-func statFdInto(f *os.File, e *indexEntry) error {
-	fi, err := f.Stat()
-	if err != nil {
-		return err
+// futimens dates a descriptor: utimensat with a NULL path acts on the
+// descriptor (what futimens does in C).
+func futimens(fd int, t time.Time) error {
+	ts := [2]unix.Timespec{unix.NsecToTimespec(t.UnixNano()), unix.NsecToTimespec(t.UnixNano())}
+	if _, _, errno := unix.Syscall6(unix.SYS_UTIMENSAT, uintptr(fd), 0, uintptr(unsafe.Pointer(&ts[0])), 0, 0, 0); errno != 0 {
+		return errno
 	}
-	return fillStat(fi, e)
+	return nil
 }
 
 // statInto records the path's stat data as git would.
@@ -68,6 +65,15 @@ func statInto(name string, e *indexEntry) error {
 		return err
 	}
 	return fillStat(fi, e)
+}
+
+// fillStatUnix records a raw fstat result.
+func fillStatUnix(st *unix.Stat_t, e *indexEntry) {
+	e.ctime = time.Unix(st.Ctim.Unix())
+	e.mtime = time.Unix(st.Mtim.Unix())
+	e.dev, e.inode = uint32(st.Dev), uint32(st.Ino)
+	e.uid, e.gid = st.Uid, st.Gid
+	e.size = uint32(st.Size)
 }
 
 func fillStat(fi os.FileInfo, e *indexEntry) error {

@@ -15,11 +15,14 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Materialize makes dst (which must not exist; its parent must) a complete
 // git work tree at BaseCommit. Every file is checked against its blob hash
-// while it is copied from the cache. A damaged entry (the cheap checks of
+// while it is copied from the cache, unless its stat data shows it is as
+// the fetch wrote it (see statcache.go). A damaged entry (the cheap checks of
 // Fetch cannot see every byte) is dropped with one notice and fetched
 // again, and dst is made from the fresh copy; t then describes that copy.
 // On failure dst does not exist. The pack is hard-linked (or copied) into
@@ -99,7 +102,7 @@ func (t *Tree) materialize(ctx context.Context, dst string) (err error) {
 }
 
 // copyFiles copies the cached files into dst in parallel, verifying each
-// against its blob hash, and returns their index entries.
+// against its blob hash or the stat cache, and returns their index entries.
 func (t *Tree) copyFiles(ctx context.Context, dst string) ([]indexEntry, error) {
 	files := t.entry.Files
 	if err := makeDirs(dst, files); err != nil {
@@ -108,12 +111,13 @@ func (t *Tree) copyFiles(ctx context.Context, dst string) ([]indexEntry, error) 
 	// Files are dated a second before the index is written, so git never
 	// sees them as "racily clean" and re-hashes them on the first status.
 	stamp := time.Now().Add(-time.Second)
+	stats := readStatSnapshot(t.dir)
 	out := make([]indexEntry, len(files))
 	err := parallel(len(files), func(i int) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		e, err := copyOne(t.Files, dst, files[i], stamp)
+		e, err := copyOne(t.Files, dst, files[i], stamp, stats)
 		out[i] = e
 		return err
 	})
@@ -176,7 +180,9 @@ func parallel(n int, fn func(i int) error) error {
 }
 
 // copyOne copies one file, symlink or submodule folder and stats the result.
-func copyOne(srcRoot, dstRoot string, f fileEntry, stamp time.Time) (indexEntry, error) {
+// A regular file the stat cache vouches for is copied without being read
+// here; any other is checked against its blob hash.
+func copyOne(srcRoot, dstRoot string, f fileEntry, stamp time.Time, stats *statSnapshot) (indexEntry, error) {
 	rel := filepath.FromSlash(f.Path)
 	src, dst := filepath.Join(srcRoot, rel), filepath.Join(dstRoot, rel)
 	want, err := parseHash(f.Hash)
@@ -199,18 +205,11 @@ func copyOne(srcRoot, dstRoot string, f fileEntry, stamp time.Time) (indexEntry,
 			return e, err
 		}
 	default:
-		data, err := readExact(src, f.Size)
-		if err != nil {
-			return e, corruptf("%s: %v", f.Path, err)
-		}
-		if got := objectHash("blob", data); got != want {
-			return e, corruptf("file %s has content hash %x, the tree has blob %s", f.Path, got, f.Hash)
-		}
 		perm := os.FileMode(0o644)
 		if f.isExec() {
 			perm = 0o755
 		}
-		return e, writeStamped(dst, data, perm, stamp, &e)
+		return e, copyRegular(src, dst, f, want, perm, stamp, stats, &e)
 	}
 	if err := setMtime(dst, stamp); err != nil {
 		return e, err
@@ -218,39 +217,124 @@ func copyOne(srcRoot, dstRoot string, f fileEntry, stamp time.Time) (indexEntry,
 	return e, statInto(dst, &e)
 }
 
-// readExact reads a file that must be exactly size bytes long.
-func readExact(name string, size int64) ([]byte, error) {
-	f, err := os.Open(name)
+// hashedFiles counts the cached files Materialize read and hashed (tests
+// check that the stat cache spares unchanged ones).
+var hashedFiles atomic.Int64
+
+// copyRegular copies the cached regular file src to the new file dst:
+// in the kernel when the stat cache says src is as it was written, else
+// through memory, checking its blob hash.
+func copyRegular(src, dst string, f fileEntry, want [20]byte, perm os.FileMode, stamp time.Time, stats *statSnapshot, e *indexEntry) error {
+	in, err := unix.Open(src, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
 	if err != nil {
-		return nil, err
+		return corruptf("%s: %v", f.Path, &os.PathError{Op: "open", Path: src, Err: err})
 	}
-	defer f.Close()
+	defer unix.Close(in)
+	var st unix.Stat_t
+	if err := unix.Fstat(in, &st); err != nil {
+		return corruptf("%s: %v", f.Path, err)
+	}
+	fill := func(out int) error { return copyRange(in, out, f.Size) }
+	if st.Size != f.Size || !stats.unchanged(f.Path, statOfUnix(&st)) {
+		hashedFiles.Add(1)
+		data, err := readExact(in, f.Size)
+		if err != nil {
+			return corruptf("%s: %v", f.Path, err)
+		}
+		if got := objectHash("blob", data); got != want {
+			return corruptf("file %s has content hash %x, the tree has blob %s", f.Path, got, f.Hash)
+		}
+		fill = func(out int) error { return writeAll(out, data) }
+	}
+	written, err := newStamped(dst, perm, stamp, fill)
+	if err != nil {
+		return err
+	}
+	fillStatUnix(&written, e)
+	return nil
+}
+
+// copyRange copies size bytes from in to out (both at offset 0).
+func copyRange(in, out int, size int64) error {
+	for done := int64(0); done < size; {
+		n, err := unix.CopyFileRange(in, nil, out, nil, int(min(size-done, 1<<30)), 0)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err == unix.EXDEV || err == unix.ENOSYS || err == unix.EOPNOTSUPP || err == unix.EINVAL:
+			return copyByReading(in, out, size-done)
+		case err != nil:
+			return err
+		case n == 0:
+			return fmt.Errorf("the source ended after %d of %d bytes", done, size)
+		}
+		done += int64(n)
+	}
+	return nil
+}
+
+// fdReader reads a raw descriptor (which an os.File would close when
+// collected).
+type fdReader int
+
+func (r fdReader) Read(p []byte) (int, error) {
+	for {
+		n, err := unix.Read(int(r), p)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return 0, err
+		case n == 0 && len(p) > 0:
+			return 0, io.EOF
+		}
+		return n, nil
+	}
+}
+
+// copyByReading is copyRange where the kernel cannot copy between the two
+// files, from the current offsets.
+func copyByReading(in, out int, size int64) error {
+	buf := make([]byte, min(size, 1<<20))
+	for size > 0 {
+		n, err := fdReader(in).Read(buf[:min(int64(len(buf)), size)])
+		if err == io.EOF {
+			return io.ErrUnexpectedEOF
+		}
+		if err != nil {
+			return err
+		}
+		if err := writeAll(out, buf[:n]); err != nil {
+			return err
+		}
+		size -= int64(n)
+	}
+	return nil
+}
+
+// writeAll writes data to a raw descriptor.
+func writeAll(fd int, data []byte) error {
+	for len(data) > 0 {
+		n, err := unix.Write(fd, data)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		data = data[n:]
+	}
+	return nil
+}
+
+// readExact reads a descriptor that must hold exactly size bytes.
+func readExact(fd int, size int64) ([]byte, error) {
 	buf := make([]byte, size+1)
-	n, err := io.ReadFull(f, buf)
+	n, err := io.ReadFull(fdReader(fd), buf)
 	if int64(n) != size || (err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !(size == 0 && errors.Is(err, io.EOF))) {
 		return nil, fmt.Errorf("size %d differs from the recorded %d bytes", n, size)
 	}
 	return buf[:size], nil
-}
-
-// writeStamped writes a new file, dates it and records its stat data, all
-// through the open descriptor (no further path lookups).
-func writeStamped(name string, data []byte, perm os.FileMode, stamp time.Time, e *indexEntry) error {
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = setMtimeFd(f, stamp)
-	}
-	if err == nil {
-		err = statFdInto(f, e)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 // writeNew writes a file that must not exist yet with perm (less the umask,

@@ -8,11 +8,15 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"time"
 
+	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
+	gitcache "github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
 // buildFromObjects fills an entry folder from a commit held in s: the
@@ -20,7 +24,7 @@ import (
 // and the bare repository around it. It completes m (base commit, tree,
 // time, file list, pack).
 func buildFromObjects(ctx context.Context, tmp string, s storer.EncodedObjectStorer, commit plumbing.Hash, m *entryMeta) error {
-	c, w, err := snapshot(ctx, tmp, s, commit)
+	c, w, err := snapshot(ctx, tmp, s, commit, nil)
 	if err != nil {
 		return err
 	}
@@ -37,7 +41,14 @@ func buildFromObjects(ctx context.Context, tmp string, s storer.EncodedObjectSto
 // commit in pack (a fetch wrote it there): the checked-out files and the
 // bare repository around the pack.
 func buildAroundPack(ctx context.Context, tmp string, s storer.EncodedObjectStorer, commit plumbing.Hash, pack string, m *entryMeta) error {
-	c, w, err := snapshot(ctx, tmp, s, commit)
+	// The pack is on disk, so each writer can read it through a store of
+	// its own and blobs are decoded in parallel.
+	gitDir := filepath.Join(tmp, gitDirName)
+	open := func() (storer.EncodedObjectStorer, func(), error) {
+		ws := filesystem.NewStorageWithOptions(osfs.New(gitDir), gitcache.NewObjectLRU(8*gitcache.MiByte), filesystem.Options{KeepDescriptors: true})
+		return ws, func() { ws.Close() }, nil
+	}
+	c, w, err := snapshot(ctx, tmp, s, commit, open)
 	if err != nil {
 		return err
 	}
@@ -47,11 +58,11 @@ func buildAroundPack(ctx context.Context, tmp string, s storer.EncodedObjectStor
 			shallow = true
 		}
 	}
-	return finishEntry(filepath.Join(tmp, gitDirName), c, w, pack, shallow, m)
+	return finishEntry(gitDir, c, w, pack, shallow, m)
 }
 
 // snapshot reads the commit and writes its tree's files into tmp.
-func snapshot(ctx context.Context, tmp string, s storer.EncodedObjectStorer, commit plumbing.Hash) (*object.Commit, *snapshotWriter, error) {
+func snapshot(ctx context.Context, tmp string, s storer.EncodedObjectStorer, commit plumbing.Hash, open openStore) (*object.Commit, *snapshotWriter, error) {
 	c, err := object.GetCommit(s, commit)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read commit %s: %w", commit, err)
@@ -60,13 +71,27 @@ func snapshot(ctx context.Context, tmp string, s storer.EncodedObjectStorer, com
 	if err != nil {
 		return nil, nil, fmt.Errorf("read tree of commit %s: %w", commit, err)
 	}
-	w := &snapshotWriter{ctx: ctx, s: s, files: filepath.Join(tmp, filesName), seen: map[plumbing.Hash]bool{}}
+	w := &snapshotWriter{ctx: ctx, s: s, files: filepath.Join(tmp, filesName), seen: map[plumbing.Hash]bool{},
+		pool: newBlobWriter(time.Now().Add(-time.Second), open)}
 	w.add(commit)
 	w.add(root.Hash)
 	if err := os.Mkdir(w.files, 0o755); err != nil {
 		return nil, nil, err
 	}
-	if err := w.walk(root, ""); err != nil {
+	err = w.walk(root, "")
+	stats, sizes, perr := w.pool.close()
+	if err == nil {
+		err = perr
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	for i, e := range w.entries {
+		if size, ok := sizes[e.Path]; ok {
+			w.entries[i].Size = size
+		}
+	}
+	if err := writeStatSnapshot(tmp, stats); err != nil {
 		return nil, nil, err
 	}
 	return c, w, nil
@@ -90,6 +115,9 @@ type snapshotWriter struct {
 	seen    map[plumbing.Hash]bool
 	objects []plumbing.Hash
 	entries []fileEntry
+	// pool writes the files that fit in memory, dates every file and
+	// keeps their stat data (see statcache.go).
+	pool *blobWriter
 }
 
 func (w *snapshotWriter) add(h plumbing.Hash) {
@@ -130,7 +158,7 @@ func (w *snapshotWriter) walk(t *object.Tree, prefix string) error {
 			}
 			w.entries = append(w.entries, fileEntry{Path: rel, Mode: uint32(e.Mode), Hash: e.Hash.String()})
 		default:
-			size, err := w.writeBlob(e, full)
+			size, err := w.writeBlob(e, rel, full)
 			if err != nil {
 				return fmt.Errorf("write %s: %w", rel, err)
 			}
@@ -141,7 +169,14 @@ func (w *snapshotWriter) walk(t *object.Tree, prefix string) error {
 	return nil
 }
 
-func (w *snapshotWriter) writeBlob(e object.TreeEntry, full string) (int64, error) {
+func (w *snapshotWriter) writeBlob(e object.TreeEntry, rel, full string) (int64, error) {
+	perm := os.FileMode(0o644)
+	if uint32(e.Mode)&0o111 != 0 {
+		perm = 0o755
+	}
+	if w.pool.decodes && e.Mode != filemode.Symlink {
+		return 0, w.pool.decode(rel, full, e.Hash, perm) // size known when written
+	}
 	blob, err := object.GetBlob(w.s, e.Hash)
 	if err != nil {
 		return 0, fmt.Errorf("read blob %s: %w", e.Hash, err)
@@ -158,19 +193,19 @@ func (w *snapshotWriter) writeBlob(e object.TreeEntry, full string) (int64, erro
 		}
 		return blob.Size, os.Symlink(string(target), full)
 	}
-	perm := os.FileMode(0o644)
-	if uint32(e.Mode)&0o111 != 0 {
-		perm = 0o755
+	if blob.Size <= inlineBlobSize {
+		data := make([]byte, blob.Size)
+		if _, err := io.ReadFull(r, data); err != nil {
+			return 0, err
+		}
+		return blob.Size, w.pool.write(rel, full, data, perm)
 	}
-	f, err := os.OpenFile(full, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	st, err := streamStamped(full, r, perm, w.pool.stamp)
 	if err != nil {
 		return 0, err
 	}
-	if _, err := io.Copy(f, r); err != nil {
-		f.Close()
-		return 0, err
-	}
-	return blob.Size, f.Close()
+	w.pool.record(rel, st, blob.Size)
+	return blob.Size, nil
 }
 
 // checkEntryName refuses tree entry names that would escape the folder or

@@ -1,0 +1,151 @@
+package source
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/epp-build/epp-build/internal/testutil/gitfixture"
+)
+
+// regularFiles counts the regular files of an entry's file list.
+func regularFiles(tree *Tree) int64 {
+	n := int64(0)
+	for _, f := range tree.entry.Files {
+		if !f.isSymlink() && !f.isGitlink() {
+			n++
+		}
+	}
+	return n
+}
+
+// TestStatCacheSparesUnchangedFiles: the files a fetch just wrote, and the
+// same files on a later run, are copied without being read and hashed; the
+// work tree is still exactly the commit's.
+func TestStatCacheSparesUnchangedFiles(t *testing.T) {
+	f := newFixture(t)
+	req := Request{Pin: pin(f.repo.FileURL(), "v1.0.0", f.rel), Kind: Git, CacheDir: t.TempDir()}
+	for _, run := range []string{"cold", "warm"} {
+		tree := fetch(t, req)
+		require.Equal(t, run == "warm", tree.Cached)
+		before := hashedFiles.Load()
+		dst := filepath.Join(t.TempDir(), "work")
+		require.NoError(t, tree.Materialize(context.Background(), dst))
+		assert.Zero(t, hashedFiles.Load()-before, "%s: files hashed although the stat cache vouches for them", run)
+		requireWorkTree(t, dst, f.rel, f.repo, f.rel)
+	}
+}
+
+// TestStatCacheSeesEditWithRestoredMtime: a cached file rewritten with the
+// same size and dated back to its recorded mtime still differs in ctime,
+// so it is hashed, found damaged, and the entry is fetched again.
+func TestStatCacheSeesEditWithRestoredMtime(t *testing.T) {
+	f := newFixture(t)
+	var notes noticeLog
+	req := Request{Pin: pin(f.repo.FileURL(), "v1.0.0", f.rel), Kind: Git, CacheDir: t.TempDir(), Notice: notes.notice}
+	tree := fetch(t, req)
+	victim := filepath.Join(tree.Files, "foo.txt")
+	fi, err := os.Stat(victim)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(victim, []byte("DOT\n"), 0o644)) // same size
+	require.NoError(t, os.Chtimes(victim, fi.ModTime(), fi.ModTime()))
+
+	before := hashedFiles.Load()
+	dst := filepath.Join(t.TempDir(), "work")
+	require.NoError(t, tree.Materialize(context.Background(), dst))
+	assert.Positive(t, hashedFiles.Load()-before)
+	require.Len(t, notes.all(), 1)
+	assert.Contains(t, notes.all()[0], "foo.txt")
+	requireWorkTree(t, dst, f.rel, f.repo, f.rel)
+}
+
+// TestStatCacheMissingHashesEverything: without the stat file (an entry
+// from an older version, or a damaged hint) every file is hashed, and the
+// tree is right.
+func TestStatCacheMissingHashesEverything(t *testing.T) {
+	f := newFixture(t)
+	req := Request{Pin: pin(f.repo.FileURL(), "v1.0.0", f.rel), Kind: Git, CacheDir: t.TempDir()}
+	tree := fetch(t, req)
+	for _, damage := range []func() error{
+		func() error { return os.WriteFile(filepath.Join(tree.dir, statFile), []byte("{not json"), 0o644) },
+		func() error { return os.Remove(filepath.Join(tree.dir, statFile)) },
+	} {
+		require.NoError(t, damage())
+		before := hashedFiles.Load()
+		dst := filepath.Join(t.TempDir(), "work")
+		require.NoError(t, tree.Materialize(context.Background(), dst))
+		assert.Equal(t, regularFiles(tree), hashedFiles.Load()-before)
+		requireWorkTree(t, dst, f.rel, f.repo, f.rel)
+	}
+}
+
+// TestStatCacheRacyOrChanged: a file is trusted only when every recorded
+// field matches and it was written before the second the data was
+// recorded in (racy git); otherwise it is hashed.
+func TestStatCacheRacyOrChanged(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "f")
+	require.NoError(t, os.WriteFile(name, []byte("content\n"), 0o644))
+	fi, err := os.Stat(name)
+	require.NoError(t, err)
+	st, ok := statOf(fi)
+	require.True(t, ok)
+	now := st
+	mtime := time.Unix(0, st.Mtime)
+
+	later := &statSnapshot{Taken: mtime.Add(2 * time.Second), Files: map[string]fileStat{"f": st}}
+	assert.True(t, later.unchanged("f", now), "recorded seconds after the write: trusted")
+
+	sameSecond := &statSnapshot{Taken: mtime.Truncate(time.Second).Add(999 * time.Millisecond), Files: map[string]fileStat{"f": st}}
+	assert.False(t, sameSecond.unchanged("f", now), "recorded in the second of the write: racily clean, hashed")
+
+	for field, edit := range map[string]func(*fileStat){
+		"size":  func(s *fileStat) { s.Size++ },
+		"mtime": func(s *fileStat) { s.Mtime++ },
+		"ctime": func(s *fileStat) { s.Ctime++ },
+		"inode": func(s *fileStat) { s.Ino++ },
+		"dev":   func(s *fileStat) { s.Dev++ },
+	} {
+		changed := st
+		edit(&changed)
+		snap := &statSnapshot{Taken: later.Taken, Files: map[string]fileStat{"f": changed}}
+		assert.False(t, snap.unchanged("f", now), "a different %s must be hashed", field)
+	}
+	assert.False(t, later.unchanged("other", now), "a path without stat data is hashed")
+	assert.False(t, (*statSnapshot)(nil).unchanged("f", now), "no stat data at all: hashed")
+}
+
+// TestFetchWritesEveryBlobSize: blobs decoded by the writers, small,
+// empty and larger than what they hold in memory (streamed), land with the
+// right content, size and mode, and all of them are trusted on the next
+// copy.
+func TestFetchWritesEveryBlobSize(t *testing.T) {
+	r := gitfixture.New(t)
+	big := make([]byte, inlineBlobSize+12345)
+	for i := range big {
+		big[i] = byte(i*7 + i/4096)
+	}
+	r.WriteBytes(t, "data/big.bin", big)
+	r.WriteBytes(t, "data/empty", nil)
+	r.WriteExec(t, "run.sh", "#!/bin/sh\n")
+	commit := r.Commit(t, "sizes", map[string]string{"small.txt": "small\n"})
+	r.Tag(t, "v1", commit, true)
+	tree := fetch(t, Request{Pin: pin(r.FileURL(), "v1", commit), Kind: Git, CacheDir: t.TempDir()})
+	sizes := map[string]int64{}
+	for _, f := range tree.entry.Files {
+		sizes[f.Path] = f.Size
+	}
+	assert.Equal(t, map[string]int64{"data/big.bin": int64(len(big)), "data/empty": 0, "run.sh": 10, "small.txt": 6}, sizes)
+	before := hashedFiles.Load()
+	dst := filepath.Join(t.TempDir(), "work")
+	require.NoError(t, tree.Materialize(context.Background(), dst))
+	assert.Zero(t, hashedFiles.Load()-before)
+	requireWorkTree(t, dst, commit, r, commit)
+	got, err := os.ReadFile(filepath.Join(dst, "data", "big.bin"))
+	require.NoError(t, err)
+	assert.Equal(t, big, got)
+}
