@@ -73,7 +73,7 @@ func testOptions(t testing.TB, registryHost, repo string) (Options, *syncBuffer,
 		Image:     registryHost + "/" + repo + ":v0.7.0",
 		Platforms: bothPlatforms,
 		Push:      true,
-		BuildKit:  bk.Addr,
+		BuildKit:  []string{bk.Addr},
 		Insecure:  true,
 		CAPISrc:   copyCAPIDouble(t),
 		Compile:   CompileHost,
@@ -207,7 +207,7 @@ func TestBuildOnePlatformMakesAnIndex(t *testing.T) {
 
 func TestBuildKitUnreachable(t *testing.T) {
 	opt, _, _ := testOptions(t, "127.0.0.1:1", "x/y")
-	opt.BuildKit = "unix://" + filepath.Join(t.TempDir(), "nobody-listens.sock")
+	opt.BuildKit = []string{"unix://" + filepath.Join(t.TempDir(), "nobody-listens.sock")}
 	_, err := Run(context.Background(), testInput(t), opt)
 	var ue *image.UnreachableError
 	require.ErrorAs(t, err, &ue)
@@ -217,7 +217,7 @@ func TestBuildKitUnreachable(t *testing.T) {
 func TestBuildKitAddressRequired(t *testing.T) {
 	t.Setenv("BUILDKIT_HOST", "")
 	opt, _, _ := testOptions(t, "127.0.0.1:1", "x/y")
-	opt.BuildKit = ""
+	opt.BuildKit = nil
 	_, err := Run(context.Background(), testInput(t), opt)
 	require.ErrorIs(t, err, image.ErrNoBuildKit)
 	assert.Contains(t, err.Error(), "--buildkit")

@@ -66,16 +66,12 @@ func Run(ctx context.Context, in Input, opt Options) (*report.Report, error) {
 
 	// Connect first: an unreachable buildkitd should fail in a second, not
 	// after minutes of cargo and go builds.
+	// Every node at once, when each platform has its own.
 	t0 := time.Now()
-	addr, err := image.Address(opt.BuildKit)
-	if err != nil {
+	if err := p.nodes.Connect(ctx, opt.TLS); err != nil {
 		return nil, err
 	}
-	bk, err := image.Connect(ctx, addr, opt.TLS)
-	if err != nil {
-		return nil, err
-	}
-	defer bk.Close()
+	defer p.nodes.Close()
 	stage("connect", t0)
 
 	work, err := workDirFor(opt.CacheDir, in.TreeDir)
@@ -155,12 +151,12 @@ func Run(ctx context.Context, in Input, opt Options) (*report.Report, error) {
 	if opt.BuilderImage != "" {
 		buildArgs["BUILDER_IMAGE"] = opt.BuilderImage
 	}
-	solved, err := image.Solve(ctx, bk, image.SolveOptions{
+	solved, err := solveImage(ctx, p.nodes, image.SolveOptions{
 		ContextDir: contextDir, Dockerfile: dockerfile, Platforms: p.platforms, BuildArgs: buildArgs,
 		Repository: p.repository, Push: opt.Push, OCITar: opt.OCITar, ImageName: p.tag.String(),
 		Insecure: opt.Insecure, SourceDateEpoch: in.UpstreamTime, Progress: opt.Progress, Out: stderr,
-		Backoff: opt.retryBackoff,
-	})
+		Backoff: opt.retryBackoff, CacheImports: p.cacheImports, CacheExports: p.cacheExports,
+	}, ro)
 	if err != nil {
 		return nil, fmt.Errorf("image: %w", err)
 	}
@@ -184,7 +180,7 @@ func Run(ctx context.Context, in Input, opt Options) (*report.Report, error) {
 		}
 
 		t0 = time.Now()
-		sm, err := image.Smoke(ctx, bk, image.SmokeOptions{
+		sm, err := smokeImage(ctx, p.nodes, image.SmokeOptions{
 			Ref: digestRef, Images: images, WorkDir: work, Progress: opt.Progress, Out: stderr,
 		})
 		if err != nil {
@@ -214,7 +210,8 @@ func Run(ctx context.Context, in Input, opt Options) (*report.Report, error) {
 		fmt.Fprintf(stderr, "smoke: skipped (needs a pushed image; pass --push)\n")
 	}
 	for _, img := range images {
-		pi := report.PlatformImage{Platform: img.Platform, Digest: img.Digest, Size: img.Size, BinarySize: binSizes[img.Platform], ArchChecked: img.ArchChecked}
+		pi := report.PlatformImage{Platform: img.Platform, Digest: img.Digest, Size: img.Size, BinarySize: binSizes[img.Platform], ArchChecked: img.ArchChecked,
+			Node: p.nodes.For(img.Platform).Name()}
 		for _, a := range capiRes.Artifacts {
 			if a.Target.Platform == img.Platform {
 				pi.CAPICacheID, pi.CAPICached = a.Key, a.CacheHit
