@@ -28,14 +28,30 @@ platform, and only then tagged: a failed build never moves the tag. --report wri
 what went in and what came out as JSON.
 
 BuildKit: --buildkit or BUILDKIT_HOST (unix://, tcp:// with --tls-*,
-docker-container://). Registry credentials come from the Docker config; they are
-never printed.
+docker-container://). One address builds every platform in one solve. To build
+each platform natively on its own node, give PLATFORM=ADDR for every platform
+(repeated flags or a comma list): every node is connected first (one that is down
+fails the build in seconds, naming it), each pushes its platform by digest, and
+one index of them all is pushed, verified, smoke-run per node and tagged once.
+Registry credentials come from the Docker config; they are never printed.
+
+Cache: --cache-from and --cache-to take buildx's syntax (repeatable):
+type=registry,ref=REF[,mode=max][,ignore-error=true], type=local,src=DIR or
+dest=DIR, type=inline; a bare REF means type=registry,ref=REF. An import from a
+missing ref warns and builds without it; a failed export fails the build before
+the tag unless ignore-error=true. With --insecure, registry caches use plain
+HTTP too. With per-platform nodes each node's cache ref gets the platform as a
+tag suffix (REF-linux-arm64).
 
 ` + exitCodesHelp,
 		Example: `  epp-build build --version v0.7.0 --image 127.0.0.1:5000/dynamo/epp:v0.7.0 \
       --platform linux/amd64,linux/arm64 --push --capi-src testdata/capi-double \
       --buildkit unix:///run/buildkit/buildkitd.sock --report build.json
-  epp-build build --version v0.7.0 --image registry.example/dynamo/epp:v0.7.0 --oci-tar epp.tar`,
+  epp-build build --version v0.7.0 --image registry.example/dynamo/epp:v0.7.0 --oci-tar epp.tar
+  epp-build build --version v0.7.0 --image registry.example/dynamo/epp:v0.7.0 --push \
+      --buildkit linux/amd64=tcp://amd-node:1234,linux/arm64=tcp://arm-node:1234 \
+      --cache-from registry.example/dynamo/epp:buildcache \
+      --cache-to type=registry,ref=registry.example/dynamo/epp:buildcache,mode=max`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// Flags first: nothing is fetched or compiled for a run that

@@ -360,16 +360,12 @@ func TestContainerModeBuildsInABuilderImage(t *testing.T) {
 // context scripts/install-test-deps.sh prepares (Debian, gcc for both
 // arches, this Go toolchain). Without either the test is skipped: no image
 // can be pulled here.
-func builderImage(t *testing.T) string {
+func builderImage(t testing.TB) string {
 	t.Helper()
 	if ref := os.Getenv("EPP_BUILD_BUILDER_IMAGE"); ref != "" {
 		return ref
 	}
-	root := os.Getenv("EPP_BUILD_BUILDER_DIR")
-	if root == "" {
-		root = "/var/lib/epp-build-builder"
-	}
-	dir := filepath.Join(root, runtime.Version())
+	dir := builderDir()
 	if _, err := os.Stat(filepath.Join(dir, "Dockerfile")); err != nil {
 		testenv.Require(t, "a builder image (Go + gcc for both arches)",
 			"the container compile mode builds in it: set EPP_BUILD_BUILDER_IMAGE, or run scripts/install-test-deps.sh to prepare "+dir)
@@ -385,4 +381,14 @@ func builderImage(t *testing.T) string {
 	})
 	require.NoError(t, err, "build the builder image from %s", dir)
 	return repo + "@" + res.Digest
+}
+
+// builderDir is the builder image's context scripts/install-test-deps.sh
+// prepares for this Go version (EPP_BUILD_BUILDER_DIR overrides the root).
+func builderDir() string {
+	root := os.Getenv("EPP_BUILD_BUILDER_DIR")
+	if root == "" {
+		root = "/var/lib/epp-build-builder"
+	}
+	return filepath.Join(root, runtime.Version())
 }
