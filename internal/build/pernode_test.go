@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -16,7 +17,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/epp-build/epp-build/internal/image"
+	"github.com/epp-build/epp-build/internal/image/imagetest"
 	"github.com/epp-build/epp-build/internal/nodes"
+	"github.com/epp-build/epp-build/internal/testenv"
 )
 
 // Each platform builds on its own node (two buildkitds on this amd64
@@ -112,6 +115,52 @@ func TestBuildNodeSolveFailsNamingIt(t *testing.T) {
 	var se *image.RegistryServerError
 	assert.ErrorAs(t, err, &se)
 	t.Logf("error: %v", err)
+}
+
+// A node that connects and builds but then fails (here its runtime
+// cannot run anything, so the smoke run on it fails) fails the build
+// naming that node, and the tag stays where it was.
+func TestBuildNodeFailingLateMovesNoTag(t *testing.T) {
+	requireDaemons(t)
+	requireToolchains(t)
+	ctx := context.Background()
+	dir, err := os.MkdirTemp(testDir, "bad")
+	require.NoError(t, err)
+	startCtx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	broken, err := imagetest.StartBuildKit(startCtx, dir, "--oci-worker-binary=/bin/false")
+	if err != nil {
+		testenv.Require(t, "a third buildkitd", err.Error())
+	}
+	defer broken.Stop()
+
+	// The tag first points at an earlier build (another epoch, another digest).
+	opt, _, errOut := testOptions(t, reg.Host, "dynamo/epp-node-late")
+	earlier := testInput(t)
+	earlier.UpstreamTime = earlier.UpstreamTime.Add(-time.Hour)
+	prev, err := Run(ctx, earlier, opt)
+	require.NoError(t, err, errOut.String())
+
+	opt, _, errOut = testOptions(t, reg.Host, "dynamo/epp-node-late")
+	opt.BuildKit = []string{"linux/amd64=" + bk.Addr, "linux/arm64=" + broken.Addr}
+	_, err = Run(ctx, testInput(t), opt)
+	var ne *nodes.NodeError
+	require.ErrorAs(t, err, &ne, errOut.String())
+	assert.Equal(t, []string{"linux/arm64"}, ne.Platforms)
+	assert.Contains(t, err.Error(), broken.Addr)
+	var se *image.SmokeError
+	assert.ErrorAs(t, err, &se)
+	assert.Equal(t, prev.Outputs.IndexDigest, tagDigest(t, opt.Image), "the tag did not move")
+	t.Logf("error: %v", err)
+}
+
+func tagDigest(t *testing.T, ref string) string {
+	t.Helper()
+	r, err := name.ParseReference(ref, name.Insecure)
+	require.NoError(t, err)
+	d, err := remote.Head(r)
+	require.NoError(t, err)
+	return d.Digest.String()
 }
 
 func TestBuildNodeSpecIsAUsageError(t *testing.T) {
