@@ -76,6 +76,7 @@ func smokeImage(ctx context.Context, plan *nodes.Plan, so image.SmokeOptions) (*
 		if len(o.Images) == 0 {
 			continue
 		}
+		o.Out = &linePrefixer{w: so.Out, prefix: "[" + strings.Join(n.Platforms, ",") + "] "}
 		r, err := image.Smoke(ctx, n.Client, o)
 		if err != nil {
 			return nil, &nodes.NodeError{Platforms: n.Platforms, Addr: n.Name(), Err: err}
@@ -116,7 +117,11 @@ func (l *linePrefixer) Write(p []byte) (int, error) {
 		if i < 0 {
 			break
 		}
-		if _, err := fmt.Fprintf(l.w, "%s%s", l.prefix, l.buf[:i+1]); err != nil {
+		prefix := l.prefix
+		if i == 0 {
+			prefix = "" // a blank line stays blank
+		}
+		if _, err := fmt.Fprintf(l.w, "%s%s", prefix, l.buf[:i+1]); err != nil {
 			return 0, err
 		}
 		l.buf = l.buf[i+1:]

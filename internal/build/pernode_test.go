@@ -68,7 +68,9 @@ func TestBuildPerPlatformNodes(t *testing.T) {
 	assert.Equal(t, node2.Addr, rep.Outputs.Images[1].Node)
 	assert.Greater(t, solvesOf(t, node2.Addr, "linux/arm64"), armBefore, "the second node solved linux/arm64")
 	assert.Greater(t, solvesOf(t, bk.Addr, "linux/amd64"), amdBefore, "the first node solved linux/amd64")
-	assert.Contains(t, errOut.String(), "[linux/arm64] ", "each node's progress is labelled")
+	assert.Contains(t, errOut.String(), "[linux/arm64] #", "each node's progress is labelled")
+	assert.Contains(t, errOut.String(), "[linux/arm64] smoke linux/arm64: ", "the smoke run too")
+	assert.Contains(t, errOut.String(), "linux/arm64 on "+node2.Addr+": index sha256:")
 	assert.Contains(t, out.String(), "tagged "+opt.Image)
 
 	// Smoke per node: amd64 always runs; arm64 where qemu binfmt is registered.
