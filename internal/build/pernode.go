@@ -24,6 +24,7 @@ func solveImage(ctx context.Context, plan *nodes.Plan, so image.SolveOptions, ro
 		return image.Solve(ctx, plan.Nodes[0].Client, so)
 	}
 	digests := make([]string, len(plan.Nodes))
+	out := &lockedWriter{w: outOrDiscard(so.Out)} // the nodes write at once
 	eg, ectx := errgroup.WithContext(ctx)
 	for i, n := range plan.Nodes {
 		o := so
@@ -31,7 +32,7 @@ func solveImage(ctx context.Context, plan *nodes.Plan, so image.SolveOptions, ro
 		o.Platforms = n.Platforms
 		o.CacheImports = image.CacheForPlatform(so.CacheImports, platforms)
 		o.CacheExports = image.CacheForPlatform(so.CacheExports, platforms)
-		o.Out = &linePrefixer{w: so.Out, prefix: "[" + platforms + "] "}
+		o.Out = &linePrefixer{w: out, prefix: "[" + platforms + "] "}
 		if o.Progress == "" || o.Progress == "auto" {
 			o.Progress = "plain" // two live displays at once would garble a terminal
 		}
@@ -43,7 +44,7 @@ func solveImage(ctx context.Context, plan *nodes.Plan, so image.SolveOptions, ro
 				}
 				return &nodes.NodeError{Platforms: n.Platforms, Addr: n.Name(), Err: err}
 			}
-			fmt.Fprintf(outOrDiscard(so.Out), "%s on %s: index %s\n", platforms, n.Name(), res.Digest)
+			fmt.Fprintf(out, "%s on %s: index %s\n", platforms, n.Name(), res.Digest)
 			digests[i] = res.Digest
 			return nil
 		})
@@ -94,6 +95,18 @@ func outOrDiscard(w io.Writer) io.Writer {
 		return io.Discard
 	}
 	return w
+}
+
+// lockedWriter serialises writes from goroutines to one writer.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // linePrefixer writes each complete line with a prefix, so the progress
