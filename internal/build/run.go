@@ -64,9 +64,8 @@ func Run(ctx context.Context, in Input, opt Options) (*report.Report, error) {
 	}
 	stage := func(name string, start time.Time) { rep.Time(name, time.Since(start)) }
 
-	// Connect first: an unreachable buildkitd should fail in a second, not
-	// after minutes of cargo and go builds.
-	// Every node at once, when each platform has its own.
+	// Connect first, to every node at once: an unreachable buildkitd should
+	// fail in a second, not after minutes of cargo and go builds.
 	t0 := time.Now()
 	if err := p.nodes.Connect(ctx, opt.TLS); err != nil {
 		return nil, err
@@ -144,7 +143,8 @@ func Run(ctx context.Context, in Input, opt Options) (*report.Report, error) {
 	}
 	stage("compile", t0)
 
-	// One solve for every platform, pushed by digest only.
+	// One solve for every platform (or one per node, then one index),
+	// pushed by digest only.
 	t0 = time.Now()
 	ro := image.RegistryOptions{Insecure: opt.Insecure, Backoff: opt.retryBackoff}
 	buildArgs := map[string]string{"BASE_IMAGE": p.baseImage}
