@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -27,7 +28,7 @@ import (
 // host compile mode, which only COPYs the cross-compiled binary), the
 // results are assembled into ONE index, verified, smoke-run per node and
 // tagged once. The platform images are the ones a single multi-platform
-// solve makes.
+// solve makes, and each node exports its own registry cache.
 func TestBuildPerPlatformNodes(t *testing.T) {
 	requireDaemons(t)
 	requireToolchains(t)
@@ -42,8 +43,17 @@ func TestBuildPerPlatformNodes(t *testing.T) {
 	opt, out, errOut := testOptions(t, reg.Host, "dynamo/epp-nodes")
 	opt.BuildKit = []string{"linux/amd64=" + bk.Addr, "linux/arm64=" + node2.Addr}
 	opt.Report = filepath.Join(t.TempDir(), "report.json")
+	cacheRef := reg.Host + "/cache/epp-nodes:buildcache"
+	opt.CacheTo = []string{"type=registry,ref=" + cacheRef + ",mode=max"}
 	rep, err := Run(ctx, testInput(t), opt)
 	require.NoError(t, err, errOut.String())
+	// Each node wrote its own cache, the platform in the tag.
+	for _, p := range bothPlatforms {
+		ref, err := name.ParseReference(cacheRef+"-"+strings.ReplaceAll(p, "/", "-"), name.Insecure)
+		require.NoError(t, err)
+		_, err = remote.Head(ref)
+		assert.NoError(t, err, "the %s node's cache", p)
+	}
 
 	// One index, tagged, with both platforms and nothing else.
 	r, err := name.ParseReference(opt.Image, name.Insecure)
