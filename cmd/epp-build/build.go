@@ -21,7 +21,8 @@ func newBuildCommand(g *globalFlags) *cobra.Command {
 Dynamo C API with cargo for every platform (the recipe's capi pin, or --capi-src),
 checks the Go binding's prototypes against the library's header, compiles the EPP
 (host mode: cross-compiled here with cgo; container mode: in the Dockerfile's builder
-stage, never emulated), and builds every platform in ONE BuildKit solve. With --push
+stage, never emulated), and builds every platform in ONE BuildKit solve (or each
+platform on its own node, below). With --push
 the image is pushed by digest, its index verified (each platform present with the
 right OS, architecture and ELF machine), its entrypoint run with --help per
 platform, and only then tagged: a failed build never moves the tag. --report writes
