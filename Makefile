@@ -1,5 +1,6 @@
 # epp-build: `make test` is the one command that runs every test (CI runs it
-# through .ci/run); `make bench` prints speed and memory against the git CLI.
+# through .ci/run); `make bench` prints speed and memory against the git CLI,
+# and BuildKit cache times (cold, warm, registry-warm).
 GO ?= go
 GOFMT ?= gofmt
 NESTED := ffi $(wildcard plugins/*)
@@ -67,6 +68,7 @@ check-patches:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 3x -timeout 60m ./internal/bench ./internal/patchset ./internal/attest
+	$(GO) test -run '^$$' -bench BenchmarkCache -benchtime 1x -timeout 60m ./internal/build
 
 clean:
 	rm -rf bin

@@ -21,7 +21,8 @@ func newBuildCommand(g *globalFlags) *cobra.Command {
 Dynamo C API with cargo for every platform (the recipe's capi pin, or --capi-src),
 checks the Go binding's prototypes against the library's header, compiles the EPP
 (host mode: cross-compiled here with cgo; container mode: in the Dockerfile's builder
-stage, never emulated), and builds every platform in ONE BuildKit solve. With --push
+stage, never emulated), and builds every platform in ONE BuildKit solve (or each
+platform on its own node, below). With --push
 the image is pushed by digest, its index verified (each platform present with the
 right OS, architecture and ELF machine), its entrypoint run with --help per
 platform, and only then tagged: a failed build never moves the tag. --report writes
@@ -35,15 +36,31 @@ is attached to the index as an in-toto attestation, and all of them are checked
 before the tag is set; read them back with ` + "`epp-build inspect REF`" + `.
 
 BuildKit: --buildkit or BUILDKIT_HOST (unix://, tcp:// with --tls-*,
-docker-container://). Registry credentials come from the Docker config; they are
-never printed.
+docker-container://). One address builds every platform in one solve. To build
+each platform natively on its own node, give PLATFORM=ADDR for every platform
+(repeated flags or a comma list): every node is connected first (one that is down
+fails the build in seconds, naming it), each pushes its platform by digest, and
+one index of them all is pushed, verified, smoke-run per node and tagged once.
+Registry credentials come from the Docker config; they are never printed.
+
+Cache: --cache-from and --cache-to take buildx's syntax (repeatable):
+type=registry,ref=REF[,mode=max][,ignore-error=true], type=local,src=DIR or
+dest=DIR, type=inline; a bare REF means type=registry,ref=REF. An import from a
+missing ref warns and builds without it; a failed export fails the build before
+the tag unless ignore-error=true. With --insecure, registry caches use plain
+HTTP too. With per-platform nodes each node's cache ref gets the platform as a
+tag suffix (REF-linux-arm64).
 
 ` + exitCodesHelp,
 		Example: `  epp-build build --version v0.7.0 --image 127.0.0.1:5000/dynamo/epp:v0.7.0 \
       --platform linux/amd64,linux/arm64 --push --capi-src testdata/capi-double \
       --buildkit unix:///run/buildkit/buildkitd.sock --report build.json \
       --sbom generator=127.0.0.1:5000/tools/sbom-scanner --provenance mode=max
-  epp-build build --version v0.7.0 --image registry.example/dynamo/epp:v0.7.0 --oci-tar epp.tar`,
+  epp-build build --version v0.7.0 --image registry.example/dynamo/epp:v0.7.0 --oci-tar epp.tar
+  epp-build build --version v0.7.0 --image registry.example/dynamo/epp:v0.7.0 --push \
+      --buildkit linux/amd64=tcp://amd-node:1234,linux/arm64=tcp://arm-node:1234 \
+      --cache-from registry.example/dynamo/epp:buildcache \
+      --cache-to type=registry,ref=registry.example/dynamo/epp:buildcache,mode=max`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// Flags first: nothing is fetched or compiled for a run that
@@ -100,7 +117,9 @@ never printed.
 	fl.StringSliceVar(&platforms, "platform", []string{"linux/amd64", "linux/arm64"}, "platforms to build (linux/amd64, linux/arm64)")
 	fl.BoolVar(&opt.Push, "push", false, "push to the registry (by digest; tagged after verify and smoke)")
 	fl.StringVar(&opt.OCITar, "oci-tar", "", "also write the image as an OCI tarball")
-	fl.StringVar(&opt.BuildKit, "buildkit", "", "BuildKit address (default $BUILDKIT_HOST)")
+	fl.StringArrayVar(&opt.BuildKit, "buildkit", nil, "BuildKit address for every platform, or PLATFORM=ADDR per platform (repeatable, comma lists; default $BUILDKIT_HOST)")
+	fl.StringArrayVar(&opt.CacheFrom, "cache-from", nil, "import build cache: type=registry,ref=REF | type=local,src=DIR | REF (repeatable)")
+	fl.StringArrayVar(&opt.CacheTo, "cache-to", nil, "export build cache: type=registry,ref=REF[,mode=max][,ignore-error=true] | type=local,dest=DIR | type=inline (repeatable)")
 	fl.StringVar(&opt.TLS.CACert, "tls-ca", "", "CA certificate for a tcp:// buildkitd")
 	fl.StringVar(&opt.TLS.Cert, "tls-cert", "", "client certificate for a tcp:// buildkitd")
 	fl.StringVar(&opt.TLS.Key, "tls-key", "", "client key for a tcp:// buildkitd")

@@ -100,6 +100,8 @@ func TestExitCodesAgreeWithTheREADME(t *testing.T) {
 		{"build for an unsupported platform", []string{"build", "--version", "v1.0.0", "--image", "127.0.0.1:5000/x:y", "--push", "--platform", "linux/s390x"}, nil, 2, "linux/s390x"},
 		{"build with an --sbom value buildx does not take", []string{"build", "--version", "v1.0.0", "--image", "127.0.0.1:5000/x:y", "--push", "--sbom", "syft"}, nil, 2, `--sbom="syft": want true, false or generator=IMAGE`},
 		{"build with a provenance mode BuildKit does not have", []string{"build", "--version", "v1.0.0", "--image", "127.0.0.1:5000/x:y", "--push", "--provenance", "mode=full"}, nil, 2, "--provenance=\"mode=full\""},
+		{"build with a platform that has no node", []string{"build", "--version", "v1.0.0", "--image", "127.0.0.1:5000/x:y", "--push", "--buildkit", "linux/amd64=tcp://127.0.0.1:1"}, nil, 2, "no node for linux/arm64"},
+		{"build with a cache-to that has no destination", []string{"build", "--version", "v1.0.0", "--image", "127.0.0.1:5000/x:y", "--push", "--cache-to", "type=local"}, nil, 2, "type=local needs dest=DIR"},
 		{"build with a cargo feature that is no name", []string{"build", "--version", "v1.0.0", "--image", "127.0.0.1:5000/x:y", "--push", "--capi-features", "bad feature"}, nil, 2, `cargo feature "bad feature"`},
 		{"invalid recipe: commit", []string{"apply", "--version", "bad-commit", "--out", out}, nil, 4, "full 40-hex-digit commit"},
 		{"invalid recipe: yaml", []string{"apply", "--version", "bad-yaml", "--out", out}, nil, 4, "bad-yaml"},

@@ -76,7 +76,7 @@ func testOptions(t testing.TB, registryHost, repo string) (Options, *syncBuffer,
 		Image:     registryHost + "/" + repo + ":v0.7.0",
 		Platforms: bothPlatforms,
 		Push:      true,
-		BuildKit:  bk.Addr,
+		BuildKit:  []string{bk.Addr},
 		Insecure:  true,
 		CAPISrc:   copyCAPIDouble(t),
 		Compile:   CompileHost,
@@ -303,7 +303,7 @@ func TestBuildOnePlatformMakesAnIndex(t *testing.T) {
 
 func TestBuildKitUnreachable(t *testing.T) {
 	opt, _, _ := testOptions(t, "127.0.0.1:1", "x/y")
-	opt.BuildKit = "unix://" + filepath.Join(t.TempDir(), "nobody-listens.sock")
+	opt.BuildKit = []string{"unix://" + filepath.Join(t.TempDir(), "nobody-listens.sock")}
 	_, err := Run(context.Background(), testInput(t), opt)
 	var ue *image.UnreachableError
 	require.ErrorAs(t, err, &ue)
@@ -313,7 +313,7 @@ func TestBuildKitUnreachable(t *testing.T) {
 func TestBuildKitAddressRequired(t *testing.T) {
 	t.Setenv("BUILDKIT_HOST", "")
 	opt, _, _ := testOptions(t, "127.0.0.1:1", "x/y")
-	opt.BuildKit = ""
+	opt.BuildKit = nil
 	_, err := Run(context.Background(), testInput(t), opt)
 	require.ErrorIs(t, err, image.ErrNoBuildKit)
 	assert.Contains(t, err.Error(), "--buildkit")
@@ -456,16 +456,12 @@ func TestContainerModeBuildsInABuilderImage(t *testing.T) {
 // context scripts/install-test-deps.sh prepares (Debian, gcc for both
 // arches, this Go toolchain). Without either the test is skipped: no image
 // can be pulled here.
-func builderImage(t *testing.T) string {
+func builderImage(t testing.TB) string {
 	t.Helper()
 	if ref := os.Getenv("EPP_BUILD_BUILDER_IMAGE"); ref != "" {
 		return ref
 	}
-	root := os.Getenv("EPP_BUILD_BUILDER_DIR")
-	if root == "" {
-		root = "/var/lib/epp-build-builder"
-	}
-	dir := filepath.Join(root, runtime.Version())
+	dir := builderDir()
 	if _, err := os.Stat(filepath.Join(dir, "Dockerfile")); err != nil {
 		testenv.Require(t, "a builder image (Go + gcc for both arches)",
 			"the container compile mode builds in it: set EPP_BUILD_BUILDER_IMAGE, or run scripts/install-test-deps.sh to prepare "+dir)
@@ -516,4 +512,14 @@ func sbomPackages(t *testing.T, idx v1.ImageIndex, attestation string) []string 
 		}
 	}
 	return names
+}
+
+// builderDir is the builder image's context scripts/install-test-deps.sh
+// prepares for this Go version (EPP_BUILD_BUILDER_DIR overrides the root).
+func builderDir() string {
+	root := os.Getenv("EPP_BUILD_BUILDER_DIR")
+	if root == "" {
+		root = "/var/lib/epp-build-builder"
+	}
+	return filepath.Join(root, runtime.Version())
 }

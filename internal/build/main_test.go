@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -24,6 +25,12 @@ var (
 	// sbomGenerator is the syft SBOM generator image in the registry:
 	// BuildKit's default generator cannot be pulled here.
 	sbomGenerator string
+	// testDir holds the daemons' state; bk2 is the second node, started
+	// by the first test that asks for it (secondNode).
+	testDir  string
+	bk2      *imagetest.BuildKit
+	bk2Err   error
+	bk2Start sync.Once
 )
 
 func TestMain(m *testing.M) {
@@ -38,6 +45,7 @@ func runTests(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
+	testDir = dir
 	sharedCache = filepath.Join(dir, "cache")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -57,7 +65,36 @@ func runTests(m *testing.M) int {
 			}
 		}
 	}
+	defer func() {
+		if bk2 != nil {
+			bk2.Stop() // by PID
+		}
+	}()
 	return m.Run()
+}
+
+// secondNode is a second buildkitd with its own state, for the tests of
+// per-platform nodes: both run on this machine (amd64), one building
+// linux/amd64, the other linux/arm64. Host compile mode only COPYs the
+// cross-compiled binaries, so neither needs emulation to build.
+func secondNode(t testing.TB) *imagetest.BuildKit {
+	t.Helper()
+	if daemonsDown != "" {
+		testenv.Require(t, "buildkitd and a registry", daemonsDown)
+	}
+	bk2Start.Do(func() {
+		dir := filepath.Join(testDir, "bk2")
+		if bk2Err = os.MkdirAll(dir, 0o755); bk2Err != nil {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		bk2, bk2Err = imagetest.StartBuildKit(ctx, dir)
+	})
+	if bk2Err != nil {
+		testenv.Require(t, "a second buildkitd", bk2Err.Error())
+	}
+	return bk2
 }
 
 // requireDaemons skips (or fails in CI) when buildkitd or the registry is

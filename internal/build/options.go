@@ -12,10 +12,12 @@ import (
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/moby/buildkit/client"
 
 	"github.com/epp-build/epp-build/internal/attest"
 	"github.com/epp-build/epp-build/internal/capi"
 	"github.com/epp-build/epp-build/internal/image"
+	"github.com/epp-build/epp-build/internal/nodes"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/report"
 )
@@ -50,10 +52,16 @@ type Options struct {
 	Platforms []string // linux/amd64 and/or linux/arm64 (comma lists allowed)
 	Push      bool
 	OCITar    string
-	BuildKit  string // address; "" -> $BUILDKIT_HOST
-	TLS       TLSOptions
-	Insecure  bool   // plain-HTTP / untrusted registry
-	CAPISrc   string // local workspace checkout or crate instead of the recipe's pin
+	// BuildKit is the daemon: one address for every platform, or
+	// PLATFORM=ADDR pairs (each value may be a comma list) to build each
+	// platform on its own node; none -> $BUILDKIT_HOST.
+	BuildKit []string
+	TLS      TLSOptions
+	Insecure bool // plain-HTTP / untrusted registry
+	// CacheFrom and CacheTo are --cache-from / --cache-to values in buildx's
+	// syntax (see image.ParseCache).
+	CacheFrom, CacheTo []string
+	CAPISrc            string // local workspace checkout or crate instead of the recipe's pin
 	// CAPIFeatures are cargo features of the C API crate to build with
 	// (for a --capi-src crate that needs them, such as the test double's
 	// pipeline08); the crate's build script must write the matching header.
@@ -105,6 +113,9 @@ type plan struct {
 	baseImage  string
 	tags       []string // Go build tags of the C API's optional features
 	attest     attest.Request
+	nodes      *nodes.Plan
+	// cacheImports and cacheExports are CacheFrom and CacheTo parsed.
+	cacheImports, cacheExports []client.CacheOptionsEntry
 }
 
 // OptionsError lists every option that cannot work, found before any
@@ -200,6 +211,17 @@ func (o *Options) checkOptions() (*plan, []string, error) {
 		problems = append(problems, err.Error())
 	}
 	if p.attest, err = attest.ParseRequest(o.Provenance, o.SBOM); err != nil {
+		problems = append(problems, err.Error())
+	}
+	if p.nodes, err = nodes.Parse(o.BuildKit, p.platforms); err != nil {
+		problems = append(problems, err.Error())
+	} else if p.nodes.PerPlatform && o.OCITar != "" {
+		problems = append(problems, "--oci-tar needs one BuildKit node for every platform; with PLATFORM=ADDR nodes use --push")
+	}
+	if p.cacheImports, err = image.ParseCache(o.CacheFrom, image.CacheImport, o.Insecure); err != nil {
+		problems = append(problems, err.Error())
+	}
+	if p.cacheExports, err = image.ParseCache(o.CacheTo, image.CacheExport, o.Insecure); err != nil {
 		problems = append(problems, err.Error())
 	}
 	if o.Progress != "" && !slices.Contains(image.ProgressModes, o.Progress) {

@@ -64,18 +64,13 @@ func Run(ctx context.Context, in Input, opt Options) (*report.Report, error) {
 	}
 	stage := func(name string, start time.Time) { rep.Time(name, time.Since(start)) }
 
-	// Connect first: an unreachable buildkitd should fail in a second, not
-	// after minutes of cargo and go builds.
+	// Connect first, to every node at once: an unreachable buildkitd should
+	// fail in a second, not after minutes of cargo and go builds.
 	t0 := time.Now()
-	addr, err := image.Address(opt.BuildKit)
-	if err != nil {
+	if err := p.nodes.Connect(ctx, opt.TLS); err != nil {
 		return nil, err
 	}
-	bk, err := image.Connect(ctx, addr, opt.TLS)
-	if err != nil {
-		return nil, err
-	}
-	defer bk.Close()
+	defer p.nodes.Close()
 	stage("connect", t0)
 
 	work, err := workDirFor(opt.CacheDir, in.TreeDir)
@@ -151,19 +146,21 @@ func Run(ctx context.Context, in Input, opt Options) (*report.Report, error) {
 	}
 	stage("compile", t0)
 
-	// One solve for every platform, pushed by digest only.
+	// One solve for every platform (or one per node, then one index),
+	// pushed by digest only.
 	t0 = time.Now()
 	ro := image.RegistryOptions{Insecure: opt.Insecure, Backoff: opt.retryBackoff}
 	buildArgs := map[string]string{"BASE_IMAGE": p.baseImage}
 	if opt.BuilderImage != "" {
 		buildArgs["BUILDER_IMAGE"] = opt.BuilderImage
 	}
-	solved, err := image.Solve(ctx, bk, image.SolveOptions{
+	solved, err := solveImage(ctx, p.nodes, image.SolveOptions{
 		ContextDir: contextDir, Dockerfile: dockerfile, Platforms: p.platforms, BuildArgs: buildArgs,
 		Repository: p.repository, Push: opt.Push, OCITar: opt.OCITar, ImageName: p.tag.String(),
 		Insecure: opt.Insecure, SourceDateEpoch: in.UpstreamTime, Progress: opt.Progress, Out: stderr,
-		Backoff: opt.retryBackoff, Attestations: p.attest.FrontendAttrs(),
-	})
+		Backoff: opt.retryBackoff, CacheImports: p.cacheImports, CacheExports: p.cacheExports,
+		Attestations: p.attest.FrontendAttrs(),
+	}, ro)
 	if err != nil {
 		return nil, fmt.Errorf("image: %w", p.attest.ExplainSolveError(err))
 	}
@@ -190,7 +187,7 @@ func Run(ctx context.Context, in Input, opt Options) (*report.Report, error) {
 		}
 
 		t0 = time.Now()
-		sm, err := image.Smoke(ctx, bk, image.SmokeOptions{
+		sm, err := smokeImage(ctx, p.nodes, image.SmokeOptions{
 			Ref: digestRef, Images: images, WorkDir: work, Progress: opt.Progress, Out: stderr,
 		})
 		if err != nil {
@@ -223,7 +220,8 @@ func Run(ctx context.Context, in Input, opt Options) (*report.Report, error) {
 		fmt.Fprintf(stderr, "smoke: skipped (needs a pushed image; pass --push)\n")
 	}
 	for _, img := range images {
-		pi := report.PlatformImage{Platform: img.Platform, Digest: img.Digest, Size: img.Size, BinarySize: binSizes[img.Platform], ArchChecked: img.ArchChecked}
+		pi := report.PlatformImage{Platform: img.Platform, Digest: img.Digest, Size: img.Size, BinarySize: binSizes[img.Platform], ArchChecked: img.ArchChecked,
+			Node: p.nodes.For(img.Platform).Name()}
 		for _, a := range capiRes.Artifacts {
 			if a.Target.Platform == img.Platform {
 				pi.CAPICacheID, pi.CAPICached = a.Key, a.CacheHit

@@ -16,6 +16,8 @@ import (
 	_ "github.com/moby/buildkit/client/connhelper/dockercontainer"
 	// Registers kube-pod:// for a buildkitd running in Kubernetes.
 	_ "github.com/moby/buildkit/client/connhelper/kubepod"
+
+	"github.com/epp-build/epp-build/internal/redact"
 )
 
 // TLSOptions are the client TLS settings for a tcp:// buildkitd.
@@ -47,7 +49,7 @@ type UnreachableError struct {
 }
 
 func (e *UnreachableError) Error() string {
-	return fmt.Sprintf("buildkitd at %s is not reachable: %v (is it running? check --buildkit / BUILDKIT_HOST)", e.Addr, e.Err)
+	return fmt.Sprintf("buildkitd at %s is not reachable: %s (is it running? check --buildkit / BUILDKIT_HOST)", redact.URL(e.Addr), redact.Text(e.Err.Error()))
 }
 
 func (e *UnreachableError) Unwrap() error { return e.Err }

@@ -46,6 +46,9 @@ type SolveOptions struct {
 	// Retries is how many times a registry 5xx is retried (default 3).
 	Retries int
 	Backoff time.Duration // first delay, doubled each time (default 1s)
+	// CacheImports and CacheExports are the --cache-from and --cache-to
+	// entries (see ParseCache).
+	CacheImports, CacheExports []client.CacheOptionsEntry
 }
 
 // SolveResult is what the solve exported.
@@ -77,6 +80,9 @@ func Solve(ctx context.Context, c *client.Client, opt SolveOptions) (*SolveResul
 		}
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("image solve cancelled: %w", ctx.Err())
+		}
+		if isCacheExport(err) {
+			return nil, err // names the cache's own registry; not retried, as buildx
 		}
 		err = classify(registry, attempt, err)
 		if !retryable(err) || attempt > retries {
@@ -171,8 +177,11 @@ func solveOnce(ctx context.Context, c *client.Client, opt SolveOptions) (*SolveR
 		LocalMounts:   map[string]fsutil.FS{"context": ctxFS, "dockerfile": ctxFS},
 		Exports:       exports,
 		Session:       []session.Attachable{authAttachable(opt.Keychain)},
+		CacheImports:  opt.CacheImports,
+		CacheExports:  opt.CacheExports,
 	}
 	ch := make(chan *client.SolveStatus)
+	shown, cw := watchCache(ch, opt.Out)
 	var resp *client.SolveResponse
 	eg, ectx := errgroup.WithContext(ctx)
 	eg.Go(func() error {
@@ -180,10 +189,13 @@ func solveOnce(ctx context.Context, c *client.Client, opt SolveOptions) (*SolveR
 		resp, err = c.Solve(ectx, nil, solveOpt, ch)
 		return err
 	})
-	eg.Go(func() error { return display(ctx, opt.Progress, opt.Out, ch) })
+	eg.Go(func() error { return display(ctx, opt.Progress, opt.Out, shown) })
 	if err := eg.Wait(); err != nil {
 		if tmpTar != "" {
 			_ = os.Remove(tmpTar)
+		}
+		if step := cw.exportFailed(); step != "" {
+			return nil, &CacheExportError{Step: step, Caches: describeAll(opt.CacheExports), Err: err}
 		}
 		return nil, err
 	}

@@ -73,6 +73,8 @@ type PlatformImage struct {
 	CAPICached  bool   `json:"capiCached"`
 	// ArchChecked: the entrypoint's ELF machine matched the platform.
 	ArchChecked bool `json:"archChecked"`
+	// Node is the BuildKit address (credentials masked) that built it.
+	Node string `json:"node,omitempty"`
 }
 
 // Smoke records which platforms ran the entrypoint.

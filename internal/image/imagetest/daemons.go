@@ -104,8 +104,9 @@ type BuildKit struct {
 }
 
 // StartBuildKit starts buildkitd with a runc worker rooted in dir (keep dir
-// short: the unix socket path is limited to about 100 bytes).
-func StartBuildKit(ctx context.Context, dir string) (*BuildKit, error) {
+// short: the unix socket path is limited to about 100 bytes). extra are
+// more buildkitd flags.
+func StartBuildKit(ctx context.Context, dir string, extra ...string) (*BuildKit, error) {
 	if os.Geteuid() != 0 {
 		return nil, errors.New("buildkitd with the runc worker needs root")
 	}
@@ -117,9 +118,9 @@ func StartBuildKit(ctx context.Context, dir string) (*BuildKit, error) {
 		return nil, errors.New("runc not found (apt-get install runc)")
 	}
 	addr := "unix://" + filepath.Join(dir, "bk.sock")
-	p, err := start(bin, filepath.Join(dir, "buildkitd.log"),
-		"--root", filepath.Join(dir, "root"), "--addr", addr,
-		"--oci-worker=true", "--containerd-worker=false")
+	args := append([]string{"--root", filepath.Join(dir, "root"), "--addr", addr,
+		"--oci-worker=true", "--containerd-worker=false"}, extra...)
+	p, err := start(bin, filepath.Join(dir, "buildkitd.log"), args...)
 	if err != nil {
 		return nil, err
 	}
