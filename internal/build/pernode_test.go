@@ -65,9 +65,15 @@ func TestBuildPerPlatformNodes(t *testing.T) {
 	assert.Equal(t, rep.Outputs.IndexDigest, dgst.String())
 	im, err := idx.IndexManifest()
 	require.NoError(t, err)
-	require.Len(t, im.Manifests, 2)
+	// Both platforms first, then BuildKit's attestation manifest of each,
+	// pointing at its platform.
+	require.Len(t, im.Manifests, 4)
 	assert.Equal(t, "amd64", im.Manifests[0].Platform.Architecture)
 	assert.Equal(t, "arm64", im.Manifests[1].Platform.Architecture)
+	for i, att := range im.Manifests[2:] {
+		assert.Equal(t, "attestation-manifest", att.Annotations["vnd.docker.reference.type"])
+		assert.Equal(t, im.Manifests[i].Digest.String(), att.Annotations["vnd.docker.reference.digest"])
+	}
 
 	// The same platform images as one solve on one node.
 	require.Len(t, rep.Outputs.Images, 2)
@@ -155,6 +161,9 @@ func TestBuildNodeFailingLateMovesNoTag(t *testing.T) {
 
 	opt, _, errOut = testOptions(t, reg.Host, "dynamo/epp-node-late")
 	opt.BuildKit = []string{"linux/amd64=" + bk.Addr, "linux/arm64=" + broken.Addr}
+	// No SBOM: its scan would be the first process the broken node runs,
+	// and this test is about a failure after the image is pushed.
+	opt.SBOM = "false"
 	_, err = Run(ctx, testInput(t), opt)
 	var ne *nodes.NodeError
 	require.ErrorAs(t, err, &ne, errOut.String())
