@@ -56,7 +56,18 @@ func pushIndex(t testing.TB, repo string, predicates map[string][]string) (strin
 
 // attach makes and pushes the report statement the way a build does,
 // with the index's own platform digests.
-func attach(t *testing.T, repository string, idx v1.ImageIndex) string {
+func attach(t testing.TB, repository string, idx v1.ImageIndex) string {
+	t.Helper()
+	dgst, err := idx.Digest()
+	require.NoError(t, err)
+	ref, err := Attach(context.Background(), repository, dgst.String(), statementFor(t, repository, idx), ro)
+	require.NoError(t, err)
+	return ref
+}
+
+// statementFor is the report statement a build makes for idx, with the
+// index's own platform digests.
+func statementFor(t testing.TB, repository string, idx v1.ImageIndex) *Statement {
 	t.Helper()
 	dgst, err := idx.Digest()
 	require.NoError(t, err)
@@ -68,9 +79,7 @@ func attach(t *testing.T, repository string, idx v1.ImageIndex) string {
 	}
 	stmt, err := NewStatement(repository, dgst.String(), testInputs(), images)
 	require.NoError(t, err)
-	ref, err := Attach(context.Background(), repository, dgst.String(), stmt, ro)
-	require.NoError(t, err)
-	return ref
+	return stmt
 }
 
 func TestAttachedReportReadsBackFromTheRegistryAlone(t *testing.T) {

@@ -18,14 +18,7 @@ func BenchmarkAttachAndRead(b *testing.B) {
 	repository, idx := pushIndex(b, "dynamo/epp-bench", map[string][]string{"linux/amd64": provAndSBOM, "linux/arm64": provAndSBOM})
 	dgst, err := idx.Digest()
 	require.NoError(b, err)
-	platforms, err := ReadIndex(idx)
-	require.NoError(b, err)
-	var images []PlatformImage
-	for _, p := range platforms {
-		images = append(images, PlatformImage{Platform: p.Platform, Digest: p.Digest})
-	}
-	stmt, err := NewStatement(repository, dgst.String(), testInputs(), images)
-	require.NoError(b, err)
+	stmt := statementFor(b, repository, idx)
 	ctx := context.Background()
 	b.ResetTimer()
 	for b.Loop() {
