@@ -27,7 +27,7 @@ func TestContainerDockerfileCheckedByTheFrontend(t *testing.T) {
 	write := func(name, content string) {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644))
 	}
-	write("Dockerfile.container", image.ContainerDockerfile("epp", "./cmd/epp"))
+	write("Dockerfile.container", image.ContainerDockerfile("epp", "./cmd/epp", "pkg/binding"))
 	warnings, err := image.LintDockerfile(ctx, c, dir, "Dockerfile.container", bothPlatforms, scratch)
 	require.NoError(t, err)
 	assert.Empty(t, warnings)

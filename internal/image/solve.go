@@ -42,6 +42,11 @@ type SolveOptions struct {
 	// Retries is how many times a registry 5xx is retried (default 3).
 	Retries int
 	Backoff time.Duration // first delay, doubled each time (default 1s)
+	// Contexts are named local build contexts (COPY --from=NAME).
+	Contexts map[string]NamedContext
+	// Prepare, when set, runs in the solve's session before the final
+	// target (see gateway.go); its error is returned as it is.
+	Prepare PrepareFunc
 }
 
 // SolveResult is what the solve exported.
@@ -70,6 +75,9 @@ func Solve(ctx context.Context, c *client.Client, opt SolveOptions) (*SolveResul
 		if err == nil {
 			res.Attempts = attempt
 			return res, nil
+		}
+		if pe := (*prepareError)(nil); errors.As(err, &pe) {
+			return nil, pe.err
 		}
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("image solve cancelled: %w", ctx.Err())
@@ -155,18 +163,21 @@ func solveOnce(ctx context.Context, c *client.Client, opt SolveOptions) (*SolveR
 	}
 
 	solveOpt := client.SolveOpt{
-		Frontend:      "dockerfile.v0",
+		Frontend:      dockerfileFrontend,
 		FrontendAttrs: attrs,
 		LocalMounts:   map[string]fsutil.FS{"context": ctxFS, "dockerfile": ctxFS},
 		Exports:       exports,
 		Session:       []session.Attachable{authAttachable(opt.Keychain)},
+	}
+	if err := addNamedContexts(&solveOpt, opt.Contexts); err != nil {
+		return nil, err
 	}
 	ch := make(chan *client.SolveStatus)
 	var resp *client.SolveResponse
 	eg, ectx := errgroup.WithContext(ctx)
 	eg.Go(func() error {
 		var err error
-		resp, err = c.Solve(ectx, nil, solveOpt, ch)
+		resp, err = solveWith(ectx, c, solveOpt, opt.Prepare, ch)
 		return err
 	})
 	eg.Go(func() error { return display(ctx, opt.Progress, opt.Out, ch) })
