@@ -14,6 +14,7 @@ import (
 	"github.com/moby/buildkit/exporter/containerimage/exptypes"
 	gateway "github.com/moby/buildkit/frontend/gateway/client"
 	"github.com/tonistiigi/fsutil"
+	"golang.org/x/sync/errgroup"
 )
 
 // A solve with SolveOptions.Prepare runs through BuildKit's gateway: in the
@@ -145,18 +146,22 @@ func (s *stageSolver) SolveStage(ctx context.Context, target string, platforms [
 	if err := json.Unmarshal(res.Metadata[exptypes.ExporterPlatformsKey], &ps); err != nil {
 		return nil, fmt.Errorf("stage %s: the platforms of the result: %w", target, err)
 	}
+	// Build every platform's stage at once, as a plain solve would.
+	g, gctx := errgroup.WithContext(ctx)
 	for _, p := range ps.Platforms {
 		ref, ok := res.Refs[p.ID]
 		if !ok || ref == nil {
 			return nil, fmt.Errorf("stage %s: no result for %s", target, p.ID)
 		}
-		fs := &StageFS{ref: ref}
-		if err := ref.Evaluate(ctx); err != nil {
-			return nil, fmt.Errorf("stage %s for %s: %w", target, p.ID, err)
-		}
-		out[p.Platform.OS+"/"+p.Platform.Architecture] = fs
+		out[p.Platform.OS+"/"+p.Platform.Architecture] = &StageFS{ref: ref}
+		g.Go(func() error {
+			if err := ref.Evaluate(gctx); err != nil {
+				return fmt.Errorf("stage %s for %s: %w", target, p.ID, err)
+			}
+			return nil
+		})
 	}
-	return out, nil
+	return out, g.Wait()
 }
 
 // NamedContext is a local folder the Dockerfile reads as COPY --from=NAME.
