@@ -98,9 +98,12 @@ func solveWith(ctx context.Context, c *client.Client, opt client.SolveOpt, prepa
 	if prepare == nil {
 		return c.Solve(ctx, nil, opt, ch)
 	}
-	attrs := opt.FrontendAttrs
 	var prepErr error
 	resp, err := c.Build(ctx, opt, "epp-build", func(ctx context.Context, gc gateway.Client) (*gateway.Result, error) {
+		// The frontend attributes as the client sent them, with what it
+		// adds (cache-imports from SolveOpt.CacheImports): every solve
+		// made here gets them, as a plain solve's frontend would.
+		attrs := maps.Clone(gc.BuildOpts().Opts)
 		args, err := prepare(ctx, &stageSolver{gc: gc, attrs: attrs})
 		if err != nil {
 			prepErr = err
