@@ -376,6 +376,10 @@ func TestContainerModeBuildsEverythingInTheSolve(t *testing.T) {
 	for _, triple := range []string{"x86_64-unknown-linux-gnu", "aarch64-unknown-linux-gnu"} {
 		assert.Contains(t, errOut.String(), "cargo build --release -p libdynamo_llm --target "+triple)
 	}
+	for _, p := range bothPlatforms {
+		assert.Contains(t, errOut.String(), "capi "+p+": built in the solve; binding checked against dynamo_llm_capi.h",
+			"the header the crate's build script wrote was read back and checked")
+	}
 	// Pushed, verified (ELF machine per platform), smoke-run, tagged.
 	assert.True(t, tagExists(t, opt.Image))
 	r, err := name.ParseReference(opt.Image, name.Insecure)
@@ -412,6 +416,15 @@ func TestContainerModeBuildsEverythingInTheSolve(t *testing.T) {
 		stages = append(stages, tm.Stage)
 	}
 	assert.Equal(t, []string{"connect", "stage", "capi", "solve", "verify", "smoke", "tag"}, stages)
+
+	// Same inputs again: BuildKit's cache answers, cargo does not run, and
+	// the digest is the same.
+	var again syncBuffer
+	opt.Stderr, opt.Report = &again, ""
+	rep2, err := Run(context.Background(), testInput(t), opt)
+	require.NoError(t, err, again.String())
+	assert.Equal(t, rep.Outputs.IndexDigest, rep2.Outputs.IndexDigest, "identical inputs give identical digests")
+	assert.NotContains(t, again.String(), "Compiling libdynamo_llm", "an unchanged C API is not rebuilt")
 }
 
 // A C API whose header declares a parameter with another type than the Go
@@ -455,7 +468,7 @@ const builderRev = "rust1"
 // registry from the context scripts/install-test-deps.sh prepares (Debian,
 // gcc for both arches, Rust with both std, cbindgen, this Go toolchain).
 // Without either the test is skipped: no image can be pulled here.
-func builderImage(t *testing.T) string {
+func builderImage(t testing.TB) string {
 	t.Helper()
 	if ref := os.Getenv("EPP_BUILD_BUILDER_IMAGE"); ref != "" {
 		return ref

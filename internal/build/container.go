@@ -79,6 +79,9 @@ func buildInSolve(ctx context.Context, bk *client.Client, m modeInput) (*built, 
 		}
 		checked = res
 		m.stage("capi", t0)
+		for _, platform := range p.platforms {
+			fmt.Fprintf(m.log, "capi %s: built in the solve; binding checked against %s\n", platform, res.Headers[platform])
+		}
 		logFeatures(m.log, res.Features)
 		return map[string]string{image.TagsArg: strings.Join(capi.Tags(res.Features), ",")}, nil
 	}

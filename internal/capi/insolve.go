@@ -26,13 +26,6 @@ var inSolveScript []byte
 // cbindgen CLI). Its output folder's layout is what CheckSolved reads.
 func InSolveScript() []byte { return slices.Clone(inSolveScript) }
 
-// InSolveOutput is where the script writes inside its stage; a stage that
-// copies that folder to its root is what CheckSolved reads.
-const InSolveOutput = "/capi/out"
-
-// InSolveSource is where the stage expects the C API workspace root.
-const InSolveSource = "/capi/src"
-
 // SolveSpec says what the in-solve build builds: the same fields as
 // Options, for one workspace.
 type SolveSpec struct {
