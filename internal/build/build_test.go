@@ -453,6 +453,29 @@ func TestContainerModePrototypeMismatchFailsTheBuild(t *testing.T) {
 	assert.False(t, tagExists(t, opt.Image))
 }
 
+// A crate whose build writes no header and ships none gets it from the
+// cbindgen CLI, run in its own stage of the same solve only then, with the
+// crate's cbindgen.toml (as host mode does).
+func TestContainerModeHeaderFromCbindgen(t *testing.T) {
+	requireDaemons(t)
+	builder := builderImage(t)
+	opt, _, errOut := testOptions(t, reg.Host, "dynamo/epp-container-cbindgen")
+	opt.Compile, opt.BuilderImage = CompileContainer, builder
+	opt.Push, opt.OCITar = false, filepath.Join(t.TempDir(), "epp.tar")
+	require.NoError(t, os.Remove(filepath.Join(opt.CAPISrc, "build.rs")))
+	require.NoError(t, os.RemoveAll(filepath.Join(opt.CAPISrc, "include")))
+	runnerOnly(t, &opt)
+
+	rep, err := Run(context.Background(), testInput(t), opt)
+	require.NoError(t, err, errOut.String())
+	assert.Contains(t, errOut.String(), "sh /capi/build.sh cbindgen", "the cbindgen stage ran")
+	for _, p := range bothPlatforms {
+		assert.Contains(t, errOut.String(), "capi "+p+": built in the solve; binding checked against dynamo_llm.h")
+	}
+	require.Len(t, rep.Outputs.Images, 2)
+	assert.FileExists(t, opt.OCITar)
+}
+
 var builderOnce struct {
 	once sync.Once
 	ref  string
