@@ -453,6 +453,27 @@ func TestContainerModePrototypeMismatchFailsTheBuild(t *testing.T) {
 	assert.False(t, tagExists(t, opt.Image))
 }
 
+func TestContainerModeCancellationMidCargoLeavesNoTag(t *testing.T) {
+	requireDaemons(t)
+	builder := builderImage(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	opt, _, _ := testOptions(t, reg.Host, "dynamo/epp-container-cancel")
+	opt.Compile, opt.BuilderImage = CompileContainer, builder
+	// A source BuildKit has not built before, so cargo certainly runs.
+	lib := filepath.Join(opt.CAPISrc, "src", "lib.rs")
+	data, err := os.ReadFile(lib)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(lib, append(data, []byte("// "+t.Name()+" "+time.Now().String()+"\n")...), 0o644))
+	opt.Stderr = cancelOnWrite{match: "cargo build", cancel: cancel}
+	runnerOnly(t, &opt)
+
+	_, err = Run(ctx, testInput(t), opt)
+	require.Error(t, err)
+	assert.True(t, errors.Is(err, context.Canceled), "got %v", err)
+	assert.False(t, tagExists(t, opt.Image))
+}
+
 // A crate whose build writes no header and ships none gets it from the
 // cbindgen CLI, run in its own stage of the same solve only then, with the
 // crate's cbindgen.toml (as host mode does).

@@ -86,7 +86,7 @@ func buildInSolve(ctx context.Context, bk *client.Client, m modeInput) (*built, 
 		return map[string]string{image.TagsArg: strings.Join(capi.Tags(res.Features), ",")}, nil
 	}
 	solved, err := image.Solve(ctx, bk, so)
-	if checkErr != nil {
+	if checkErr != nil && ctx.Err() == nil {
 		return nil, checkErr // as host mode reports it: exit 5 for a prototype mismatch
 	}
 	if err != nil {

@@ -76,11 +76,11 @@ func Solve(ctx context.Context, c *client.Client, opt SolveOptions) (*SolveResul
 			res.Attempts = attempt
 			return res, nil
 		}
-		if pe := (*prepareError)(nil); errors.As(err, &pe) {
-			return nil, pe.err
-		}
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("image solve cancelled: %w", ctx.Err())
+		}
+		if pe := (*prepareError)(nil); errors.As(err, &pe) {
+			return nil, pe.err
 		}
 		err = classify(registry, attempt, err)
 		if !retryable(err) || attempt > retries {
