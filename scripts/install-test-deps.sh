@@ -98,32 +98,48 @@ if [ -e /proc/sys/fs/binfmt_misc/status ]; then
 fi
 
 step "builder image context for the container compile mode"
-# Debian with the native and aarch64 cross gcc and static libcs, plus this
-# machine's Go toolchain; the container-mode test builds it into its own
-# registry. One folder per Go version, so a toolchain bump makes a new one.
+# Debian with the native and aarch64 cross gcc and static libcs, Rust (rustc,
+# cargo, std for both arches, the same Debian packages as above) and
+# cbindgen, plus this machine's Go toolchain: the container compile mode
+# builds the C API and the EPP inside it. The container-mode tests build it
+# into their own registry. One folder per Go version and builder revision
+# (BUILDER_REV), so a toolchain bump or new contents make a new one.
+BUILDER_REV=rust1
 goversion="$("$GO" env GOVERSION)"
-builder="${BUILDER_DIR:-/var/lib/epp-build-builder}/$goversion"
+builder="${BUILDER_DIR:-/var/lib/epp-build-builder}/$goversion-$BUILDER_REV"
 if [ -f "$builder/Dockerfile" ]; then
   echo "already prepared: $builder"
 else
   rm -rf "$builder.tmp"
   mkdir -p "$builder.tmp"
+  log="$builder.tmp.log"
+  rootfs="$builder.tmp/rootfs"
   if debootstrap --variant=minbase \
       --include=gcc,libc6-dev,gcc-aarch64-linux-gnu,libc6-dev-arm64-cross,ca-certificates \
-      bookworm "$builder.tmp/rootfs" http://deb.debian.org/debian >"$builder.tmp.log" 2>&1; then
-    rm -f "$builder.tmp"/rootfs/var/cache/apt/archives/*.deb
-    mkdir -p "$builder.tmp/rootfs/usr/local"
-    cp -a "$("$GO" env GOROOT)" "$builder.tmp/rootfs/usr/local/go"
+      bookworm "$rootfs" http://deb.debian.org/debian >"$log" 2>&1 &&
+    step "builder: Rust and cbindgen" &&
+    printf '%s\n' 'deb http://deb.debian.org/debian bookworm main' \
+      'deb http://deb.debian.org/debian bookworm-updates main' \
+      'deb http://deb.debian.org/debian-security bookworm-security main' >"$rootfs/etc/apt/sources.list" &&
+    cp /etc/resolv.conf "$rootfs/etc/resolv.conf" &&
+    chroot "$rootfs" dpkg --add-architecture arm64 >>"$log" 2>&1 &&
+    chroot "$rootfs" env DEBIAN_FRONTEND=noninteractive apt-get update -q >>"$log" 2>&1 &&
+    chroot "$rootfs" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+      rustc-web cargo-web cbindgen libstd-rust-web-dev libstd-rust-web-dev:arm64 >>"$log" 2>&1; then
+    rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
+    : >"$rootfs/etc/resolv.conf"
+    mkdir -p "$rootfs/usr/local"
+    cp -a "$("$GO" env GOROOT)" "$rootfs/usr/local/go"
     cat >"$builder.tmp/Dockerfile" <<'DOCKERFILE'
 FROM scratch
 COPY rootfs/ /
 ENV PATH=/usr/local/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin GOTOOLCHAIN=local
 DOCKERFILE
     mv "$builder.tmp" "$builder"
-    rm -f "$builder.tmp.log"
+    rm -f "$log"
     echo "prepared $builder"
   else
-    echo "debootstrap failed (see $builder.tmp.log): the container compile mode test will be skipped" >&2
+    echo "preparing the builder failed (see $log): the container compile mode tests will be skipped" >&2
     rm -rf "$builder.tmp"
   fi
 fi

@@ -19,14 +19,25 @@ func newBuildCommand(g *globalFlags) *cobra.Command {
 		Short: "Apply the version, build the C API per arch and the multi-arch EPP image in one BuildKit solve",
 		Long: `build applies the version (reusing the cache and an already applied tree), builds the
 Dynamo C API with cargo for every platform (the recipe's capi pin, or --capi-src),
-checks the Go binding's prototypes against the library's header, compiles the EPP
-(host mode: cross-compiled here with cgo; container mode: in the Dockerfile's builder
-stage, never emulated), and builds every platform in ONE BuildKit solve (or each
-platform on its own node, below). With --push
-the image is pushed by digest, its index verified (each platform present with the
-right OS, architecture and ELF machine), its entrypoint run with --help per
-platform, and only then tagged: a failed build never moves the tag. --report writes
-what went in and what came out as JSON.
+checks the Go binding's prototypes against the library's header, compiles the EPP,
+and builds every platform in ONE BuildKit solve (or each platform on its own
+node, below). With --push the image is pushed by
+digest, its index verified (each platform present with the right OS, architecture
+and ELF machine), its entrypoint run with --help per platform, and only then tagged:
+a failed build never moves the tag. --report writes what went in and what came out
+as JSON.
+
+Compile modes (--compile), never emulated:
+  host       cargo and cgo run here, cross-compiling for each platform (needs Rust
+             with both std, cbindgen, gcc for both arches and Go on this machine);
+             the solve only assembles the images.
+  container  everything runs inside the solve, in --builder-image on the build
+             platform: cargo builds the C API per target platform (cargo's home and
+             target folder are BuildKit cache mounts; a crate with dependencies needs
+             crates.io or a mirror reachable from buildkitd), then the EPP is built
+             with cgo against it. The prototype check still runs here, between the
+             two, and still fails the build. This machine needs only epp-build, the
+             source it fetches and a BuildKit address.
 
 Attestations: BuildKit attaches SLSA provenance (--provenance, default mode=max) and
 an SPDX SBOM (--sbom, default BuildKit's generator docker/buildkit-syft-scanner;
@@ -57,7 +68,10 @@ tag suffix (REF-linux-arm64).
       --buildkit unix:///run/buildkit/buildkitd.sock --report build.json \
       --sbom generator=127.0.0.1:5000/tools/sbom-scanner --provenance mode=max
   epp-build build --version v0.7.0 --image registry.example/dynamo/epp:v0.7.0 --oci-tar epp.tar
+  # a CI runner with only epp-build: C API and EPP compiled inside the solve,
+  # each platform on its own node, BuildKit's cache shared through the registry
   epp-build build --version v0.7.0 --image registry.example/dynamo/epp:v0.7.0 --push \
+      --compile container --builder-image registry.example/epp-build/builder:bookworm \
       --buildkit linux/amd64=tcp://amd-node:1234,linux/arm64=tcp://arm-node:1234 \
       --cache-from registry.example/dynamo/epp:buildcache \
       --cache-to type=registry,ref=registry.example/dynamo/epp:buildcache,mode=max`,
@@ -127,10 +141,10 @@ tag suffix (REF-linux-arm64).
 	fl.BoolVar(&opt.Insecure, "insecure", false, "allow a plain-HTTP or untrusted registry")
 	fl.StringVar(&opt.CAPISrc, "capi-src", "", "local checkout of the C API crate instead of the recipe's pin")
 	fl.StringSliceVar(&opt.CAPIFeatures, "capi-features", nil, "cargo features of the C API crate to build with (comma-separated)")
-	fl.StringVar(&opt.Compile, "compile", build.CompileHost, "where the EPP is compiled: host or container")
+	fl.StringVar(&opt.Compile, "compile", build.CompileHost, "where the C API and the EPP are compiled: host (here) or container (inside the BuildKit solve)")
 	fl.StringVar(&opt.Progress, "progress", "auto", "progress of the fetch and the BuildKit solve: auto, plain or quiet")
 	fl.StringVar(&opt.Report, "report", "", "write the JSON build report here")
-	fl.StringVar(&opt.BuilderImage, "builder-image", "", "container mode: the builder image (Go and cross C compilers)")
+	fl.StringVar(&opt.BuilderImage, "builder-image", "", "container mode: the builder image (Go, Rust with both std, cbindgen, gcc for both arches)")
 	fl.StringVar(&opt.BaseImage, "base-image", "", "runtime base image (default ubuntu:24.04)")
 	fl.StringVar(&opt.Provenance, "provenance", "true", "BuildKit's SLSA provenance per platform: true (mode=max), false, mode=min or mode=max")
 	fl.StringVar(&opt.SBOM, "sbom", "true", "BuildKit's SPDX SBOM per platform: true (BuildKit's default generator), false or generator=IMAGE")

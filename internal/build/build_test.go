@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -22,6 +24,7 @@ import (
 
 	"github.com/epp-build/epp-build/internal/attest"
 	"github.com/epp-build/epp-build/internal/capi"
+	"github.com/epp-build/epp-build/internal/cheader"
 	"github.com/epp-build/epp-build/internal/image"
 	"github.com/epp-build/epp-build/internal/image/imagetest"
 	"github.com/epp-build/epp-build/internal/report"
@@ -437,25 +440,174 @@ func (c cancelOnWrite) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func TestContainerModeBuildsInABuilderImage(t *testing.T) {
-	requireDaemons(t)
-	requireToolchains(t)
-	builder := builderImage(t)
-	opt, _, errOut := testOptions(t, reg.Host, "dynamo/epp-container")
-	opt.Compile, opt.BuilderImage = CompileContainer, builder
-	rep, err := Run(context.Background(), testInput(t), opt)
-	require.NoError(t, err, errOut.String())
-	require.Len(t, rep.Outputs.Images, 2)
-	assert.True(t, tagExists(t, opt.Image))
-	assert.Equal(t, CompileContainer, rep.Inputs.Toolchains.CompileMode)
-	assert.Equal(t, builder, rep.Inputs.Toolchains.BuilderImage)
+// runnerOnly makes this process and the build see a PATH with nothing on
+// it, as a runner that has only epp-build and a BuildKit address: no
+// cargo, rustc, go, gcc or cross gcc. Host mode's cargo and cgo steps
+// would fail at once here.
+func runnerOnly(t *testing.T, opt *Options) {
+	t.Helper()
+	empty := t.TempDir()
+	t.Setenv("PATH", empty)
+	opt.Env = []string{"PATH=" + empty, "HOME=" + t.TempDir(), "DOCKER_CONFIG=" + t.TempDir()}
+	for _, tool := range []string{"cargo", "rustc", "go", "gcc", "aarch64-linux-gnu-gcc", "cbindgen"} {
+		_, err := exec.LookPath(tool)
+		require.Error(t, err, "%s must not be reachable in the runner environment", tool)
+	}
 }
 
+func TestContainerModeBuildsEverythingInTheSolve(t *testing.T) {
+	requireDaemons(t)
+	builder := builderImage(t)
+	opt, out, errOut := testOptions(t, reg.Host, "dynamo/epp-container")
+	opt.Compile, opt.BuilderImage = CompileContainer, builder
+	opt.Report = filepath.Join(t.TempDir(), "report.json")
+	treeHash, err := capi.TreeHash(opt.CAPISrc)
+	require.NoError(t, err)
+	runnerOnly(t, &opt)
+
+	rep, err := Run(context.Background(), testInput(t), opt)
+	require.NoError(t, err, errOut.String())
+
+	// Cargo ran inside the solve, once per target triple.
+	for _, triple := range []string{"x86_64-unknown-linux-gnu", "aarch64-unknown-linux-gnu"} {
+		assert.Contains(t, errOut.String(), "cargo build --release -p libdynamo_llm --target "+triple)
+	}
+	for _, p := range bothPlatforms {
+		assert.Contains(t, errOut.String(), "capi "+p+": built in the solve; binding checked against dynamo_llm_capi.h",
+			"the header the crate's build script wrote was read back and checked")
+	}
+	// Pushed, verified (ELF machine per platform), smoke-run, tagged.
+	assert.True(t, tagExists(t, opt.Image))
+	r, err := name.ParseReference(opt.Image, name.Insecure)
+	require.NoError(t, err)
+	idx, err := remote.Index(r)
+	require.NoError(t, err)
+	dgst, err := idx.Digest()
+	require.NoError(t, err)
+	assert.Equal(t, rep.Outputs.IndexDigest, dgst.String())
+	assert.Contains(t, out.String(), "tagged "+opt.Image)
+	require.Len(t, rep.Outputs.Images, 2)
+	for i, p := range bothPlatforms {
+		assert.Equal(t, p, rep.Outputs.Images[i].Platform)
+		assert.True(t, rep.Outputs.Images[i].ArchChecked, "%s: the entrypoint's ELF machine was checked", p)
+	}
+	require.NotNil(t, rep.Outputs.Smoke)
+	assert.Contains(t, rep.Outputs.Smoke.Ran, "linux/amd64")
+
+	// The report names the builder's toolchains, read back from the solve.
+	onDisk, err := report.Read(opt.Report)
+	require.NoError(t, err)
+	tc := onDisk.Inputs.Toolchains
+	assert.Equal(t, CompileContainer, tc.CompileMode)
+	assert.Equal(t, builder, tc.BuilderImage)
+	assert.Equal(t, runtime.Version(), tc.Go, "the builder context carries this Go")
+	assert.Regexp(t, `^rustc 1\.\d+`, tc.Rustc)
+	assert.Regexp(t, `^cargo 1\.\d+`, tc.Cargo)
+	assert.Regexp(t, `^x86_64-linux-gnu-gcc \d+`, tc.CC["linux/amd64"])
+	assert.Regexp(t, `^aarch64-linux-gnu-gcc \d+`, tc.CC["linux/arm64"])
+	assert.Equal(t, treeHash, onDisk.Inputs.CAPI.TreeHash)
+	assert.Equal(t, "libdynamo_llm", onDisk.Inputs.CAPI.Crate)
+	var stages []string
+	for _, tm := range onDisk.Timings {
+		stages = append(stages, tm.Stage)
+	}
+	assert.Equal(t, []string{"connect", "stage", "capi", "solve", "verify", "attest", "smoke", "tag"}, stages)
+
+	// Same inputs again: BuildKit's cache answers, cargo does not run, and
+	// the digest is the same.
+	var again syncBuffer
+	opt.Stderr, opt.Report = &again, ""
+	rep2, err := Run(context.Background(), testInput(t), opt)
+	require.NoError(t, err, again.String())
+	assert.Equal(t, platformDigests(rep), platformDigests(rep2), "identical inputs give identical images")
+	assert.NotContains(t, again.String(), "Compiling libdynamo_llm", "an unchanged C API is not rebuilt")
+}
+
+// A C API whose header declares a parameter with another type than the Go
+// binding fails the build in the solve, as in host mode: the same error
+// (exit 5), and no tag.
+func TestContainerModePrototypeMismatchFailsTheBuild(t *testing.T) {
+	requireDaemons(t)
+	builder := builderImage(t)
+	opt, _, errOut := testOptions(t, reg.Host, "dynamo/epp-container-mismatch")
+	opt.Compile, opt.BuilderImage = CompileContainer, builder
+	hdr := filepath.Join(opt.CAPISrc, "include", "dynamo_llm_capi.h")
+	data, err := os.ReadFile(hdr)
+	require.NoError(t, err)
+	const want = "uint32_t kv_block_size);"
+	require.Contains(t, string(data), want)
+	require.NoError(t, os.WriteFile(hdr, []byte(strings.Replace(string(data), want, "uint64_t kv_block_size);", 1)), 0o644))
+	runnerOnly(t, &opt)
+
+	_, err = Run(context.Background(), testInput(t), opt)
+	var mismatch *cheader.MismatchError
+	require.ErrorAs(t, err, &mismatch, "stderr:\n%s", errOut.String())
+	assert.Contains(t, err.Error(), "dynamo_llm_init")
+	assert.Contains(t, err.Error(), "kv_block_size")
+	assert.Contains(t, errOut.String(), "cargo build --release", "the C API was built in the solve")
+	assert.NotContains(t, errOut.String(), "--mount=type=cache,target=/cache/gomod", "the EPP is not compiled after a failed check")
+	assert.False(t, tagExists(t, opt.Image))
+}
+
+func TestContainerModeCancellationMidCargoLeavesNoTag(t *testing.T) {
+	requireDaemons(t)
+	builder := builderImage(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	opt, _, _ := testOptions(t, reg.Host, "dynamo/epp-container-cancel")
+	opt.Compile, opt.BuilderImage = CompileContainer, builder
+	// A source BuildKit has not built before, so cargo certainly runs.
+	lib := filepath.Join(opt.CAPISrc, "src", "lib.rs")
+	data, err := os.ReadFile(lib)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(lib, append(data, []byte("// "+t.Name()+" "+time.Now().String()+"\n")...), 0o644))
+	opt.Stderr = cancelOnWrite{match: "cargo build", cancel: cancel}
+	runnerOnly(t, &opt)
+
+	_, err = Run(ctx, testInput(t), opt)
+	require.Error(t, err)
+	assert.True(t, errors.Is(err, context.Canceled), "got %v", err)
+	assert.False(t, tagExists(t, opt.Image))
+}
+
+// A crate whose build writes no header and ships none gets it from the
+// cbindgen CLI, run in its own stage of the same solve only then, with the
+// crate's cbindgen.toml (as host mode does).
+func TestContainerModeHeaderFromCbindgen(t *testing.T) {
+	requireDaemons(t)
+	builder := builderImage(t)
+	opt, _, errOut := testOptions(t, reg.Host, "dynamo/epp-container-cbindgen")
+	opt.Compile, opt.BuilderImage = CompileContainer, builder
+	opt.Push, opt.OCITar = false, filepath.Join(t.TempDir(), "epp.tar")
+	require.NoError(t, os.Remove(filepath.Join(opt.CAPISrc, "build.rs")))
+	require.NoError(t, os.RemoveAll(filepath.Join(opt.CAPISrc, "include")))
+	runnerOnly(t, &opt)
+
+	rep, err := Run(context.Background(), testInput(t), opt)
+	require.NoError(t, err, errOut.String())
+	assert.Contains(t, errOut.String(), "sh /capi/build.sh cbindgen", "the cbindgen stage ran")
+	for _, p := range bothPlatforms {
+		assert.Contains(t, errOut.String(), "capi "+p+": built in the solve; binding checked against dynamo_llm.h")
+	}
+	require.Len(t, rep.Outputs.Images, 2)
+	assert.FileExists(t, opt.OCITar)
+}
+
+var builderOnce struct {
+	once sync.Once
+	ref  string
+	err  error
+}
+
+// builderRev names the builder context's contents; scripts/install-test-deps.sh
+// prepares <go version>-<builderRev>.
+const builderRev = "rust1"
+
 // builderImage is the image the container compile mode builds in:
-// EPP_BUILD_BUILDER_IMAGE, else one built into the test registry from the
-// context scripts/install-test-deps.sh prepares (Debian, gcc for both
-// arches, this Go toolchain). Without either the test is skipped: no image
-// can be pulled here.
+// EPP_BUILD_BUILDER_IMAGE, else one built (once per test run) into the test
+// registry from the context scripts/install-test-deps.sh prepares (Debian,
+// gcc for both arches, Rust with both std, cbindgen, this Go toolchain).
+// Without either the test is skipped: no image can be pulled here.
 func builderImage(t testing.TB) string {
 	t.Helper()
 	if ref := os.Getenv("EPP_BUILD_BUILDER_IMAGE"); ref != "" {
@@ -463,20 +615,30 @@ func builderImage(t testing.TB) string {
 	}
 	dir := builderDir()
 	if _, err := os.Stat(filepath.Join(dir, "Dockerfile")); err != nil {
-		testenv.Require(t, "a builder image (Go + gcc for both arches)",
+		testenv.Require(t, "a builder image (Go, Rust, cbindgen, gcc for both arches)",
 			"the container compile mode builds in it: set EPP_BUILD_BUILDER_IMAGE, or run scripts/install-test-deps.sh to prepare "+dir)
 	}
-	ctx := context.Background()
-	c, err := image.Connect(ctx, bk.Addr, image.TLSOptions{})
-	require.NoError(t, err)
-	defer c.Close()
-	repo := reg.Host + "/epp-build/builder"
-	res, err := image.Solve(ctx, c, image.SolveOptions{
-		ContextDir: dir, Platforms: []string{"linux/" + runtime.GOARCH},
-		Repository: repo, Push: true, Insecure: true, Progress: "quiet",
+	builderOnce.once.Do(func() {
+		ctx := context.Background()
+		c, err := image.Connect(ctx, bk.Addr, image.TLSOptions{})
+		if err != nil {
+			builderOnce.err = err
+			return
+		}
+		defer c.Close()
+		repo := reg.Host + "/epp-build/builder"
+		res, err := image.Solve(ctx, c, image.SolveOptions{
+			ContextDir: dir, Platforms: []string{"linux/" + runtime.GOARCH},
+			Repository: repo, Push: true, Insecure: true, Progress: "quiet",
+		})
+		if err != nil {
+			builderOnce.err = fmt.Errorf("build the builder image from %s: %w", dir, err)
+			return
+		}
+		builderOnce.ref = repo + "@" + res.Digest
 	})
-	require.NoError(t, err, "build the builder image from %s", dir)
-	return repo + "@" + res.Digest
+	require.NoError(t, builderOnce.err)
+	return builderOnce.ref
 }
 
 // sbomPackages lists the package names of the SPDX SBOM in an attestation
@@ -521,5 +683,5 @@ func builderDir() string {
 	if root == "" {
 		root = "/var/lib/epp-build-builder"
 	}
-	return filepath.Join(root, runtime.Version())
+	return filepath.Join(root, runtime.Version()+"-"+builderRev)
 }

@@ -27,8 +27,9 @@ func TestContainerDockerfileCheckedByTheFrontend(t *testing.T) {
 	write := func(name, content string) {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644))
 	}
-	write("Dockerfile.container", image.ContainerDockerfile("epp", "./cmd/epp"))
-	warnings, err := image.LintDockerfile(ctx, c, dir, "Dockerfile.container", bothPlatforms, scratch)
+	write("Dockerfile.container", image.ContainerDockerfile("epp", "./cmd/epp", "pkg/binding"))
+	capiWorkspace := map[string]image.NamedContext{image.CAPIContext: {Dir: t.TempDir()}}
+	warnings, err := image.LintDockerfileWith(ctx, c, dir, "Dockerfile.container", bothPlatforms, scratch, capiWorkspace)
 	require.NoError(t, err)
 	assert.Empty(t, warnings)
 

@@ -1,6 +1,7 @@
 // Package build turns a patched upstream tree into a verified multi-arch
 // EPP image: C API per arch -> EPP binaries -> one BuildKit solve -> push by
-// digest -> verify -> smoke -> tag -> report.
+// digest -> verify -> smoke -> tag -> report. In the container compile mode
+// the C API and the EPP are built inside that one solve.
 package build
 
 import (
@@ -69,7 +70,8 @@ type Options struct {
 	Compile      string // host|container
 	Progress     string // auto|plain|quiet
 	Report       string // JSON report path
-	// BuilderImage is the container-mode builder (Go + cross gcc).
+	// BuilderImage is the container-mode builder: Go, rustc and cargo with
+	// the std of both targets, cbindgen and the C compilers for both arches.
 	BuilderImage string
 	// Provenance and SBOM are the --provenance (true|false|mode=min|max)
 	// and --sbom (true|false|generator=IMAGE) values; "" is the default:
@@ -205,7 +207,7 @@ func (o *Options) checkOptions() (*plan, []string, error) {
 		problems = append(problems, fmt.Sprintf("compile mode %q: use host or container", o.Compile))
 	}
 	if o.Compile == CompileContainer && o.BuilderImage == "" {
-		problems = append(problems, "container compile mode needs a builder image (Go and the cross C compilers)")
+		problems = append(problems, "container compile mode needs a builder image: pass --builder-image REF (Go, Rust with the std of both targets, cbindgen and the cross C compilers)")
 	}
 	if err := capi.CheckFeatures(o.CAPIFeatures); err != nil {
 		problems = append(problems, err.Error())

@@ -135,6 +135,36 @@ func TestBuildNodeSolveFailsNamingIt(t *testing.T) {
 	t.Logf("error: %v", err)
 }
 
+// The CI runner's case: no toolchain here, the C API and the EPP built
+// inside the solve, each platform on its own node (two amd64 daemons; the
+// arm64 one cross-compiles from its build platform, nothing is emulated),
+// one index, attested and tagged.
+func TestContainerModePerPlatformNodes(t *testing.T) {
+	requireDaemons(t)
+	node2 := secondNode(t)
+	builder := builderImage(t)
+	opt, out, errOut := testOptions(t, reg.Host, "dynamo/epp-nodes-container")
+	opt.Compile, opt.BuilderImage = CompileContainer, builder
+	opt.BuildKit = []string{"linux/amd64=" + bk.Addr, "linux/arm64=" + node2.Addr}
+	runnerOnly(t, &opt)
+
+	rep, err := Run(context.Background(), testInput(t), opt)
+	require.NoError(t, err, errOut.String())
+	for _, p := range bothPlatforms {
+		assert.Contains(t, errOut.String(), "capi "+p+": built in the solve; binding checked against", "each node checked its own platform")
+	}
+	require.Len(t, rep.Outputs.Images, 2)
+	assert.Equal(t, bk.Addr, rep.Outputs.Images[0].Node)
+	assert.Equal(t, node2.Addr, rep.Outputs.Images[1].Node)
+	for _, img := range rep.Outputs.Images {
+		assert.True(t, img.ArchChecked, img.Platform)
+	}
+	assert.Equal(t, []string{"x86_64-linux-gnu-gcc", "aarch64-linux-gnu-gcc"},
+		[]string{strings.Fields(rep.Inputs.Toolchains.CC["linux/amd64"])[0], strings.Fields(rep.Inputs.Toolchains.CC["linux/arm64"])[0]},
+		"both nodes' compilers are in the report")
+	assert.Contains(t, out.String(), "tagged "+opt.Image)
+}
+
 // A node that connects and builds but then fails (here its runtime
 // cannot run anything, so the smoke run on it fails) fails the build
 // naming that node, and the tag stays where it was.

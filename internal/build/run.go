@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -16,7 +15,6 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/epp-build/epp-build/internal/capi"
-	"github.com/epp-build/epp-build/internal/compile"
 	"github.com/epp-build/epp-build/internal/image"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/redact"
@@ -87,91 +85,24 @@ func Run(ctx context.Context, in Input, opt Options) (*report.Report, error) {
 	}
 	defer lock.Unlock()
 
-	// C API for every platform.
-	t0 = time.Now()
-	capiRes, err := capi.Build(ctx, capi.Options{
-		SrcDir: capiSrc.Root, CrateDir: capiSrc.CrateDir, Crate: p.crate, Library: p.library,
-		Features: opt.CAPIFeatures, Targets: p.targets, CacheDir: opt.CacheDir, Env: opt.Env, Log: stderr,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("C API: %w", err)
+	// C API, EPP binaries and one solve for every platform, pushed by
+	// digest only: compiled here (host) or all inside the solve (container).
+	build := buildOnHost
+	if opt.Compile == CompileContainer {
+		build = buildInSolve
 	}
-	stage("capi", t0)
-	rep.Inputs.CAPI = report.CAPI{Source: "local", TreeHash: capiRes.TreeHash, Crate: p.crate, Library: p.library, Generation: p.generation,
-		CargoFeatures: opt.CAPIFeatures}
-	if capiSrc.Commit != "" {
-		rep.Inputs.CAPI.Source, rep.Inputs.CAPI.Commit = "pin", capiSrc.Commit
-		if in.Recipe != nil && in.Recipe.CAPI != nil {
-			rep.Inputs.CAPI.Repository = redact.URL(in.Recipe.CAPI.Repository)
-		}
-		for _, a := range capiSrc.Patches {
-			rep.Inputs.CAPI.Patches = append(rep.Inputs.CAPI.Patches, report.Patch{Name: a.File, SHA256: a.SHA256})
-		}
-	} else if commit := gitCommit(ctx, capiSrc.Root); commit != "" {
-		rep.Inputs.CAPI.Commit = commit
-	}
-	tc := capiRes.Toolchain
-	rep.Inputs.Toolchains = report.Toolchains{
-		Go: runtime.Version(), Rustc: firstLine(tc.RustcVersion), Cargo: tc.CargoVersion, CC: map[string]string{},
-		CompileMode: orDefault(opt.Compile, CompileHost), BaseImage: p.baseImage, BuilderImage: opt.BuilderImage,
-	}
-	for _, t := range p.targets {
-		rep.Inputs.Toolchains.CC[t.Platform] = filepath.Base(tc.CC[t.RustTriple]) + " " + tc.CCVersion[t.RustTriple]
-	}
-
-	// Build copy of the tree with the libraries staged next to the binding.
-	t0 = time.Now()
-	src := filepath.Join(work, "src")
-	if err := copyTree(in.TreeDir, src); err != nil {
-		return nil, fmt.Errorf("copy %s for the build: %w", in.TreeDir, err)
-	}
-	bindingDir, err := capi.FindBindingDir(src, bindingHeader(p.generation))
-	if err != nil {
-		return nil, err
-	}
-	features, err := capi.Stage(capiRes, bindingDir, bindingHeader(p.generation), p.library)
-	if err != nil {
-		return nil, err
-	}
-	logFeatures(stderr, features)
-	p.tags = capi.Tags(features)
-	rep.Inputs.CAPI.Features = p.tags
-	stage("stage", t0)
-
-	// Binaries (host mode) and the build context.
-	t0 = time.Now()
-	contextDir, dockerfile, binSizes, err := prepareContext(ctx, opt, p, work, src, bindingDir, capiRes, tc, stderr)
-	if err != nil {
-		return nil, err
-	}
-	stage("compile", t0)
-
-	// One solve for every platform (or one per node, then one index),
-	// pushed by digest only.
-	t0 = time.Now()
 	ro := image.RegistryOptions{Insecure: opt.Insecure, Backoff: opt.retryBackoff}
-	buildArgs := map[string]string{"BASE_IMAGE": p.baseImage}
-	if opt.BuilderImage != "" {
-		buildArgs["BUILDER_IMAGE"] = opt.BuilderImage
-	}
-	solved, err := solveImage(ctx, p.nodes, image.SolveOptions{
-		ContextDir: contextDir, Dockerfile: dockerfile, Platforms: p.platforms, BuildArgs: buildArgs,
-		Repository: p.repository, Push: opt.Push, OCITar: opt.OCITar, ImageName: p.tag.String(),
-		Insecure: opt.Insecure, SourceDateEpoch: in.UpstreamTime, Progress: opt.Progress, Out: stderr,
-		Backoff: opt.retryBackoff, CacheImports: p.cacheImports, CacheExports: p.cacheExports,
-		Attestations: p.attest.FrontendAttrs(),
-	}, ro)
+	built, err := build(ctx, modeInput{in: in, opt: opt, p: p, capiSrc: capiSrc, work: work, rep: rep, log: stderr, ro: ro})
 	if err != nil {
-		return nil, fmt.Errorf("image: %w", p.attest.ExplainSolveError(err))
+		return nil, err
 	}
-	stage("solve", t0)
-	rep.Outputs.IndexDigest = solved.Digest
+	rep.Outputs.IndexDigest = built.digest
 	rep.Outputs.OCITar = opt.OCITar
-	fmt.Fprintf(stdout, "index digest: %s\n", solved.Digest)
+	fmt.Fprintf(stdout, "index digest: %s\n", built.digest)
 
 	var images []image.PlatformImage
 	if opt.Push {
-		digestRef := p.repository + "@" + solved.Digest
+		digestRef := p.repository + "@" + built.digest
 		t0 = time.Now()
 		v, err := image.Verify(ctx, digestRef, p.platforms, ro)
 		if err != nil {
@@ -202,7 +133,7 @@ func Run(ctx context.Context, in Input, opt Options) (*report.Report, error) {
 		}
 		stage("tag", t0)
 		rep.Outputs.Image = p.tag.String()
-		fmt.Fprintf(stdout, "tagged %s -> %s\n", p.tag.String(), solved.Digest)
+		fmt.Fprintf(stdout, "tagged %s -> %s\n", p.tag.String(), built.digest)
 	} else {
 		t0 = time.Now()
 		v, err := image.VerifyOCITar(opt.OCITar, p.platforms)
@@ -220,12 +151,10 @@ func Run(ctx context.Context, in Input, opt Options) (*report.Report, error) {
 		fmt.Fprintf(stderr, "smoke: skipped (needs a pushed image; pass --push)\n")
 	}
 	for _, img := range images {
-		pi := report.PlatformImage{Platform: img.Platform, Digest: img.Digest, Size: img.Size, BinarySize: binSizes[img.Platform], ArchChecked: img.ArchChecked,
+		pi := report.PlatformImage{Platform: img.Platform, Digest: img.Digest, Size: img.Size, BinarySize: built.binSizes[img.Platform], ArchChecked: img.ArchChecked,
 			Node: p.nodes.For(img.Platform).Name()}
-		for _, a := range capiRes.Artifacts {
-			if a.Target.Platform == img.Platform {
-				pi.CAPICacheID, pi.CAPICached = a.Key, a.CacheHit
-			}
+		if a, ok := built.capi[img.Platform]; ok {
+			pi.CAPICacheID, pi.CAPICached = a.Key, a.CacheHit
 		}
 		rep.Outputs.Images = append(rep.Outputs.Images, pi)
 	}
@@ -236,43 +165,6 @@ func Run(ctx context.Context, in Input, opt Options) (*report.Report, error) {
 		fmt.Fprintf(stdout, "report: %s\n", opt.Report)
 	}
 	return rep, nil
-}
-
-// prepareContext writes the build context for the compile mode and returns
-// its folder, the Dockerfile name and (host mode) each binary's size.
-func prepareContext(ctx context.Context, opt Options, p *plan, work, src, bindingDir string, res *capi.Result, tc *capi.Toolchain, log io.Writer) (string, string, map[string]int64, error) {
-	sizes := map[string]int64{}
-	if opt.Compile == CompileContainer {
-		// The context is the work folder: src/ plus the Dockerfile.
-		_ = os.RemoveAll(filepath.Join(work, "host"))
-		df := "Dockerfile.container"
-		if err := os.WriteFile(filepath.Join(work, df), []byte(image.ContainerDockerfile(binaryName, p.mainPkg, p.tags...)), 0o644); err != nil {
-			return "", "", nil, err
-		}
-		return work, df, sizes, nil
-	}
-	hostDir := filepath.Join(work, "host")
-	if err := os.RemoveAll(hostDir); err != nil {
-		return "", "", nil, err
-	}
-	var targets []compile.HostTarget
-	for _, t := range p.targets {
-		targets = append(targets, compile.HostTarget{Platform: t.Platform, GOARCH: t.GOARCH,
-			CC: tc.CC[t.RustTriple], LibDir: filepath.Join(bindingDir, "lib", t.GOARCH)})
-	}
-	bins, err := compile.Host(ctx, compile.HostOptions{ModuleDir: src, Package: p.mainPkg,
-		OutDir: filepath.Join(hostDir, "bin"), Binary: binaryName, Targets: targets, Env: opt.Env, Log: log,
-		CacheDir: opt.CacheDir, Tags: p.tags})
-	if err != nil {
-		return "", "", nil, fmt.Errorf("compile: %w", err)
-	}
-	for _, b := range bins {
-		sizes[b.Platform] = b.Size
-	}
-	if err := os.WriteFile(filepath.Join(hostDir, "Dockerfile"), []byte(image.HostDockerfile(binaryName)), 0o644); err != nil {
-		return "", "", nil, err
-	}
-	return hostDir, "Dockerfile", sizes, nil
 }
 
 // logFeatures says which optional C API features the library has, and

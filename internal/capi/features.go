@@ -3,7 +3,9 @@ package capi
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -42,11 +44,44 @@ func Tags(features []Feature) []string {
 	return tags
 }
 
+// Library is one target's built C API as the checks see it: the header
+// text and the symbols its archive defines. The host build reads both from
+// its cache; the in-solve build reads them from the solve's output.
+type Library struct {
+	Platform string
+	// HeaderName names the header in messages.
+	HeaderName string
+	Header     []byte
+	// Symbols returns the archive's defined symbols; called only when a
+	// feature needs them (a real archive is large).
+	Symbols func() (map[string]bool, error)
+}
+
+// CheckLibraries checks the binding's prototypes (bindingHeader in
+// bindingDir) against every library's header, then decides the binding's
+// optional features (feature_<tag>.h), each on only when every library has
+// it. A prototype mismatch is a *cheader.MismatchError in the chain.
+func CheckLibraries(bindingDir, bindingHeader string, libs []Library) ([]Feature, error) {
+	if len(libs) == 0 {
+		return nil, errors.New("check C API: nothing was built")
+	}
+	binding, err := os.ReadFile(filepath.Join(bindingDir, bindingHeader))
+	if err != nil {
+		return nil, fmt.Errorf("check C API: %w", err)
+	}
+	for _, l := range libs {
+		if err := CheckPrototypes(binding, l.Header); err != nil {
+			return nil, fmt.Errorf("%w (binding %s, library header %s for %s)", err, filepath.Join(bindingDir, bindingHeader), l.HeaderName, l.Platform)
+		}
+	}
+	return detectFeatures(libs, bindingDir, binding)
+}
+
 // detectFeatures reads the binding's feature headers and decides each one
-// against every artifact. A feature whose functions the library declares
+// against every library. A feature whose functions the library declares
 // with other types than the binding is an error, not a silent "off".
 // base is the binding's main header, whose types the feature headers use.
-func detectFeatures(res *Result, bindingDir string, base []byte) ([]Feature, error) {
+func detectFeatures(libs []Library, bindingDir string, base []byte) ([]Feature, error) {
 	entries, err := os.ReadDir(bindingDir)
 	if err != nil {
 		return nil, fmt.Errorf("C API features: %w", err)
@@ -70,26 +105,22 @@ func detectFeatures(res *Result, bindingDir string, base []byte) ([]Feature, err
 			f.Functions = append(f.Functions, name)
 		}
 		sort.Strings(f.Functions)
-		for _, a := range res.Artifacts {
-			missing, err := missingFunctions(a, f.Functions)
+		for _, l := range libs {
+			missing, err := missingFunctions(l, f.Functions)
 			if err != nil {
 				return nil, err
 			}
 			if len(missing) > 0 {
 				f.Enabled = false
-				f.Missing[a.Target.Platform] = missing
+				f.Missing[l.Platform] = missing
 			}
 		}
 		if f.Enabled {
-			for _, a := range res.Artifacts {
-				lib, err := os.ReadFile(a.Header)
-				if err != nil {
-					return nil, err
-				}
+			for _, l := range libs {
 				// The feature header includes the main one for its types.
 				withTypes := append(append(append([]byte(nil), base...), '\n'), src...)
-				if err := CheckPrototypes(withTypes, lib); err != nil {
-					return nil, fmt.Errorf("C API feature %s (%s, %s): %w", f.Tag, e.Name(), a.Target.Platform, err)
+				if err := CheckPrototypes(withTypes, l.Header); err != nil {
+					return nil, fmt.Errorf("C API feature %s (%s, %s): %w", f.Tag, e.Name(), l.Platform, err)
 				}
 			}
 			f.Missing = nil
@@ -99,18 +130,14 @@ func detectFeatures(res *Result, bindingDir string, base []byte) ([]Feature, err
 	return out, nil
 }
 
-// missingFunctions lists the functions the artifact's header does not
+// missingFunctions lists the functions the library's header does not
 // declare or its archive does not define.
-func missingFunctions(a Artifact, functions []string) ([]string, error) {
-	src, err := os.ReadFile(a.Header)
+func missingFunctions(l Library, functions []string) ([]string, error) {
+	h, err := cheader.ParseHeader(l.Header)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("library header %s for %s: %w", l.HeaderName, l.Platform, err)
 	}
-	h, err := cheader.ParseHeader(src)
-	if err != nil {
-		return nil, fmt.Errorf("library header %s: %w", a.Header, err)
-	}
-	defined, err := ArchiveSymbols(a.Library)
+	defined, err := l.Symbols()
 	if err != nil {
 		return nil, err
 	}
@@ -127,31 +154,62 @@ func missingFunctions(a Artifact, functions []string) ([]string, error) {
 // "/" or "/SYM64/" member ranlib writes, which lists every global symbol a
 // member defines).
 func ArchiveSymbols(path string) (map[string]bool, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	if !bytes.HasPrefix(data, []byte("!<arch>\n")) {
-		return nil, fmt.Errorf("%s is not an ar archive", path)
-	}
-	off := 8
-	for off+60 <= len(data) {
-		hdr := data[off : off+60]
-		name := strings.TrimSpace(string(hdr[:16]))
-		size, err := strconv.Atoi(strings.TrimSpace(string(hdr[48:58])))
-		if err != nil || off+60+size > len(data) {
-			return nil, fmt.Errorf("%s: malformed ar member header at offset %d", path, off)
+	defer f.Close()
+	return ReadArchiveSymbols(path, func(off, n int64) ([]byte, error) {
+		buf := make([]byte, n)
+		got, err := f.ReadAt(buf, off)
+		if err == io.EOF {
+			err = nil
 		}
-		body := data[off+60 : off+60+size]
-		switch name {
-		case "/":
-			return indexNames(path, body, 4)
-		case "/SYM64/":
-			return indexNames(path, body, 8)
+		return buf[:got], err
+	})
+}
+
+// ReadArchiveSymbols is ArchiveSymbols over ranged reads (read returns up
+// to n bytes at off, fewer at the end), so only the member headers and the
+// index are read, wherever the archive is. name is for messages.
+func ReadArchiveSymbols(name string, read func(off, n int64) ([]byte, error)) (map[string]bool, error) {
+	magic, err := read(0, 8)
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.Equal(magic, []byte("!<arch>\n")) {
+		return nil, fmt.Errorf("%s is not an ar archive", name)
+	}
+	off := int64(8)
+	for {
+		hdr, err := read(off, 60)
+		if err != nil {
+			return nil, err
+		}
+		if len(hdr) < 60 {
+			break
+		}
+		member := strings.TrimSpace(string(hdr[:16]))
+		size, err := strconv.ParseInt(strings.TrimSpace(string(hdr[48:58])), 10, 64)
+		if err != nil || size < 0 {
+			return nil, fmt.Errorf("%s: malformed ar member header at offset %d", name, off)
+		}
+		if member == "/" || member == "/SYM64/" {
+			body, err := read(off+60, size)
+			if err != nil {
+				return nil, err
+			}
+			if int64(len(body)) < size {
+				return nil, fmt.Errorf("%s: malformed ar member header at offset %d", name, off)
+			}
+			if member == "/" {
+				return indexNames(name, body, 4)
+			}
+			return indexNames(name, body, 8)
 		}
 		off += 60 + size + size%2
 	}
-	return nil, fmt.Errorf("%s has no symbol index (run ranlib on it)", path)
+	return nil, fmt.Errorf("%s has no symbol index (run ranlib on it)", name)
 }
 
 // indexNames reads a GNU symbol index: a big-endian count, count member

@@ -47,20 +47,16 @@ func Stage(res *Result, bindingDir, bindingHeader, library string) ([]Feature, e
 	if len(res.Artifacts) == 0 {
 		return nil, errors.New("stage C API: nothing was built")
 	}
-	binding, err := os.ReadFile(filepath.Join(bindingDir, bindingHeader))
-	if err != nil {
-		return nil, fmt.Errorf("stage C API: %w", err)
-	}
+	var libs []Library
 	for _, a := range res.Artifacts {
-		lib, err := os.ReadFile(a.Header)
+		h, err := os.ReadFile(a.Header)
 		if err != nil {
 			return nil, fmt.Errorf("stage C API: %w", err)
 		}
-		if err := CheckPrototypes(binding, lib); err != nil {
-			return nil, fmt.Errorf("%w (binding %s, library header %s for %s)", err, filepath.Join(bindingDir, bindingHeader), filepath.Base(a.Header), a.Target.Platform)
-		}
+		libs = append(libs, Library{Platform: a.Target.Platform, HeaderName: filepath.Base(a.Header), Header: h,
+			Symbols: func() (map[string]bool, error) { return ArchiveSymbols(a.Library) }})
 	}
-	features, err := detectFeatures(res, bindingDir, binding)
+	features, err := CheckLibraries(bindingDir, bindingHeader, libs)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package image
 
 import (
 	"fmt"
+	"path"
 	"strings"
 )
 
@@ -23,19 +24,71 @@ ENTRYPOINT ["/%[2]s"]
 `, DefaultBaseImage, binary)
 }
 
-// ContainerDockerfile cross-compiles inside a builder image that runs on
-// the build platform (no emulation), linking the static C API library the
-// context holds at <bindingDir>/lib/<arch>/. The builder image needs Go and
-// the cross C compilers (x86_64-linux-gnu-gcc, aarch64-linux-gnu-gcc).
-// tags are extra Go build tags (the optional C API features the library has).
-func ContainerDockerfile(binary, pkg string, tags ...string) string {
-	return fmt.Sprintf(`ARG BUILDER_IMAGE=golang:1.26-bookworm
-ARG BASE_IMAGE=%[1]s
+// Names the container Dockerfile gives to its parts.
+const (
+	// CAPIContext is the named build context holding the C API workspace.
+	CAPIContext = "capi-workspace"
+	// CAPIScript is the C API build script's file in the main context.
+	CAPIScript = "capi-build.sh"
+	// CAPIOutStage holds one platform's C API build output at its root.
+	CAPIOutStage = "capi-out"
+	// CAPICbindgenStage holds the header the cbindgen CLI wrote.
+	CAPICbindgenStage = "capi-cbindgen-out"
+	// TagsArg is the build arg with the extra Go build tags.
+	TagsArg = "EPP_TAGS"
+)
+
+// ContainerDockerfile builds everything inside the solve, in a builder
+// image that runs on the build platform (no emulation): the C API with
+// cargo for TARGETARCH (CAPIScript, from the CAPIContext workspace; cargo's
+// home and target folder are cache mounts), then the EPP with cgo against
+// that library, staged at <bindingDir>/lib/<arch>/ of the context's src/.
+// The builder image needs Go, rustc and cargo with the std of both
+// targets, cbindgen, and the C compilers x86_64-linux-gnu-gcc and
+// aarch64-linux-gnu-gcc. The optional features' Go build tags come in the
+// TagsArg build arg; the C API stages' settings in capi.SolveSpec's.
+func ContainerDockerfile(binary, pkg, bindingDir string) string {
+	r := strings.NewReplacer("{base}", DefaultBaseImage, "{bin}", binary, "{pkg}", pkg, "{binding}", path.Clean(bindingDir),
+		"{ctx}", CAPIContext, "{script}", CAPIScript, "{out}", CAPIOutStage, "{cbindgen}", CAPICbindgenStage, "{tags}", TagsArg)
+	return r.Replace(`ARG BUILDER_IMAGE=golang:1.26-bookworm
+ARG BASE_IMAGE={base}
+
+FROM --platform=$BUILDPLATFORM ${BUILDER_IMAGE} AS capi-src
+COPY --from={ctx} / /capi/src/
+
+FROM capi-src AS capi-build
+ARG TARGETARCH
+ARG CAPI_CRATE
+ARG CAPI_LIBRARY
+ARG CAPI_CRATE_DIR
+ARG CAPI_FEATURES
+ARG CAPI_TARGET_SUFFIX
+ARG CAPI_HEADER_NAME
+RUN --mount=type=bind,source={script},target=/capi/build.sh \
+    --mount=type=cache,id=epp-build-cargo-home,target=/cache/cargo \
+    --mount=type=cache,id=epp-build-capi-target-${TARGETARCH},target=/cache/target \
+    sh /capi/build.sh lib
+
+FROM scratch AS {out}
+COPY --from=capi-build /capi/out/ /
+
+FROM capi-src AS capi-cbindgen
+ARG CAPI_CRATE
+ARG CAPI_CRATE_DIR
+ARG CAPI_HEADER_NAME
+RUN --mount=type=bind,source={script},target=/capi/build.sh \
+    sh /capi/build.sh cbindgen
+
+FROM scratch AS {cbindgen}
+COPY --from=capi-cbindgen /capi/out/ /
+
 FROM --platform=$BUILDPLATFORM ${BUILDER_IMAGE} AS builder
 ARG TARGETARCH
 ARG SOURCE_DATE_EPOCH
+ARG {tags}
 WORKDIR /src
 COPY src/ /src/
+COPY --from={out} /lib/ /src/{binding}/lib/${TARGETARCH}/
 RUN --mount=type=cache,target=/cache/gomod \
     --mount=type=cache,target=/cache/gobuild \
     case "$TARGETARCH" in \
@@ -45,14 +98,14 @@ RUN --mount=type=cache,target=/cache/gomod \
     esac && \
     GOMODCACHE=/cache/gomod GOCACHE=/cache/gobuild \
     CGO_ENABLED=1 GOOS=linux GOARCH=$TARGETARCH CC=$cc \
-    go build -trimpath -buildvcs=false -tags %[4]s \
+    go build -trimpath -buildvcs=false -tags "netgo,osusergo${{tags}:+,${tags}}" \
       -ldflags '-s -w -linkmode external -extldflags "-static"' \
-      -o /out/%[2]s %[3]s
+      -o /out/{bin} {pkg}
 
 FROM ${BASE_IMAGE}
-COPY --from=builder /out/%[2]s /%[2]s
-ENTRYPOINT ["/%[2]s"]
-`, DefaultBaseImage, binary, pkg, strings.Join(append([]string{"netgo", "osusergo"}, tags...), ","))
+COPY --from=builder /out/{bin} /{bin}
+ENTRYPOINT ["/{bin}"]
+`)
 }
 
 // SmokeDockerfile runs the image's entrypoint with --help on each platform,

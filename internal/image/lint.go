@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 
 	"github.com/moby/buildkit/client"
 	gateway "github.com/moby/buildkit/frontend/gateway/client"
@@ -19,6 +20,12 @@ import (
 // keep it from resolving anything remote. It returns the lint warnings; a
 // Dockerfile the frontend cannot turn into a build is an error.
 func LintDockerfile(ctx context.Context, c *client.Client, dir, dockerfile string, platforms []string, buildArgs map[string]string) ([]string, error) {
+	return LintDockerfileWith(ctx, c, dir, dockerfile, platforms, buildArgs, nil)
+}
+
+// LintDockerfileWith is LintDockerfile for a Dockerfile that also reads
+// named build contexts (COPY --from=NAME), which the check must resolve.
+func LintDockerfileWith(ctx context.Context, c *client.Client, dir, dockerfile string, platforms []string, buildArgs map[string]string, contexts map[string]NamedContext) ([]string, error) {
 	fsys, err := fsutil.NewFS(dir)
 	if err != nil {
 		return nil, err
@@ -36,7 +43,12 @@ func LintDockerfile(ctx context.Context, c *client.Client, dir, dockerfile strin
 		for range ch {
 		}
 	}()
-	_, err = c.Build(ctx, client.SolveOpt{LocalMounts: map[string]fsutil.FS{"context": fsys, "dockerfile": fsys}}, "epp-build",
+	opt := client.SolveOpt{LocalMounts: map[string]fsutil.FS{"context": fsys, "dockerfile": fsys}, FrontendAttrs: map[string]string{}}
+	if err := addNamedContexts(&opt, contexts); err != nil {
+		return nil, err
+	}
+	maps.Copy(attrs, opt.FrontendAttrs)
+	_, err = c.Build(ctx, opt, "epp-build",
 		func(ctx context.Context, gc gateway.Client) (*gateway.Result, error) {
 			res, err := gc.Solve(ctx, gateway.SolveRequest{Frontend: "dockerfile.v0", FrontendOpt: attrs})
 			if err != nil {

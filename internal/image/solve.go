@@ -49,6 +49,11 @@ type SolveOptions struct {
 	// CacheImports and CacheExports are the --cache-from and --cache-to
 	// entries (see ParseCache).
 	CacheImports, CacheExports []client.CacheOptionsEntry
+	// Contexts are named local build contexts (COPY --from=NAME).
+	Contexts map[string]NamedContext
+	// Prepare, when set, runs in the solve's session before the final
+	// target (see gateway.go); its error is returned as it is.
+	Prepare PrepareFunc
 }
 
 // SolveResult is what the solve exported.
@@ -80,6 +85,9 @@ func Solve(ctx context.Context, c *client.Client, opt SolveOptions) (*SolveResul
 		}
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("image solve cancelled: %w", ctx.Err())
+		}
+		if pe := (*prepareError)(nil); errors.As(err, &pe) {
+			return nil, pe.err
 		}
 		if isCacheExport(err) {
 			return nil, err // names the cache's own registry; not retried, as buildx
@@ -172,7 +180,7 @@ func solveOnce(ctx context.Context, c *client.Client, opt SolveOptions) (*SolveR
 		exports = append(exports, client.ExportEntry{Type: client.ExporterImage, Attrs: a})
 	}
 	solveOpt := client.SolveOpt{
-		Frontend:      "dockerfile.v0",
+		Frontend:      dockerfileFrontend,
 		FrontendAttrs: attrs,
 		LocalMounts:   map[string]fsutil.FS{"context": ctxFS, "dockerfile": ctxFS},
 		Exports:       exports,
@@ -180,13 +188,16 @@ func solveOnce(ctx context.Context, c *client.Client, opt SolveOptions) (*SolveR
 		CacheImports:  opt.CacheImports,
 		CacheExports:  opt.CacheExports,
 	}
+	if err := addNamedContexts(&solveOpt, opt.Contexts); err != nil {
+		return nil, err
+	}
 	ch := make(chan *client.SolveStatus)
 	shown, cw := watchCache(ch, opt.Out)
 	var resp *client.SolveResponse
 	eg, ectx := errgroup.WithContext(ctx)
 	eg.Go(func() error {
 		var err error
-		resp, err = c.Solve(ectx, nil, solveOpt, ch)
+		resp, err = solveWith(ectx, c, solveOpt, opt.Prepare, ch)
 		return err
 	})
 	eg.Go(func() error { return display(ctx, opt.Progress, opt.Out, shown) })
