@@ -124,12 +124,7 @@ func TestBuildHostModeEndToEnd(t *testing.T) {
 	require.NoError(t, err, "stderr:\n%s", errOut.String())
 
 	// The tag points at a verified two-platform index.
-	r, err := name.ParseReference(opt.Image, name.Insecure)
-	require.NoError(t, err)
-	idx, err := remote.Index(r)
-	require.NoError(t, err)
-	dgst, err := idx.Digest()
-	require.NoError(t, err)
+	idx, dgst := taggedIndex(t, opt.Image)
 	assert.Equal(t, rep.Outputs.IndexDigest, dgst.String())
 	assert.Contains(t, out.String(), "index digest: "+dgst.String())
 	require.Len(t, rep.Outputs.Images, 2)
@@ -478,12 +473,7 @@ func TestContainerModeBuildsEverythingInTheSolve(t *testing.T) {
 	}
 	// Pushed, verified (ELF machine per platform), smoke-run, tagged.
 	assert.True(t, tagExists(t, opt.Image))
-	r, err := name.ParseReference(opt.Image, name.Insecure)
-	require.NoError(t, err)
-	idx, err := remote.Index(r)
-	require.NoError(t, err)
-	dgst, err := idx.Digest()
-	require.NoError(t, err)
+	_, dgst := taggedIndex(t, opt.Image)
 	assert.Equal(t, rep.Outputs.IndexDigest, dgst.String())
 	assert.Contains(t, out.String(), "tagged "+opt.Image)
 	require.Len(t, rep.Outputs.Images, 2)
@@ -674,6 +664,18 @@ func sbomPackages(t *testing.T, idx v1.ImageIndex, attestation string) []string 
 		}
 	}
 	return names
+}
+
+// taggedIndex reads the index a tag points at, and its digest.
+func taggedIndex(t *testing.T, tag string) (v1.ImageIndex, v1.Hash) {
+	t.Helper()
+	r, err := name.ParseReference(tag, name.Insecure)
+	require.NoError(t, err)
+	idx, err := remote.Index(r)
+	require.NoError(t, err)
+	dgst, err := idx.Digest()
+	require.NoError(t, err)
+	return idx, dgst
 }
 
 // builderDir is the builder image's context scripts/install-test-deps.sh

@@ -56,12 +56,7 @@ func TestBuildPerPlatformNodes(t *testing.T) {
 	}
 
 	// One index, tagged, with both platforms and nothing else.
-	r, err := name.ParseReference(opt.Image, name.Insecure)
-	require.NoError(t, err)
-	idx, err := remote.Index(r)
-	require.NoError(t, err)
-	dgst, err := idx.Digest()
-	require.NoError(t, err)
+	idx, dgst := taggedIndex(t, opt.Image)
 	assert.Equal(t, rep.Outputs.IndexDigest, dgst.String())
 	im, err := idx.IndexManifest()
 	require.NoError(t, err)
