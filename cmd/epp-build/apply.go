@@ -1,11 +1,10 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 
-	"github.com/epp-build/epp-build/internal/patchset"
+	"github.com/epp-build/epp-build/internal/apply"
 	"github.com/epp-build/epp-build/internal/progress"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/source"
@@ -72,17 +71,18 @@ func (f *recipeFlags) load(g *globalFlags) (*recipe.Recipe, error) {
 	return nil, usageError{fmt.Errorf("--version or --recipe is required")}
 }
 
-// fetch runs the source stage for r.
-func (f *recipeFlags) fetch(ctx context.Context, r *recipe.Recipe, log io.Writer) (*source.Tree, error) {
+// options turn the flags into the apply stage's options; patchLines adds
+// a progress line per patch.
+func (f *recipeFlags) options(log io.Writer, patchLines bool) (apply.Options, error) {
 	kind, err := source.ParseKind(f.source)
 	if err != nil {
-		return nil, usageError{err}
+		return apply.Options{}, usageError{err}
 	}
-	shown := f.reporter(log)
-	return source.Fetch(ctx, source.Request{
-		Pin: r.Upstream, Kind: kind, Upstream: f.upstream, CacheDir: f.cacheDir, Progress: shown,
-		Notice: f.notice(log),
-	})
+	return apply.Options{
+		Fetcher: apply.Fetcher{Kind: kind, Upstream: f.upstream, CacheDir: f.cacheDir,
+			Progress: f.reporter(log), Notice: f.notice(log)},
+		Force: f.force, PatchLines: patchLines,
+	}, nil
 }
 
 // notice prints a source notice (a fallback, a dropped cache entry) above
@@ -96,43 +96,6 @@ func (f *recipeFlags) notice(log io.Writer) func(format string, args ...any) {
 		}
 		shown.Linef("notice: "+format, args...)
 	}
-}
-
-// applyRecipe fetches the upstream and applies the series into out; with
-// overlays, the generated folders are refreshed from their source (regen).
-// Progress goes to log as --progress says; unless quiet, one line per
-// patch too.
-func applyRecipe(ctx context.Context, f *recipeFlags, r *recipe.Recipe, out string, log io.Writer, quiet bool, overlays map[string][]patchset.Overlay) (*patchset.Outcome, error) {
-	patches, err := patchset.LoadSeries(r)
-	if err != nil {
-		return nil, err
-	}
-	shown := f.reporter(log)
-	opt := patchset.Options{Branch: "epp-build/" + r.Version, Overlays: overlays, Force: f.force}
-	if !quiet {
-		opt.Progress = func(done, total int, p *patchset.Patch) {
-			shown.Linef("[%d/%d] %s", done+1, total, textsafe.Escape(p.Name()))
-		}
-	}
-	fetch := func(ctx context.Context) (patchset.Base, error) {
-		tree, err := f.fetch(ctx, r, log)
-		if err != nil {
-			return patchset.Base{}, err
-		}
-		// Copying a thousand files takes a moment: say so, then say when.
-		materialize := func(ctx context.Context, dst string) error {
-			task := shown.Start("check out "+short(tree.Commit), 0)
-			if err := tree.Materialize(ctx, dst); err != nil {
-				task.Abort()
-				return err
-			}
-			task.Done()
-			return nil
-		}
-		return patchset.Base{UpstreamCommit: tree.Commit, Time: tree.Time, Via: string(tree.Via),
-			Repository: tree.Origin, Provenance: tree.Provenance(), Materialize: materialize}, nil
-	}
-	return patchset.ApplyTo(ctx, r, patches, fetch, out, opt)
 }
 
 func newApplyCommand(g *globalFlags) *cobra.Command {
@@ -183,21 +146,25 @@ OUT.epp-build-backup-<time> (UTC) beside it, where it stays; apply prints the pa
 			if quiet {
 				f.progress = string(progress.Quiet)
 			}
+			opt, err := f.options(log, true)
+			if err != nil {
+				return err
+			}
 			if regenFirst {
-				if err := regenRecipe(cmd.Context(), &f, r, cmd.OutOrStdout(), log); err != nil {
+				if err := apply.RegenRecipe(cmd.Context(), r, opt, cmd.OutOrStdout()); err != nil {
 					return err
 				}
 				if r, err = recipe.Load(r.Dir); err != nil { // the rewritten series
 					return err
 				}
 			}
-			res, err := applyRecipe(cmd.Context(), &f, r, out, log, false, nil)
+			res, err := apply.Recipe(cmd.Context(), r, out, opt)
 			if err != nil {
 				return err
 			}
 			rec := res.Record
 			if res.AlreadyApplied {
-				fmt.Fprintf(cmd.OutOrStdout(), "%s already holds %s (%d patches on %s); nothing to do\n", res.Dir, r.Version, len(rec.Patches), short(rec.UpstreamCommit))
+				fmt.Fprintf(cmd.OutOrStdout(), "%s already holds %s (%d patches on %s); nothing to do\n", res.Dir, r.Version, len(rec.Patches), apply.Short(rec.UpstreamCommit))
 				return nil
 			}
 			for _, why := range res.Reasons {
@@ -215,7 +182,7 @@ OUT.epp-build-backup-<time> (UTC) beside it, where it stays; apply prints the pa
 				}
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "applied %d patches of %s on %s (%s) in %s, HEAD %s\n",
-				len(rec.Patches), r.Version, short(rec.UpstreamCommit), rec.Source(), res.Dir, short(rec.Head))
+				len(rec.Patches), r.Version, apply.Short(rec.UpstreamCommit), rec.Source(), res.Dir, apply.Short(rec.Head))
 			return nil
 		},
 	}
@@ -226,11 +193,4 @@ OUT.epp-build-backup-<time> (UTC) beside it, where it stays; apply prints the pa
 	cmd.Flags().BoolVar(&regenFirst, "regen", false, "first rewrite the generated patches from plugins/ and ffi/ (as `epp-build regen`), then apply")
 	cmd.Flags().BoolVar(&f.force, "force", false, "replace an --out holding changes apply did not make; the old tree is moved to OUT.epp-build-backup-<time>")
 	return cmd
-}
-
-func short(s string) string {
-	if len(s) > 12 {
-		return s[:12]
-	}
-	return s
 }

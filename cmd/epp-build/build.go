@@ -3,6 +3,7 @@ package main
 import (
 	"path/filepath"
 
+	"github.com/epp-build/epp-build/internal/apply"
 	"github.com/epp-build/epp-build/internal/build"
 	"github.com/epp-build/epp-build/internal/capi"
 	"github.com/epp-build/epp-build/internal/source"
@@ -96,7 +97,11 @@ tag suffix (REF-linux-arm64).
 				}
 				tree = filepath.Join(cache, "trees", r.Version)
 			}
-			res, err := applyRecipe(cmd.Context(), &f, r, tree, log, true, nil)
+			ao, err := f.options(log, false)
+			if err != nil {
+				return err
+			}
+			res, err := apply.Recipe(cmd.Context(), r, tree, ao)
 			if err != nil {
 				return err
 			}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/epp-build/epp-build/internal/apply"
 	"github.com/epp-build/epp-build/internal/export"
 	"github.com/spf13/cobra"
 )
@@ -28,7 +29,11 @@ stale patch; fix with ` + "`epp-build regen`" + ` (or apply, edit, export --to t
 			if err != nil {
 				return err
 			}
-			patches, err := regenerate(cmd.Context(), &f, r, cmd.ErrOrStderr())
+			opt, err := f.options(cmd.ErrOrStderr(), false)
+			if err != nil {
+				return err
+			}
+			patches, err := apply.Regenerate(cmd.Context(), r, opt)
 			if err != nil {
 				return err
 			}

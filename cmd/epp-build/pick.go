@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/epp-build/epp-build/internal/apply"
 	"github.com/epp-build/epp-build/internal/backport"
 	"github.com/epp-build/epp-build/internal/export"
 	"github.com/epp-build/epp-build/internal/recipe"
@@ -15,7 +16,11 @@ import (
 // applier wires the source and patchset stages for the backport flows.
 func applier(f *recipeFlags, cmd *cobra.Command) backport.Applier {
 	return func(ctx context.Context, r *recipe.Recipe, out string) error {
-		_, err := applyRecipe(ctx, f, r, out, cmd.ErrOrStderr(), true, nil)
+		opt, err := f.options(cmd.ErrOrStderr(), false)
+		if err != nil {
+			return err
+		}
+		_, err = apply.Recipe(ctx, r, out, opt)
 		return err
 	}
 }

@@ -115,8 +115,11 @@ hash from the module proxy;
 // materializer wires the source stage for rebase.
 func materializer(f *recipeFlags, log io.Writer) backport.Materializer {
 	return func(ctx context.Context, u recipe.Upstream, dst string) error {
-		r := &recipe.Recipe{Upstream: u}
-		tree, err := f.fetch(ctx, r, log)
+		opt, err := f.options(log, false)
+		if err != nil {
+			return err
+		}
+		tree, err := opt.Fetch(ctx, u)
 		if err != nil {
 			return err
 		}

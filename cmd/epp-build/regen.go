@@ -1,54 +1,9 @@
 package main
 
 import (
-	"context"
-	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-
-	"github.com/epp-build/epp-build/internal/export"
-	"github.com/epp-build/epp-build/internal/recipe"
-	"github.com/epp-build/epp-build/internal/regen"
+	"github.com/epp-build/epp-build/internal/apply"
 	"github.com/spf13/cobra"
 )
-
-// regenerate applies the series with the generated folders refreshed
-// from their source, in a temporary folder, and exports it.
-func regenerate(ctx context.Context, f *recipeFlags, r *recipe.Recipe, log io.Writer) ([]export.Patch, error) {
-	overlays, err := regen.Overlays(r)
-	if err != nil {
-		return nil, err
-	}
-	tmp, err := os.MkdirTemp("", "epp-build-regen-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(tmp)
-	res, err := applyRecipe(ctx, f, r, filepath.Join(tmp, "tree"), log, true, overlays)
-	if err != nil {
-		return nil, err
-	}
-	return export.Series(res.Dir)
-}
-
-// regenRecipe rewrites the recipe's patch files with the generated folders
-// refreshed from their source, and says which changed.
-func regenRecipe(ctx context.Context, f *recipeFlags, r *recipe.Recipe, stdout, log io.Writer) error {
-	patches, err := regenerate(ctx, f, r, log)
-	if err != nil {
-		return err
-	}
-	stale := export.Compare(r, patches)
-	if err := export.WriteRecipe(r, patches); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "%s: %d patches, %d rewritten\n", r.Version, len(patches), len(stale))
-	for _, s := range stale {
-		fmt.Fprintf(stdout, "  %s\n", s.Patch)
-	}
-	return nil
-}
 
 func newRegenCommand(g *globalFlags) *cobra.Command {
 	var f recipeFlags
@@ -67,7 +22,11 @@ fails until you do.`,
 			if err != nil {
 				return err
 			}
-			return regenRecipe(cmd.Context(), &f, r, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			opt, err := f.options(cmd.ErrOrStderr(), false)
+			if err != nil {
+				return err
+			}
+			return apply.RegenRecipe(cmd.Context(), r, opt, cmd.OutOrStdout())
 		},
 	}
 	f.register(cmd)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"text/tabwriter"
 
+	"github.com/epp-build/epp-build/internal/apply"
 	"github.com/epp-build/epp-build/internal/redact"
 
 	"github.com/epp-build/epp-build/internal/outfmt"
@@ -65,7 +66,7 @@ func newVersionsCommand(g *globalFlags) *cobra.Command {
 				if extends == "" {
 					extends = "-"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", r.Version, extends, short(r.Ref), r.Commit[:12], r.Patches, r.Repository)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", r.Version, extends, apply.Short(r.Ref), r.Commit[:12], r.Patches, r.Repository)
 			}
 			return tw.Flush()
 		},

@@ -1,0 +1,89 @@
+// Package apply is the apply stage as the commands run it: fetch a recipe's
+// upstream (the source stage) and apply its series onto it (the patchset
+// stage) in a folder, with progress. cmd/epp-build only turns flags into
+// Options.
+package apply
+
+import (
+	"context"
+
+	"github.com/epp-build/epp-build/internal/patchset"
+	"github.com/epp-build/epp-build/internal/progress"
+	"github.com/epp-build/epp-build/internal/recipe"
+	"github.com/epp-build/epp-build/internal/source"
+	"github.com/epp-build/epp-build/internal/textsafe"
+)
+
+// Fetcher says where an upstream comes from and where the fetch reports.
+type Fetcher struct {
+	Kind     source.Kind
+	Upstream string // a URL or folder instead of the recipe's; "" = the recipe's
+	CacheDir string // "" = the user cache folder
+	// Progress shows bytes and rate; nil shows nothing.
+	Progress *progress.Reporter
+	// Notice reports a fallback or a dropped cache entry; it must show even
+	// when progress is quiet.
+	Notice func(format string, args ...any)
+}
+
+// Fetch runs the source stage for the upstream u pins.
+func (f Fetcher) Fetch(ctx context.Context, u recipe.Upstream) (*source.Tree, error) {
+	return source.Fetch(ctx, source.Request{
+		Pin: u, Kind: f.Kind, Upstream: f.Upstream, CacheDir: f.CacheDir, Progress: f.Progress,
+		Notice: f.Notice,
+	})
+}
+
+// Options are an apply's settings.
+type Options struct {
+	Fetcher
+	// Force replaces an out folder holding changes apply did not make,
+	// keeping the old tree as a backup.
+	Force bool
+	// PatchLines prints a progress line per patch.
+	PatchLines bool
+	// Overlays refresh the generated folders from their source (regen).
+	Overlays map[string][]patchset.Overlay
+}
+
+// Recipe fetches r's upstream and applies its series into out.
+func Recipe(ctx context.Context, r *recipe.Recipe, out string, opt Options) (*patchset.Outcome, error) {
+	patches, err := patchset.LoadSeries(r)
+	if err != nil {
+		return nil, err
+	}
+	shown := opt.Progress
+	po := patchset.Options{Branch: "epp-build/" + r.Version, Overlays: opt.Overlays, Force: opt.Force}
+	if opt.PatchLines {
+		po.Progress = func(done, total int, p *patchset.Patch) {
+			shown.Linef("[%d/%d] %s", done+1, total, textsafe.Escape(p.Name()))
+		}
+	}
+	fetch := func(ctx context.Context) (patchset.Base, error) {
+		tree, err := opt.Fetch(ctx, r.Upstream)
+		if err != nil {
+			return patchset.Base{}, err
+		}
+		// Copying a thousand files takes a moment: say so, then say when.
+		materialize := func(ctx context.Context, dst string) error {
+			task := shown.Start("check out "+Short(tree.Commit), 0)
+			if err := tree.Materialize(ctx, dst); err != nil {
+				task.Abort()
+				return err
+			}
+			task.Done()
+			return nil
+		}
+		return patchset.Base{UpstreamCommit: tree.Commit, Time: tree.Time, Via: string(tree.Via),
+			Repository: tree.Origin, Provenance: tree.Provenance(), Materialize: materialize}, nil
+	}
+	return patchset.ApplyTo(ctx, r, patches, fetch, out, po)
+}
+
+// Short is the 12-character form of a commit or hash.
+func Short(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
+}
