@@ -4,7 +4,14 @@
 GO ?= go
 GOFMT ?= gofmt
 NESTED := ffi $(wildcard plugins/*)
-FUZZTIME ?= 20s
+# Fuzz budgets are execution counts, not durations: with a -fuzztime
+# duration, Go before 1.27 can fail a target with "context deadline
+# exceeded" at the deadline although it found nothing (golang/go#75804).
+# Each count is about 15-20 s on 2 cores.
+FUZZ_PATCHSET ?= 100000x
+FUZZ_RECIPE ?= 20000x
+FUZZ_REBASE ?= 100000x
+FUZZ_MINIMIZE ?= 2000x
 VERSIONS := $(notdir $(wildcard patches/*))
 # Go tests run through gotestsum (installed by `make deps`): a line per
 # package as they finish, and a JSON record per stage in $(RESULTS) that
@@ -55,9 +62,9 @@ nested: | $(RESULTS)
 	  (cd $$m && $(GOTEST) $(RESULTS)/nested-tags-$$(echo $$m | tr / -).json -- -race -timeout 20m -tags $(FEATURE_TAGS) ./...) || exit 1; done
 
 fuzz: | $(RESULTS)
-	$(GOTEST) $(RESULTS)/fuzz-patchset.json -- -run '^$$' -fuzz FuzzParseApply -fuzztime $(FUZZTIME) ./internal/patchset
-	$(GOTEST) $(RESULTS)/fuzz-recipe.json -- -run '^$$' -fuzz FuzzLoad -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./internal/recipe
-	$(GOTEST) $(RESULTS)/fuzz-rebase-state.json -- -run '^$$' -fuzz FuzzRebaseState -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./internal/backport
+	$(GOTEST) $(RESULTS)/fuzz-patchset.json -- -run '^$$' -fuzz FuzzParseApply -fuzztime $(FUZZ_PATCHSET) -fuzzminimizetime $(FUZZ_MINIMIZE) ./internal/patchset
+	$(GOTEST) $(RESULTS)/fuzz-recipe.json -- -run '^$$' -fuzz FuzzLoad -fuzztime $(FUZZ_RECIPE) -fuzzminimizetime $(FUZZ_MINIMIZE) ./internal/recipe
+	$(GOTEST) $(RESULTS)/fuzz-rebase-state.json -- -run '^$$' -fuzz FuzzRebaseState -fuzztime $(FUZZ_REBASE) -fuzzminimizetime $(FUZZ_MINIMIZE) ./internal/backport
 
 $(RESULTS):
 	mkdir -p $@
