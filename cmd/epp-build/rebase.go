@@ -119,11 +119,7 @@ func materializer(f *recipeFlags, log io.Writer) backport.Materializer {
 		if err != nil {
 			return err
 		}
-		tree, err := opt.Fetch(ctx, u)
-		if err != nil {
-			return err
-		}
-		return tree.Materialize(ctx, dst)
+		return opt.Checkout(ctx, u, dst)
 	}
 }
 

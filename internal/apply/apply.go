@@ -28,10 +28,20 @@ type Fetcher struct {
 
 // Fetch runs the source stage for the upstream u pins.
 func (f Fetcher) Fetch(ctx context.Context, u recipe.Upstream) (*source.Tree, error) {
-	return source.Fetch(ctx, source.Request{
+	return source.Fetch(ctx, f.request(u))
+}
+
+// Checkout fetches the upstream u pins and writes its tree into dst.
+func (f Fetcher) Checkout(ctx context.Context, u recipe.Upstream, dst string) error {
+	_, err := source.Checkout(ctx, f.request(u), dst)
+	return err
+}
+
+func (f Fetcher) request(u recipe.Upstream) source.Request {
+	return source.Request{
 		Pin: u, Kind: f.Kind, Upstream: f.Upstream, CacheDir: f.CacheDir, Progress: f.Progress,
 		Notice: f.Notice,
-	})
+	}
 }
 
 // Options are an apply's settings.

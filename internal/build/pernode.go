@@ -24,7 +24,7 @@ func solveImage(ctx context.Context, plan *nodes.Plan, so image.SolveOptions, ro
 		return image.Solve(ctx, plan.Nodes[0].Client, so)
 	}
 	digests := make([]string, len(plan.Nodes))
-	out := &lockedWriter{w: outOrDiscard(so.Out)} // the nodes write at once
+	out := &lockedWriter{w: writerOr(so.Out)} // the nodes write at once
 	eg, ectx := errgroup.WithContext(ctx)
 	for i, n := range plan.Nodes {
 		o := so
@@ -88,13 +88,6 @@ func smokeImage(ctx context.Context, plan *nodes.Plan, so image.SmokeOptions) (*
 		}
 	}
 	return res, nil
-}
-
-func outOrDiscard(w io.Writer) io.Writer {
-	if w == nil {
-		return io.Discard
-	}
-	return w
 }
 
 // lockedWriter serialises writes from goroutines to one writer.

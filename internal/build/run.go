@@ -203,13 +203,6 @@ func writerOr(w io.Writer) io.Writer {
 	return w
 }
 
-func orDefault(s, d string) string {
-	if s == "" {
-		return d
-	}
-	return s
-}
-
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line

@@ -9,9 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/epp-build/epp-build/internal/cheader"
 )
@@ -69,9 +71,14 @@ func CheckLibraries(bindingDir, bindingHeader string, libs []Library) ([]Feature
 	if err != nil {
 		return nil, fmt.Errorf("check C API: %w", err)
 	}
-	for _, l := range libs {
+	libs = slices.Clone(libs)
+	for i, l := range libs {
 		if err := CheckPrototypes(binding, l.Header); err != nil {
 			return nil, fmt.Errorf("%w (binding %s, library header %s for %s)", err, filepath.Join(bindingDir, bindingHeader), l.HeaderName, l.Platform)
+		}
+		// Each feature asks for the symbols: read an archive's index once.
+		if l.Symbols != nil {
+			libs[i].Symbols = sync.OnceValues(l.Symbols)
 		}
 	}
 	return detectFeatures(libs, bindingDir, binding)
