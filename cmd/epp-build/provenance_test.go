@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -98,10 +99,15 @@ func TestCorruptCacheEntryRefetchedInTheRun(t *testing.T) {
 	cache := t.TempDir()
 	r := run(t, cache, "apply", "--recipe", rec, "--out", filepath.Join(t.TempDir(), "a"), "--source", "git")
 	require.Equal(t, 0, r.code, r.stderr)
-	victims, err := filepath.Glob(filepath.Join(cache, "epp-build", "upstream", "git-"+u.commit, "files", "src", "main.go"))
+	// The entry keeps every file's content in one blob store: damage
+	// src/main.go's bytes there, keeping the size.
+	store := filepath.Join(cache, "epp-build", "upstream", "git-"+u.commit, "blobs")
+	blobs, err := os.ReadFile(store)
 	require.NoError(t, err)
-	require.Len(t, victims, 1)
-	require.NoError(t, os.WriteFile(victims[0], []byte("package main // tampered\n"), 0o644))
+	at := bytes.Index(blobs, []byte(`println("upstream")`))
+	require.GreaterOrEqual(t, at, 0, "src/main.go's content is in the blob store")
+	copy(blobs[at:], "PRINTLN")
+	require.NoError(t, os.WriteFile(store, blobs, 0o644))
 
 	out := filepath.Join(t.TempDir(), "b")
 	r = run(t, cache, "apply", "--recipe", rec, "--out", out, "--source", "git")

@@ -11,6 +11,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
+
+	"github.com/epp-build/epp-build/internal/gitindex"
 )
 
 // seriesPaths is every path a series touched, sorted.
@@ -162,9 +164,8 @@ func updateIndex(dir string, t *tree, paths []string, idx *index.Index) error {
 	}
 	sort.Slice(idx.Entries, func(i, j int) bool { return idx.Entries[i].Name < idx.Entries[j].Name })
 	idx.Cache = nil // the cache-tree extension would be stale
-	// Encoded in memory: the encoder writes field by field.
 	var buf bytes.Buffer
-	if err := index.NewEncoder(&buf).Encode(idx); err != nil {
+	if err := gitindex.Encode(&buf, idx); err != nil {
 		return fmt.Errorf("write git index: %w", err)
 	}
 	tmp := idxPath + ".epp-build-tmp"

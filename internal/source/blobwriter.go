@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -14,60 +15,69 @@ import (
 )
 
 // inlineBlobSize is the largest blob handed to the writers in memory;
-// larger ones are streamed by the caller, so at most a few megabytes wait.
+// larger ones are streamed, so at most a few megabytes wait.
 const inlineBlobSize = 1 << 20
 
-// blobWriter creates files on a few goroutines while its caller walks the
-// trees: creating a thousand files is most of a checkout's time, and
-// decoding their blobs the rest. A job carries either the content, decoded
-// by the caller, or the blob's hash, which the worker decodes from its own
-// object store (when the writer was given a way to open one: go-git's
-// stores are not safe for concurrent use). Each file is dated stamp and its
-// stat data and size kept for the stat cache and the file list.
+// blobWriter fills an entry's blob store (see blobstore.go) on a few
+// goroutines while its caller walks the trees: decoding blobs is most of
+// the work. A job carries either the content, decoded by the caller, or
+// the blob's hash, which the worker decodes from its own object store
+// (when the writer was given a way to open one: go-git's stores are not
+// safe for concurrent use). Each blob gets its range of the store from an
+// atomic counter, so the workers never wait on each other, and is written
+// once however many paths hold it.
 type blobWriter struct {
 	jobs  chan blobJob
 	wg    sync.WaitGroup
+	store *os.File
+	end   atomic.Int64
 	stamp time.Time
 	// decodes is true when workers decode blobs themselves.
 	decodes bool
 
-	mu    sync.Mutex
-	err   error
-	stats map[string]fileStat
-	sizes map[string]int64
+	mu     sync.Mutex
+	err    error
+	ranges map[plumbing.Hash]blobRange
 }
 
-// fileWritten, when set, is called after each file the writers create
+// blobRange is where one blob's content lies in the store.
+type blobRange struct{ off, size int64 }
+
+// fileWritten, when set, is called after each blob the writers store
 // (tests stop a fill half way with it).
 var fileWritten func(rel string)
 
 type blobJob struct {
-	rel, full string
-	data      []byte
-	hash      plumbing.Hash // when data is nil
-	perm      os.FileMode
+	rel  string // a path holding the blob, for messages
+	hash plumbing.Hash
+	data []byte // nil: the worker decodes hash
 }
 
 // openStore opens an object store of its own for one worker and returns
 // how to close it.
 type openStore func() (storer.EncodedObjectStorer, func(), error)
 
-// newBlobWriter starts the workers; with open, they decode blobs too.
-func newBlobWriter(stamp time.Time, open openStore) *blobWriter {
+// newBlobWriter creates the store file name and starts the workers; with
+// open, they decode blobs too. The store is dated stamp when closed.
+func newBlobWriter(name string, stamp time.Time, open openStore) (*blobWriter, error) {
+	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, err
+	}
 	n := copyWorkers()
-	w := &blobWriter{jobs: make(chan blobJob, 2*n), stamp: stamp, decodes: open != nil,
-		stats: map[string]fileStat{}, sizes: map[string]int64{}}
+	w := &blobWriter{jobs: make(chan blobJob, 2*n), store: f, stamp: stamp, decodes: open != nil,
+		ranges: map[plumbing.Hash]blobRange{}}
 	for range n {
 		w.wg.Add(1)
 		go func() {
 			defer w.wg.Done()
-			var store storer.EncodedObjectStorer
+			var objects storer.EncodedObjectStorer
 			if open != nil {
 				s, closeStore, err := open()
 				if err != nil {
 					w.fail(err)
 				} else {
-					store = s
+					objects = s
 					defer closeStore()
 				}
 			}
@@ -75,7 +85,7 @@ func newBlobWriter(stamp time.Time, open openStore) *blobWriter {
 				if w.failed() != nil {
 					continue // drain
 				}
-				st, size, err := w.writeJob(store, j)
+				r, err := w.writeJob(objects, j)
 				if fileWritten != nil {
 					fileWritten(j.rel)
 				}
@@ -83,65 +93,89 @@ func newBlobWriter(stamp time.Time, open openStore) *blobWriter {
 					w.fail(fmt.Errorf("write %s: %w", j.rel, err))
 					continue
 				}
-				w.record(j.rel, st, size)
+				w.record(j.hash, r)
 			}
 		}()
 	}
-	return w
+	return w, nil
 }
 
-// writeJob creates the job's file, decoding its blob first when needed.
-func (w *blobWriter) writeJob(store storer.EncodedObjectStorer, j blobJob) (fileStat, int64, error) {
-	if j.data != nil || j.hash.IsZero() {
-		st, err := createStamped(j.full, j.data, j.perm, w.stamp)
-		return statOfUnix(&st), int64(len(j.data)), err
+// writeJob stores the job's blob, decoding it first when needed.
+func (w *blobWriter) writeJob(objects storer.EncodedObjectStorer, j blobJob) (blobRange, error) {
+	if j.data != nil {
+		return w.put(j.data)
 	}
-	blob, err := object.GetBlob(store, j.hash)
+	if objects == nil {
+		return blobRange{}, fmt.Errorf("blob %s: no object store to decode it from", j.hash)
+	}
+	blob, err := object.GetBlob(objects, j.hash)
 	if err != nil {
-		return fileStat{}, 0, fmt.Errorf("read blob %s: %w", j.hash, err)
+		return blobRange{}, fmt.Errorf("read blob %s: %w", j.hash, err)
 	}
-	r, err := blob.Reader()
+	rd, err := blob.Reader()
 	if err != nil {
-		return fileStat{}, 0, err
+		return blobRange{}, err
 	}
-	defer r.Close()
+	defer rd.Close()
 	if blob.Size > inlineBlobSize {
-		st, err := streamStamped(j.full, r, j.perm, w.stamp)
-		return st, blob.Size, err
+		return w.stream(rd, blob.Size)
 	}
 	data := make([]byte, blob.Size)
-	if _, err := io.ReadFull(r, data); err != nil {
-		return fileStat{}, 0, err
+	if _, err := io.ReadFull(rd, data); err != nil {
+		return blobRange{}, err
 	}
-	st, err := createStamped(j.full, data, j.perm, w.stamp)
-	return statOfUnix(&st), blob.Size, err
+	return w.put(data)
 }
 
-// decode queues a file whose blob a worker decodes.
-func (w *blobWriter) decode(rel, full string, hash plumbing.Hash, perm os.FileMode) error {
+// reserve hands out the next size bytes of the store.
+func (w *blobWriter) reserve(size int64) blobRange {
+	return blobRange{off: w.end.Add(size) - size, size: size}
+}
+
+// put writes data into a range of its own.
+func (w *blobWriter) put(data []byte) (blobRange, error) {
+	r := w.reserve(int64(len(data)))
+	_, err := w.store.WriteAt(data, r.off)
+	return r, err
+}
+
+// stream copies a blob too large to hold in memory into a range of its
+// own.
+func (w *blobWriter) stream(rd io.Reader, size int64) (blobRange, error) {
+	r := w.reserve(size)
+	n, err := io.Copy(io.NewOffsetWriter(w.store, r.off), io.LimitReader(rd, size))
+	if err == nil && n != size {
+		err = fmt.Errorf("the blob ended after %d of %d bytes", n, size)
+	}
+	return r, err
+}
+
+// decode queues a blob a worker decodes; rel names a path that holds it.
+func (w *blobWriter) decode(rel string, hash plumbing.Hash) error {
 	if err := w.failed(); err != nil {
 		return err
 	}
-	w.jobs <- blobJob{rel: rel, full: full, hash: hash, perm: perm}
+	w.jobs <- blobJob{rel: rel, hash: hash}
 	return nil
 }
 
-// write queues a file; it returns the first error any write had so far.
-func (w *blobWriter) write(rel, full string, data []byte, perm os.FileMode) error {
+// write queues a blob the caller decoded; it returns the first error any
+// write had so far.
+func (w *blobWriter) write(rel string, hash plumbing.Hash, data []byte) error {
 	if err := w.failed(); err != nil {
 		return err
 	}
-	w.jobs <- blobJob{rel: rel, full: full, data: data, perm: perm}
+	if data == nil {
+		data = []byte{}
+	}
+	w.jobs <- blobJob{rel: rel, hash: hash, data: data}
 	return nil
 }
 
-// record keeps the stat data and size of a file written (also by the
-// caller).
-func (w *blobWriter) record(rel string, st fileStat, size int64) {
+func (w *blobWriter) record(hash plumbing.Hash, r blobRange) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.stats[rel] = st
-	w.sizes[rel] = size
+	w.ranges[hash] = r
 }
 
 func (w *blobWriter) fail(err error) {
@@ -158,41 +192,28 @@ func (w *blobWriter) failed() error {
 	return w.err
 }
 
-// close waits for the queued files and returns their stat data and sizes.
-func (w *blobWriter) close() (map[string]fileStat, map[string]int64, error) {
+// close waits for the queued blobs, dates the store and returns where each
+// blob lies and the store's stat data.
+func (w *blobWriter) close() (map[plumbing.Hash]blobRange, fileStat, error) {
 	close(w.jobs)
 	w.wg.Wait()
-	return w.stats, w.sizes, w.err
-}
-
-// streamStamped writes a new file from r, dates it and returns its stat
-// data: for blobs too large to hold in memory.
-func streamStamped(name string, r io.Reader, perm os.FileMode, stamp time.Time) (fileStat, error) {
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-	if err != nil {
-		return fileStat{}, err
-	}
-	_, err = io.Copy(f, r)
+	err := w.err
+	var st unix.Stat_t
+	fd := int(w.store.Fd())
 	if err == nil {
-		err = setMtimeFd(f, stamp)
-	}
-	var st fileStat
-	if err == nil {
-		var fi os.FileInfo
-		if fi, err = f.Stat(); err == nil {
-			st, _ = statOf(fi)
+		if ferr := futimens(fd, w.stamp); ferr != nil {
+			err = &os.PathError{Op: "futimens", Path: w.store.Name(), Err: ferr}
 		}
 	}
-	if cerr := f.Close(); err == nil {
+	if err == nil {
+		if ferr := unix.Fstat(fd, &st); ferr != nil {
+			err = &os.PathError{Op: "stat", Path: w.store.Name(), Err: ferr}
+		}
+	}
+	if cerr := w.store.Close(); err == nil {
 		err = cerr
 	}
-	return st, err
-}
-
-// createStamped writes a new file on a raw descriptor, dates it and
-// returns its stat data.
-func createStamped(name string, data []byte, perm os.FileMode, stamp time.Time) (unix.Stat_t, error) {
-	return newStamped(name, perm, stamp, func(fd int) error { return writeAll(fd, data) })
+	return w.ranges, statOfUnix(&st), err
 }
 
 // newStamped creates the file name on a raw descriptor (an os.File costs

@@ -16,7 +16,7 @@ import (
 const (
 	entryFile   = "entry.json"
 	gitDirName  = "git"
-	filesName   = "files"
+	blobsName   = "blobs"
 	corruptMark = "CORRUPT"
 	tmpPrefix   = ".tmp-"
 )

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/epp-build/epp-build/internal/testutil/gitfixture"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -25,11 +26,7 @@ func TestCorruptFileDetectedDroppedRefetched(t *testing.T) {
 	req := Request{Pin: pin(f.repo.HTTPURL(srv.URL), "v1.0.0", f.rel), Kind: Git, CacheDir: t.TempDir(), Notice: notes.notice}
 	tree := fetch(t, req)
 
-	victim := filepath.Join(tree.Files, "pkg", "a", "a.go")
-	data, err := os.ReadFile(victim)
-	require.NoError(t, err)
-	data[0] ^= 0x20
-	require.NoError(t, os.WriteFile(victim, data, 0o644))
+	flipCached(t, tree, "pkg/a/a.go")
 
 	dst := filepath.Join(t.TempDir(), "work")
 	require.NoError(t, tree.Materialize(context.Background(), dst))
@@ -70,8 +67,13 @@ func TestCorruptEntriesDetectedByFetch(t *testing.T) {
 			data = []byte(strings.Replace(string(data), `"p":"foo.txt"`, `"p":"foo.txt2"`, 1))
 			require.NoError(t, os.WriteFile(meta, data, 0o644))
 		},
-		"files folder gone": func(t *testing.T, tree *Tree) {
-			require.NoError(t, os.RemoveAll(tree.Files))
+		"blob store gone": func(t *testing.T, tree *Tree) {
+			require.NoError(t, os.Remove(tree.blobs))
+		},
+		"blob store truncated": func(t *testing.T, tree *Tree) {
+			fi, err := os.Stat(tree.blobs)
+			require.NoError(t, err)
+			require.NoError(t, os.Truncate(tree.blobs, fi.Size()-1))
 		},
 	}
 	for name, damage := range damages {
@@ -132,7 +134,7 @@ func TestConcurrentFetchSamePin(t *testing.T) {
 	wg.Wait()
 	for i := range n {
 		require.NoError(t, errs[i])
-		assert.Equal(t, trees[0].Files, trees[i].Files)
+		assert.Equal(t, trees[0].dir, trees[i].dir)
 	}
 	assert.Equal(t, int64(1), srv.uploadPacks.Load())
 	assert.Equal(t, []string{"git-" + f.rel}, cacheEntries(t, cache))
@@ -196,4 +198,29 @@ func fetchAsChild(url string) int {
 	}
 	fmt.Println("PASS")
 	return 0
+}
+
+// TestBlobStoreHoldsEachBlobOnce: files with the same content share one
+// range of the blob store, and each still materializes with its own mode.
+func TestBlobStoreHoldsEachBlobOnce(t *testing.T) {
+	r := gitfixture.New(t)
+	r.WriteExec(t, "a/run.sh", "#!/bin/sh\necho same\n")
+	commit := r.Commit(t, "twins", map[string]string{"b/copy.sh": "#!/bin/sh\necho same\n", "c.txt": "other\n"})
+	r.Tag(t, "v1", commit, true)
+	tree := fetch(t, Request{Pin: pin(r.FileURL(), "v1", commit), Kind: Git, CacheDir: t.TempDir()})
+	a, b := cachedRange(t, tree, "a/run.sh"), cachedRange(t, tree, "b/copy.sh")
+	assert.Equal(t, a.Offset, b.Offset)
+	fi, err := os.Stat(tree.blobs)
+	require.NoError(t, err)
+	assert.Equal(t, a.Size+cachedRange(t, tree, "c.txt").Size, fi.Size(), "the store holds each blob once")
+
+	dst := filepath.Join(t.TempDir(), "work")
+	require.NoError(t, tree.Materialize(context.Background(), dst))
+	requireWorkTree(t, dst, commit, r, commit)
+	run, err := os.Stat(filepath.Join(dst, "a", "run.sh"))
+	require.NoError(t, err)
+	cp, err := os.Stat(filepath.Join(dst, "b", "copy.sh"))
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o755), run.Mode().Perm()&0o755)
+	assert.Equal(t, os.FileMode(0o644), cp.Mode().Perm()&0o755)
 }

@@ -2,7 +2,6 @@ package source
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -18,7 +17,7 @@ func TestCheckoutHealsCorruptFile(t *testing.T) {
 	var notes noticeLog
 	req := Request{Pin: pin(f.repo.HTTPURL(srv.URL), "v1.0.0", f.rel), Kind: Git, CacheDir: t.TempDir(), Notice: notes.notice}
 	tree := fetch(t, req)
-	require.NoError(t, os.WriteFile(filepath.Join(tree.Files, "foo.txt"), []byte("tampered\n"), 0o644))
+	flipCached(t, tree, "foo.txt")
 
 	dst := filepath.Join(t.TempDir(), "work")
 	_, err := Checkout(context.Background(), req, dst)

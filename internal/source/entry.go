@@ -11,8 +11,9 @@ import (
 )
 
 // entryFormat changes when the entry layout changes; older entries are
-// rebuilt. 2: redacted origin and the fetch time.
-const entryFormat = 2
+// rebuilt. 2: redacted origin and the fetch time. 3: the files' contents
+// in one blob store instead of a folder of files.
+const entryFormat = 3
 
 // entryMeta is entry.json: what the entry holds and how to check it.
 type entryMeta struct {
@@ -81,8 +82,8 @@ func loadEntry(dir string, want expectation) (*Tree, error) {
 	if err := verifyObjects(filepath.Join(dir, gitDirName), &m, trees); err != nil {
 		return nil, err
 	}
-	if fi, err := os.Stat(filepath.Join(dir, filesName)); err != nil || !fi.IsDir() {
-		return nil, corruptf("folder %s is missing", filesName)
+	if err := m.checkRanges(filepath.Join(dir, blobsName)); err != nil {
+		return nil, err
 	}
 	t := &Tree{Commit: m.Commit, BaseCommit: m.BaseCommit, Time: m.Time, Via: m.Via, Origin: m.Origin, Fetched: m.Fetched, entry: &m}
 	return t.at(dir), nil
@@ -117,10 +118,25 @@ func (m *entryMeta) check(want expectation) ([][20]byte, error) {
 	return trees, nil
 }
 
+// checkRanges checks that every file's content lies inside the blob
+// store.
+func (m *entryMeta) checkRanges(store string) error {
+	fi, err := os.Lstat(store)
+	if err != nil || !fi.Mode().IsRegular() {
+		return corruptf("blob store %s is missing", blobsName)
+	}
+	for _, f := range m.Files {
+		if f.hasContent() && (f.Offset < 0 || f.Size < 0 || f.Offset > fi.Size()-f.Size) {
+			return corruptf("file %s: bytes %d+%d lie outside the %d-byte blob store", f.Path, f.Offset, f.Size, fi.Size())
+		}
+	}
+	return nil
+}
+
 // at points the tree's folders at entry folder dir.
 func (t *Tree) at(dir string) *Tree {
 	t.dir = dir
 	t.GitDir = filepath.Join(dir, gitDirName)
-	t.Files = filepath.Join(dir, filesName)
+	t.blobs = filepath.Join(dir, blobsName)
 	return t
 }

@@ -1,7 +1,6 @@
 package source
 
 import (
-	"bufio"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -12,6 +11,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"golang.org/x/sys/unix"
+
+	"github.com/epp-build/epp-build/internal/gitindex"
 )
 
 // indexEntry is one work-tree path with the stat data git's index keeps.
@@ -30,22 +31,6 @@ type indexEntry struct {
 func setMtime(name string, t time.Time) error {
 	ts := unix.NsecToTimespec(t.UnixNano())
 	return unix.UtimesNanoAt(unix.AT_FDCWD, name, []unix.Timespec{ts, ts}, unix.AT_SYMLINK_NOFOLLOW)
-}
-
-// setMtimeFd dates an open file.
-func setMtimeFd(f *os.File, t time.Time) error {
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return err
-	}
-	var ferr error
-	if err := rc.Control(func(fd uintptr) { ferr = futimens(int(fd), t) }); err != nil {
-		return err
-	}
-	if ferr != nil {
-		return &os.PathError{Op: "futimens", Path: f.Name(), Err: ferr}
-	}
-	return nil
 }
 
 // futimens dates a descriptor: utimensat with a NULL path acts on the
@@ -117,12 +102,7 @@ func writeIndex(name string, entries []indexEntry) error {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	w := bufio.NewWriterSize(tmp, 256<<10)
-	if err := index.NewEncoder(w).Encode(idx); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := w.Flush(); err != nil {
+	if err := gitindex.Encode(tmp, idx); err != nil {
 		tmp.Close()
 		return err
 	}

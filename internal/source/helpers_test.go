@@ -149,3 +149,51 @@ func newCountingServer(t testing.TB, root string) *countingServer {
 	t.Cleanup(cs.Close)
 	return cs
 }
+
+// cachedRange returns where the cached content of path lies in tree's
+// blob store.
+func cachedRange(t *testing.T, tree *Tree, path string) fileEntry {
+	t.Helper()
+	for _, f := range tree.entry.Files {
+		if f.Path == path {
+			return f
+		}
+	}
+	t.Fatalf("%s is not in the entry's file list", path)
+	return fileEntry{}
+}
+
+// cachedContent reads the cached content of path from tree's blob store.
+func cachedContent(t *testing.T, tree *Tree, path string) []byte {
+	t.Helper()
+	f := cachedRange(t, tree, path)
+	store, err := os.Open(tree.blobs)
+	require.NoError(t, err)
+	defer store.Close()
+	data := make([]byte, f.Size)
+	_, err = store.ReadAt(data, f.Offset)
+	require.NoError(t, err)
+	return data
+}
+
+// overwriteCached writes data (as long as the cached content) over the
+// cached content of path in tree's blob store, as damage on disk would.
+func overwriteCached(t *testing.T, tree *Tree, path string, data []byte) {
+	t.Helper()
+	f := cachedRange(t, tree, path)
+	require.Len(t, data, int(f.Size), "damage keeps the size of %s", path)
+	store, err := os.OpenFile(tree.blobs, os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = store.WriteAt(data, f.Offset)
+	require.NoError(t, err)
+	require.NoError(t, store.Close())
+}
+
+// flipCached changes the first byte of path's cached content.
+func flipCached(t *testing.T, tree *Tree, path string) {
+	t.Helper()
+	data := cachedContent(t, tree, path)
+	require.NotEmpty(t, data)
+	data[0] ^= 0x20
+	overwriteCached(t, tree, path, data)
+}

@@ -20,17 +20,20 @@ const (
 
 // fileEntry is one non-tree entry of the snapshot: a file, symlink or
 // submodule, with its path relative to the root (slash-separated), its git
-// mode as written in the tree and its object hash.
+// mode as written in the tree, its object hash and, for files and
+// symlinks, where its content lies in the entry's blob store.
 type fileEntry struct {
-	Path string `json:"p"`
-	Mode uint32 `json:"m"`
-	Hash string `json:"h"`
-	Size int64  `json:"s"`
+	Path   string `json:"p"`
+	Mode   uint32 `json:"m"`
+	Hash   string `json:"h"`
+	Size   int64  `json:"s"`
+	Offset int64  `json:"o"`
 }
 
-func (f fileEntry) isExec() bool    { return f.Mode&0o111 != 0 && f.Mode&0o170000 == 0o100000 }
-func (f fileEntry) isSymlink() bool { return f.Mode == modeSymlink }
-func (f fileEntry) isGitlink() bool { return f.Mode == modeGitlink }
+func (f fileEntry) isExec() bool     { return f.Mode&0o111 != 0 && f.Mode&0o170000 == 0o100000 }
+func (f fileEntry) isSymlink() bool  { return f.Mode == modeSymlink }
+func (f fileEntry) isGitlink() bool  { return f.Mode == modeGitlink }
+func (f fileEntry) hasContent() bool { return !f.isGitlink() }
 
 // indexMode is the mode git records in the index: regular files are
 // normalised to 644 or 755.

@@ -8,11 +8,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -101,185 +99,58 @@ func (t *Tree) materialize(ctx context.Context, dst string) (err error) {
 	return writeIndex(filepath.Join(gitDir, "index"), entries)
 }
 
-// copyFiles copies the cached files into dst in parallel, verifying each
-// against its blob hash or the stat cache, and returns their index entries.
+// copyFiles copies the files' contents from the blob store into dst in
+// parallel, verifying each against its blob hash unless the store's stat
+// data vouches for it, and returns their index entries.
 func (t *Tree) copyFiles(ctx context.Context, dst string) ([]indexEntry, error) {
 	files := t.entry.Files
-	if err := makeDirs(dst, files); err != nil {
+	src, err := openBlobSource(t.blobs, readStatSnapshot(t.dir))
+	if err != nil {
 		return nil, err
 	}
+	defer src.close()
 	// Files are dated a second before the index is written, so git never
 	// sees them as "racily clean" and re-hashes them on the first status.
 	stamp := time.Now().Add(-time.Second)
-	stats := readStatSnapshot(t.dir)
 	out := make([]indexEntry, len(files))
-	err := parallel(len(files), func(i int) error {
+	err = writeTree(dst, files, func(i int) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		e, err := copyOne(t.Files, dst, files[i], stamp, stats)
+		e, err := copyOne(src, dst, files[i], stamp)
 		out[i] = e
 		return err
 	})
 	return out, err
 }
 
-// makeDirs creates every folder the file list needs, one depth level at a
-// time so that folders of the same level are created in parallel.
-func makeDirs(dst string, files []fileEntry) error {
-	dirs := map[string]bool{}
-	var levels [][]string
-	for _, f := range files {
-		for d := path.Dir(f.Path); d != "." && !dirs[d]; d = path.Dir(d) {
-			dirs[d] = true
-			depth := strings.Count(d, "/")
-			for len(levels) <= depth {
-				levels = append(levels, nil)
-			}
-			levels[depth] = append(levels[depth], d)
-		}
-	}
-	for _, level := range levels {
-		if err := parallel(len(level), func(i int) error {
-			return os.Mkdir(filepath.Join(dst, filepath.FromSlash(level[i])), 0o755)
-		}); err != nil {
-			return err
-		}
-	}
-	return nil
+// blobSource reads the files' contents out of an entry's blob store.
+type blobSource struct {
+	fd int
+	// trusted is true when the store's stat data is as recorded: its
+	// ranges are copied without being read here.
+	trusted bool
 }
 
-// parallel runs fn(0..n-1) on copyWorkers goroutines and returns the first
-// error; after an error the remaining calls are skipped.
-func parallel(n int, fn func(i int) error) error {
-	var (
-		next     atomic.Int64
-		failed   atomic.Bool
-		wg       sync.WaitGroup
-		errOnce  sync.Once
-		firstErr error
-	)
-	for range min(copyWorkers(), n) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for !failed.Load() {
-				i := int(next.Add(1)) - 1
-				if i >= n {
-					return
-				}
-				if err := fn(i); err != nil {
-					errOnce.Do(func() { firstErr = err })
-					failed.Store(true)
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	return firstErr
-}
-
-// copyOne copies one file, symlink or submodule folder and stats the result.
-// A regular file the stat cache vouches for is copied without being read
-// here; any other is checked against its blob hash.
-func copyOne(srcRoot, dstRoot string, f fileEntry, stamp time.Time, stats *statSnapshot) (indexEntry, error) {
-	rel := filepath.FromSlash(f.Path)
-	src, dst := filepath.Join(srcRoot, rel), filepath.Join(dstRoot, rel)
-	want, err := parseHash(f.Hash)
+func openBlobSource(name string, stats *statSnapshot) (blobSource, error) {
+	fd, err := unix.Open(name, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
 	if err != nil {
-		return indexEntry{}, corruptf("%s: %v", f.Path, err)
+		return blobSource{}, corruptf("%v", &os.PathError{Op: "open", Path: name, Err: err})
 	}
-	e := indexEntry{path: f.Path, mode: f.indexMode(), hash: want}
-	switch {
-	case f.isGitlink():
-		return e, os.Mkdir(dst, 0o755)
-	case f.isSymlink():
-		target, err := os.Readlink(src)
-		if err != nil {
-			return e, corruptf("%s: %v", f.Path, err)
-		}
-		if got := objectHash("blob", []byte(target)); got != want {
-			return e, corruptf("symlink %s points at %q (blob %x), the tree has blob %s", f.Path, target, got, f.Hash)
-		}
-		if err := os.Symlink(target, dst); err != nil {
-			return e, err
-		}
-	default:
-		perm := os.FileMode(0o644)
-		if f.isExec() {
-			perm = 0o755
-		}
-		return e, copyRegular(src, dst, f, want, perm, stamp, stats, &e)
-	}
-	if err := setMtime(dst, stamp); err != nil {
-		return e, err
-	}
-	return e, statInto(dst, &e)
-}
-
-// hashedFiles counts the cached files Materialize read and hashed (tests
-// check that the stat cache spares unchanged ones).
-var hashedFiles atomic.Int64
-
-// copyRegular copies the cached regular file src to the new file dst:
-// in the kernel when the stat cache says src is as it was written, else
-// through memory, checking its blob hash.
-func copyRegular(src, dst string, f fileEntry, want [20]byte, perm os.FileMode, stamp time.Time, stats *statSnapshot, e *indexEntry) error {
-	in, err := unix.Open(src, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
-	if err != nil {
-		return corruptf("%s: %v", f.Path, &os.PathError{Op: "open", Path: src, Err: err})
-	}
-	defer unix.Close(in)
 	var st unix.Stat_t
-	if err := unix.Fstat(in, &st); err != nil {
-		return corruptf("%s: %v", f.Path, err)
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		return blobSource{}, corruptf("%v", &os.PathError{Op: "stat", Path: name, Err: err})
 	}
-	fill := func(out int) error { return copyRange(in, out, f.Size) }
-	if st.Size != f.Size || !stats.unchanged(f.Path, statOfUnix(&st)) {
-		hashedFiles.Add(1)
-		data, err := readExact(in, f.Size)
-		if err != nil {
-			return corruptf("%s: %v", f.Path, err)
-		}
-		if got := objectHash("blob", data); got != want {
-			return corruptf("file %s has content hash %x, the tree has blob %s", f.Path, got, f.Hash)
-		}
-		fill = func(out int) error { return writeAll(out, data) }
-	}
-	written, err := newStamped(dst, perm, stamp, fill)
-	if err != nil {
-		return err
-	}
-	fillStatUnix(&written, e)
-	return nil
+	return blobSource{fd: fd, trusted: stats.unchanged(statOfUnix(&st))}, nil
 }
 
-// copyRange copies size bytes from in to out (both at offset 0).
-func copyRange(in, out int, size int64) error {
-	for done := int64(0); done < size; {
-		n, err := unix.CopyFileRange(in, nil, out, nil, int(min(size-done, 1<<30)), 0)
-		switch {
-		case err == unix.EINTR:
-			continue
-		case err == unix.EXDEV || err == unix.ENOSYS || err == unix.EOPNOTSUPP || err == unix.EINVAL:
-			return copyByReading(in, out, size-done)
-		case err != nil:
-			return err
-		case n == 0:
-			return fmt.Errorf("the source ended after %d of %d bytes", done, size)
-		}
-		done += int64(n)
-	}
-	return nil
-}
+func (s blobSource) close() { unix.Close(s.fd) }
 
-// fdReader reads a raw descriptor (which an os.File would close when
-// collected).
-type fdReader int
-
-func (r fdReader) Read(p []byte) (int, error) {
+// ReadAt reads the store at off (io.ReaderAt).
+func (s blobSource) ReadAt(p []byte, off int64) (int, error) {
 	for {
-		n, err := unix.Read(int(r), p)
+		n, err := unix.Pread(s.fd, p, off)
 		switch {
 		case err == unix.EINTR:
 			continue
@@ -292,22 +163,108 @@ func (r fdReader) Read(p []byte) (int, error) {
 	}
 }
 
+// hashedFiles counts the regular files whose cached content Materialize
+// read and hashed (tests check that the stat data spares them).
+var hashedFiles atomic.Int64
+
+// verified reads f's content and checks it against its blob hash.
+func (s blobSource) verified(f fileEntry, want [20]byte) ([]byte, error) {
+	data := make([]byte, f.Size)
+	if _, err := io.ReadFull(io.NewSectionReader(s, f.Offset, f.Size), data); err != nil {
+		return nil, corruptf("%s: reading %d bytes at %d of the blob store: %v", f.Path, f.Size, f.Offset, err)
+	}
+	if got := objectHash("blob", data); got != want {
+		return nil, corruptf("file %s has content hash %x, the tree has blob %s", f.Path, got, f.Hash)
+	}
+	return data, nil
+}
+
+// copyOne creates one file, symlink or submodule folder in dstRoot and
+// stats the result. A regular file's content is copied in the kernel when
+// the store is trusted, else read and checked against its blob hash;
+// symlink targets are always checked.
+func copyOne(src blobSource, dstRoot string, f fileEntry, stamp time.Time) (indexEntry, error) {
+	dst := filepath.Join(dstRoot, filepath.FromSlash(f.Path))
+	want, err := parseHash(f.Hash)
+	if err != nil {
+		return indexEntry{}, corruptf("%s: %v", f.Path, err)
+	}
+	e := indexEntry{path: f.Path, mode: f.indexMode(), hash: want}
+	switch {
+	case f.isGitlink():
+		return e, os.Mkdir(dst, 0o755)
+	case f.isSymlink():
+		target, err := src.verified(f, want)
+		if err != nil {
+			return e, err
+		}
+		if err := os.Symlink(string(target), dst); err != nil {
+			return e, err
+		}
+		if err := setMtime(dst, stamp); err != nil {
+			return e, err
+		}
+		return e, statInto(dst, &e)
+	}
+	perm := os.FileMode(0o644)
+	if f.isExec() {
+		perm = 0o755
+	}
+	fill := func(out int) error { return copyRange(src.fd, f.Offset, out, f.Size) }
+	if !src.trusted {
+		hashedFiles.Add(1)
+		data, err := src.verified(f, want)
+		if err != nil {
+			return e, err
+		}
+		fill = func(out int) error { return writeAll(out, data) }
+	}
+	written, err := newStamped(dst, perm, stamp, fill)
+	if err != nil {
+		return e, err
+	}
+	fillStatUnix(&written, &e)
+	return e, nil
+}
+
+// copyRange copies size bytes at off in the descriptor in to the start of
+// out.
+func copyRange(in int, off int64, out int, size int64) error {
+	for done := int64(0); done < size; {
+		n, err := unix.CopyFileRange(in, &off, out, nil, int(min(size-done, 1<<30)), 0)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err == unix.EXDEV || err == unix.ENOSYS || err == unix.EOPNOTSUPP || err == unix.EINVAL:
+			return copyByReading(in, off, out, size-done)
+		case err != nil:
+			return err
+		case n == 0:
+			return fmt.Errorf("the blob store ended after %d of %d bytes", done, size)
+		}
+		done += int64(n)
+	}
+	return nil
+}
+
 // copyByReading is copyRange where the kernel cannot copy between the two
-// files, from the current offsets.
-func copyByReading(in, out int, size int64) error {
+// files.
+func copyByReading(in int, off int64, out int, size int64) error {
 	buf := make([]byte, min(size, 1<<20))
 	for size > 0 {
-		n, err := fdReader(in).Read(buf[:min(int64(len(buf)), size)])
-		if err == io.EOF {
-			return io.ErrUnexpectedEOF
-		}
-		if err != nil {
+		n, err := unix.Pread(in, buf[:min(int64(len(buf)), size)], off)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
 			return err
+		case n == 0:
+			return io.ErrUnexpectedEOF
 		}
 		if err := writeAll(out, buf[:n]); err != nil {
 			return err
 		}
-		size -= int64(n)
+		off, size = off+int64(n), size-int64(n)
 	}
 	return nil
 }
@@ -325,16 +282,6 @@ func writeAll(fd int, data []byte) error {
 		data = data[n:]
 	}
 	return nil
-}
-
-// readExact reads a descriptor that must hold exactly size bytes.
-func readExact(fd int, size int64) ([]byte, error) {
-	buf := make([]byte, size+1)
-	n, err := io.ReadFull(fdReader(fd), buf)
-	if int64(n) != size || (err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !(size == 0 && errors.Is(err, io.EOF))) {
-		return nil, fmt.Errorf("size %d differs from the recorded %d bytes", n, size)
-	}
-	return buf[:size], nil
 }
 
 // writeNew writes a file that must not exist yet with perm (less the umask,

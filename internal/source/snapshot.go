@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -61,7 +60,8 @@ func buildAroundPack(ctx context.Context, tmp string, s storer.EncodedObjectStor
 	return finishEntry(gitDir, c, w, pack, shallow, m)
 }
 
-// snapshot reads the commit and writes its tree's files into tmp.
+// snapshot reads the commit and stores its tree's blobs in tmp's blob
+// store.
 func snapshot(ctx context.Context, tmp string, s storer.EncodedObjectStorer, commit plumbing.Hash, open openStore) (*object.Commit, *snapshotWriter, error) {
 	c, err := object.GetCommit(s, commit)
 	if err != nil {
@@ -71,15 +71,15 @@ func snapshot(ctx context.Context, tmp string, s storer.EncodedObjectStorer, com
 	if err != nil {
 		return nil, nil, fmt.Errorf("read tree of commit %s: %w", commit, err)
 	}
-	w := &snapshotWriter{ctx: ctx, s: s, files: filepath.Join(tmp, filesName), seen: map[plumbing.Hash]bool{},
-		pool: newBlobWriter(time.Now().Add(-time.Second), open)}
-	w.add(commit)
-	w.add(root.Hash)
-	if err := os.Mkdir(w.files, 0o755); err != nil {
+	pool, err := newBlobWriter(filepath.Join(tmp, blobsName), time.Now().Add(-time.Second), open)
+	if err != nil {
 		return nil, nil, err
 	}
+	w := &snapshotWriter{ctx: ctx, s: s, seen: map[plumbing.Hash]bool{}, pool: pool}
+	w.add(commit)
+	w.add(root.Hash)
 	err = w.walk(root, "")
-	stats, sizes, perr := w.pool.close()
+	ranges, stat, perr := w.pool.close()
 	if err == nil {
 		err = perr
 	}
@@ -87,11 +87,11 @@ func snapshot(ctx context.Context, tmp string, s storer.EncodedObjectStorer, com
 		return nil, nil, err
 	}
 	for i, e := range w.entries {
-		if size, ok := sizes[e.Path]; ok {
-			w.entries[i].Size = size
+		if r, ok := ranges[plumbing.NewHash(e.Hash)]; ok {
+			w.entries[i].Offset, w.entries[i].Size = r.off, r.size
 		}
 	}
-	if err := writeStatSnapshot(tmp, stats); err != nil {
+	if err := writeStatSnapshot(tmp, stat); err != nil {
 		return nil, nil, err
 	}
 	return c, w, nil
@@ -111,12 +111,10 @@ func finishEntry(gitDir string, c *object.Commit, w *snapshotWriter, pack string
 type snapshotWriter struct {
 	ctx     context.Context
 	s       storer.EncodedObjectStorer
-	files   string
 	seen    map[plumbing.Hash]bool
 	objects []plumbing.Hash
 	entries []fileEntry
-	// pool writes the files that fit in memory, dates every file and
-	// keeps their stat data (see statcache.go).
+	// pool stores the blobs (see blobwriter.go).
 	pool *blobWriter
 }
 
@@ -127,7 +125,8 @@ func (w *snapshotWriter) add(h plumbing.Hash) {
 	}
 }
 
-// walk writes the tree's files under prefix, depth first in tree order.
+// walk lists the tree's files under prefix, depth first in tree order,
+// and stores each blob the first time it appears.
 func (w *snapshotWriter) walk(t *object.Tree, prefix string) error {
 	if err := w.ctx.Err(); err != nil {
 		return err
@@ -137,7 +136,6 @@ func (w *snapshotWriter) walk(t *object.Tree, prefix string) error {
 			return fmt.Errorf("upstream tree %s: entry %q in %q: %w", t.Hash, e.Name, prefix, err)
 		}
 		rel := path.Join(prefix, e.Name)
-		full := filepath.Join(w.files, filepath.FromSlash(rel))
 		switch e.Mode {
 		case filemode.Dir:
 			sub, err := object.GetTree(w.s, e.Hash)
@@ -145,67 +143,52 @@ func (w *snapshotWriter) walk(t *object.Tree, prefix string) error {
 				return fmt.Errorf("read tree %s (%s): %w", e.Hash, rel, err)
 			}
 			w.add(e.Hash)
-			if err := os.Mkdir(full, 0o755); err != nil {
-				return err
-			}
 			if err := w.walk(sub, rel); err != nil {
 				return err
 			}
 		case filemode.Submodule:
 			// A submodule is an empty folder in a fresh checkout.
-			if err := os.Mkdir(full, 0o755); err != nil {
-				return err
-			}
 			w.entries = append(w.entries, fileEntry{Path: rel, Mode: uint32(e.Mode), Hash: e.Hash.String()})
 		default:
-			size, err := w.writeBlob(e, rel, full)
-			if err != nil {
-				return fmt.Errorf("write %s: %w", rel, err)
+			if !w.seen[e.Hash] {
+				if err := w.storeBlob(e.Hash, rel); err != nil {
+					return fmt.Errorf("write %s: %w", rel, err)
+				}
+				w.add(e.Hash)
 			}
-			w.add(e.Hash)
-			w.entries = append(w.entries, fileEntry{Path: rel, Mode: uint32(e.Mode), Hash: e.Hash.String(), Size: size})
+			w.entries = append(w.entries, fileEntry{Path: rel, Mode: uint32(e.Mode), Hash: e.Hash.String()})
 		}
 	}
 	return nil
 }
 
-func (w *snapshotWriter) writeBlob(e object.TreeEntry, rel, full string) (int64, error) {
-	perm := os.FileMode(0o644)
-	if uint32(e.Mode)&0o111 != 0 {
-		perm = 0o755
+// storeBlob hands the blob to the writers: by hash when they decode, else
+// decoded here (streamed here when too large to hold in memory).
+func (w *snapshotWriter) storeBlob(h plumbing.Hash, rel string) error {
+	if w.pool.decodes {
+		return w.pool.decode(rel, h)
 	}
-	if w.pool.decodes && e.Mode != filemode.Symlink {
-		return 0, w.pool.decode(rel, full, e.Hash, perm) // size known when written
-	}
-	blob, err := object.GetBlob(w.s, e.Hash)
+	blob, err := object.GetBlob(w.s, h)
 	if err != nil {
-		return 0, fmt.Errorf("read blob %s: %w", e.Hash, err)
+		return fmt.Errorf("read blob %s: %w", h, err)
 	}
 	r, err := blob.Reader()
 	if err != nil {
-		return 0, err
+		return err
 	}
 	defer r.Close()
-	if e.Mode == filemode.Symlink {
-		target, err := io.ReadAll(r)
-		if err != nil {
-			return 0, err
+	if blob.Size > inlineBlobSize {
+		got, err := w.pool.stream(r, blob.Size)
+		if err == nil {
+			w.pool.record(h, got)
 		}
-		return blob.Size, os.Symlink(string(target), full)
+		return err
 	}
-	if blob.Size <= inlineBlobSize {
-		data := make([]byte, blob.Size)
-		if _, err := io.ReadFull(r, data); err != nil {
-			return 0, err
-		}
-		return blob.Size, w.pool.write(rel, full, data, perm)
+	data := make([]byte, blob.Size)
+	if _, err := io.ReadFull(r, data); err != nil {
+		return err
 	}
-	st, err := streamStamped(full, r, perm, w.pool.stamp)
-	if err != nil {
-		return 0, err
-	}
-	w.pool.record(rel, st, blob.Size)
-	return blob.Size, nil
+	return w.pool.write(rel, h, data)
 }
 
 // checkEntryName refuses tree entry names that would escape the folder or

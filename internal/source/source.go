@@ -57,11 +57,11 @@ type Tree struct {
 	Cached bool
 	// GitDir is a bare repository holding BaseCommit, its tree and blobs.
 	GitDir string
-	// Files holds the checked-out files of BaseCommit.
-	Files string
 
 	entry *entryMeta
 	dir   string
+	// blobs is the entry's blob store: the contents of BaseCommit's files.
+	blobs string
 	// req is the request that produced the tree, for fetching it again
 	// when Materialize finds the entry damaged.
 	req *Request

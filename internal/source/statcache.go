@@ -11,21 +11,21 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The stat cache of an entry's files folder lets Materialize copy a cached
-// file without reading and hashing it, as git's index lets `git status`
-// skip unchanged files. When the entry is built, every regular file is
-// dated a second in the past and its stat data (size, mtime, ctime, inode,
-// device) is recorded in statFile. Materialize trusts a file, and copies it
-// in the kernel (copy_file_range; a reflink where the file system has
-// them), only when its stat data is exactly what was recorded; any other
-// file is read and checked against its blob hash as before. Changing a file
-// changes its ctime, which no one can set back, so an edit is always seen.
-// As in git, a file dated in the same second the stat data was recorded
-// (racily clean) is hashed anyway. The stat file is only a hint: when it
-// is missing or unreadable every file is hashed.
-const statFile = "files.stat"
+// The stat data of an entry's blob store lets Materialize copy the cached
+// contents without reading and hashing them, as git's index lets `git
+// status` skip unchanged files. When the entry is built the store is dated
+// a second in the past and its stat data (size, mtime, ctime, inode,
+// device) is recorded in statFile. Materialize trusts the store, and copies
+// each file's range in the kernel (copy_file_range; a reflink where the
+// file system has them), only when its stat data is exactly what was
+// recorded; otherwise every range is read and checked against its blob
+// hash. Writing to the store changes its ctime, which no one can set back,
+// so an edit is always seen. As in git, a store dated in the same second
+// the stat data was recorded (racily clean) is hashed anyway. The stat file
+// is only a hint: when it is missing or unreadable everything is hashed.
+const statFile = "blobs.stat"
 
-// fileStat is the stat data recorded for one cached file.
+// fileStat is the stat data recorded for the store.
 type fileStat struct {
 	Size  int64  `json:"s"`
 	Mtime int64  `json:"m"` // Unix nanoseconds
@@ -34,11 +34,10 @@ type fileStat struct {
 	Dev   uint64 `json:"d"`
 }
 
-// statSnapshot is statFile: when the stat data was recorded, and the data
-// by file path (regular files only).
+// statSnapshot is statFile: when the stat data was recorded, and the data.
 type statSnapshot struct {
-	Taken time.Time           `json:"taken"`
-	Files map[string]fileStat `json:"files"`
+	Taken time.Time `json:"taken"`
+	Store fileStat  `json:"store"`
 }
 
 // statOf returns the stat data of fi, false when the system gives none.
@@ -55,20 +54,16 @@ func statOfUnix(st *unix.Stat_t) fileStat {
 	return fileStat{Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano(), Ino: st.Ino, Dev: st.Dev}
 }
 
-// unchanged is whether the cached file at path, whose stat data is now,
-// may be trusted without hashing: the recorded data is the same and was
-// not recorded in the second the file was last written.
-func (s *statSnapshot) unchanged(path string, now fileStat) bool {
-	if s == nil {
-		return false
-	}
-	rec, ok := s.Files[path]
-	return ok && now == rec && rec.Mtime < s.Taken.Truncate(time.Second).UnixNano()
+// unchanged is whether the store, whose stat data is now, may be trusted
+// without hashing: the recorded data is the same and was not recorded in
+// the second the store was last written.
+func (s *statSnapshot) unchanged(now fileStat) bool {
+	return s != nil && now == s.Store && s.Store.Mtime < s.Taken.Truncate(time.Second).UnixNano()
 }
 
-// writeStatSnapshot records the stat data of the entry's files in dir.
-func writeStatSnapshot(dir string, files map[string]fileStat) error {
-	data, err := json.Marshal(statSnapshot{Taken: time.Now(), Files: files})
+// writeStatSnapshot records the store's stat data in dir.
+func writeStatSnapshot(dir string, store fileStat) error {
+	data, err := json.Marshal(statSnapshot{Taken: time.Now(), Store: store})
 	if err != nil {
 		return err
 	}
@@ -78,7 +73,7 @@ func writeStatSnapshot(dir string, files map[string]fileStat) error {
 	return nil
 }
 
-// readStatSnapshot reads dir's stat data; nil (hash every file) when there
+// readStatSnapshot reads dir's stat data; nil (hash everything) when there
 // is none or it cannot be read.
 func readStatSnapshot(dir string) *statSnapshot {
 	data, err := os.ReadFile(filepath.Join(dir, statFile))

@@ -41,19 +41,19 @@ func TestStatCacheSparesUnchangedFiles(t *testing.T) {
 	}
 }
 
-// TestStatCacheSeesEditWithRestoredMtime: a cached file rewritten with the
-// same size and dated back to its recorded mtime still differs in ctime,
-// so it is hashed, found damaged, and the entry is fetched again.
+// TestStatCacheSeesEditWithRestoredMtime: a cached file's content rewritten
+// with the same size, the store dated back to its recorded mtime, still
+// differs in ctime, so it is hashed, found damaged, and the entry is
+// fetched again.
 func TestStatCacheSeesEditWithRestoredMtime(t *testing.T) {
 	f := newFixture(t)
 	var notes noticeLog
 	req := Request{Pin: pin(f.repo.FileURL(), "v1.0.0", f.rel), Kind: Git, CacheDir: t.TempDir(), Notice: notes.notice}
 	tree := fetch(t, req)
-	victim := filepath.Join(tree.Files, "foo.txt")
-	fi, err := os.Stat(victim)
+	fi, err := os.Stat(tree.blobs)
 	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(victim, []byte("DOT\n"), 0o644)) // same size
-	require.NoError(t, os.Chtimes(victim, fi.ModTime(), fi.ModTime()))
+	flipCached(t, tree, "foo.txt") // same size
+	require.NoError(t, os.Chtimes(tree.blobs, fi.ModTime(), fi.ModTime()))
 
 	before := hashedFiles.Load()
 	dst := filepath.Join(t.TempDir(), "work")
@@ -84,7 +84,7 @@ func TestStatCacheMissingHashesEverything(t *testing.T) {
 	}
 }
 
-// TestStatCacheRacyOrChanged: a file is trusted only when every recorded
+// TestStatCacheRacyOrChanged: the store is trusted only when every recorded
 // field matches and it was written before the second the data was
 // recorded in (racy git); otherwise it is hashed.
 func TestStatCacheRacyOrChanged(t *testing.T) {
@@ -97,11 +97,11 @@ func TestStatCacheRacyOrChanged(t *testing.T) {
 	now := st
 	mtime := time.Unix(0, st.Mtime)
 
-	later := &statSnapshot{Taken: mtime.Add(2 * time.Second), Files: map[string]fileStat{"f": st}}
-	assert.True(t, later.unchanged("f", now), "recorded seconds after the write: trusted")
+	later := &statSnapshot{Taken: mtime.Add(2 * time.Second), Store: st}
+	assert.True(t, later.unchanged(now), "recorded seconds after the write: trusted")
 
-	sameSecond := &statSnapshot{Taken: mtime.Truncate(time.Second).Add(999 * time.Millisecond), Files: map[string]fileStat{"f": st}}
-	assert.False(t, sameSecond.unchanged("f", now), "recorded in the second of the write: racily clean, hashed")
+	sameSecond := &statSnapshot{Taken: mtime.Truncate(time.Second).Add(999 * time.Millisecond), Store: st}
+	assert.False(t, sameSecond.unchanged(now), "recorded in the second of the write: racily clean, hashed")
 
 	for field, edit := range map[string]func(*fileStat){
 		"size":  func(s *fileStat) { s.Size++ },
@@ -112,11 +112,10 @@ func TestStatCacheRacyOrChanged(t *testing.T) {
 	} {
 		changed := st
 		edit(&changed)
-		snap := &statSnapshot{Taken: later.Taken, Files: map[string]fileStat{"f": changed}}
-		assert.False(t, snap.unchanged("f", now), "a different %s must be hashed", field)
+		snap := &statSnapshot{Taken: later.Taken, Store: changed}
+		assert.False(t, snap.unchanged(now), "a different %s must be hashed", field)
 	}
-	assert.False(t, later.unchanged("other", now), "a path without stat data is hashed")
-	assert.False(t, (*statSnapshot)(nil).unchanged("f", now), "no stat data at all: hashed")
+	assert.False(t, (*statSnapshot)(nil).unchanged(now), "no stat data at all: hashed")
 }
 
 // TestFetchWritesEveryBlobSize: blobs decoded by the writers, small,
