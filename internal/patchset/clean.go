@@ -1,9 +1,11 @@
 package patchset
 
 import (
+	"crypto/sha1"
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -138,11 +140,30 @@ func indexTrees(idx *index.Index) (map[string]plumbing.Hash, bool) {
 			entries = append(entries, object.TreeEntry{Name: path.Base(d), Mode: filemode.Dir, Hash: encode(d)})
 		}
 		sortTreeEntries(entries)
-		obj := &plumbing.MemoryObject{}
-		_ = (&object.Tree{Entries: entries}).Encode(obj) // a memory object does not fail
-		trees[dir] = obj.Hash()
+		trees[dir] = treeHash(entries)
 		return trees[dir]
 	}
 	encode("")
 	return trees, true
+}
+
+// treeHash is the id of the tree object with the sorted entries, as
+// object.Tree encodes it. It uses crypto/sha1, several times faster than
+// go-git's collision-detecting SHA-1: the ids are only compared with the
+// repository's own (is the index HEAD's tree?), never trusted as a pin.
+func treeHash(entries []object.TreeEntry) plumbing.Hash {
+	var body []byte
+	for _, e := range entries {
+		body = strconv.AppendUint(body, uint64(e.Mode), 8)
+		body = append(body, ' ')
+		body = append(body, e.Name...)
+		body = append(body, 0)
+		body = append(body, e.Hash[:]...)
+	}
+	h := sha1.New()
+	h.Write([]byte("tree " + strconv.Itoa(len(body)) + "\x00"))
+	h.Write(body)
+	var id plumbing.Hash
+	h.Sum(id[:0])
+	return id
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
+
+	"github.com/epp-build/epp-build/internal/gitindex"
 )
 
 // Base is the upstream tree a series applies to, as the source stage
@@ -267,8 +269,8 @@ func inspectExisting(r *recipe.Recipe, patches []*Patch, out string) (*existing,
 	if err != nil {
 		return nil, err
 	}
-	// The index is read once: go-git decodes it slowly.
-	idx, err := repo.Storer.Index()
+	// The index is read once, and not by go-git, which decodes it slowly.
+	idx, err := gitindex.Read(filepath.Join(out, ".git", "index"))
 	if err != nil {
 		done()
 		return nil, fmt.Errorf("read the git index of %s: %w", out, err)

@@ -133,11 +133,9 @@ func removeFile(dir, p string) error {
 func updateIndex(dir string, t *tree, paths []string, idx *index.Index) error {
 	idxPath := filepath.Join(dir, ".git", "index")
 	if idx == nil {
-		idx = &index.Index{Version: 2}
-		if data, err := os.ReadFile(idxPath); err == nil {
-			if err := index.NewDecoder(bytes.NewReader(data)).Decode(idx); err != nil {
-				return fmt.Errorf("read git index: %w", err)
-			}
+		var err error
+		if idx, err = gitindex.Read(idxPath); err != nil {
+			return fmt.Errorf("read git index: %w", err)
 		}
 	}
 	changed := map[string]bool{}

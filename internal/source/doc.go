@@ -8,10 +8,17 @@
 // module proxy when git cannot be reached.
 //
 // A cache entry is a folder CacheDir/upstream/<key>/ holding entry.json (what
-// the entry is, including the list of files with their blob hashes), git/ (a
-// bare repository with one pack of the commit, its trees and blobs), files/
-// (the checked-out files) and files.stat (their stat data as written). The
-// list of files is checked against the commit by rebuilding the tree hashes
-// from it, so the warm path never inflates objects; a file whose stat data is
-// unchanged is copied in the kernel, any other is hashed (statcache.go).
+// the entry is, including the list of files with their blob hashes and where
+// each one's content lies in the blob store), git/ (a bare repository with
+// one pack of the commit, its trees and blobs), blobs (the contents of the
+// commit's files, each distinct blob once, uncompressed) and blobs.stat (the
+// store's stat data as written). The list of files is checked against the
+// commit by rebuilding the tree hashes from it, so the warm path never
+// inflates objects; while the store's stat data is unchanged each file's
+// range is copied in the kernel, otherwise every range is hashed
+// (statcache.go).
+//
+// Keeping the contents in one file rather than a folder of files means the
+// tree is created once, in the work tree: on ext4 creating a file (finding
+// a free inode, locking its folder) costs far more than writing its bytes.
 package source
