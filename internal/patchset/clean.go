@@ -1,11 +1,9 @@
 package patchset
 
 import (
-	"crypto/sha1"
 	"os"
 	"path"
 	"path/filepath"
-	"strconv"
 	"syscall"
 	"time"
 
@@ -14,6 +12,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/epp-build/epp-build/internal/gitformat"
 )
 
 // cleanTracked says, as git does it, whether every tracked file matches
@@ -147,23 +147,13 @@ func indexTrees(idx *index.Index) (map[string]plumbing.Hash, bool) {
 	return trees, true
 }
 
-// treeHash is the id of the tree object with the sorted entries, as
-// object.Tree encodes it. It uses crypto/sha1, several times faster than
-// go-git's collision-detecting SHA-1: the ids are only compared with the
-// repository's own (is the index HEAD's tree?), never trusted as a pin.
+// treeHash is the id of the tree object with the sorted entries. The ids
+// are only compared with the repository's own (is the index HEAD's
+// tree?), so the faster plain SHA-1 of gitformat does.
 func treeHash(entries []object.TreeEntry) plumbing.Hash {
 	var body []byte
 	for _, e := range entries {
-		body = strconv.AppendUint(body, uint64(e.Mode), 8)
-		body = append(body, ' ')
-		body = append(body, e.Name...)
-		body = append(body, 0)
-		body = append(body, e.Hash[:]...)
+		body = gitformat.AppendTreeEntry(body, uint32(e.Mode), e.Name, e.Hash)
 	}
-	h := sha1.New()
-	h.Write([]byte("tree " + strconv.Itoa(len(body)) + "\x00"))
-	h.Write(body)
-	var id plumbing.Hash
-	h.Sum(id[:0])
-	return id
+	return gitformat.ObjectID("tree", body)
 }

@@ -9,9 +9,7 @@ import (
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -116,21 +114,4 @@ func treesOf(t *testing.T, repo *git.Repository) map[string]plumbing.Hash {
 	trees, ok := indexTrees(readIndex(t, repo))
 	require.True(t, ok)
 	return trees
-}
-
-// TestTreeHashIsGoGits: the fast tree id is the one go-git computes for
-// the same entries, for every kind of entry.
-func TestTreeHashIsGoGits(t *testing.T) {
-	h := plumbing.NewHash("3b18e512dba79e4c8300dd08aeb37f8e728b8dad")
-	for _, entries := range [][]object.TreeEntry{
-		nil,
-		{{Name: "a.go", Mode: filemode.Regular, Hash: h}},
-		{{Name: "a", Mode: filemode.Dir, Hash: h}, {Name: "a.b", Mode: filemode.Executable, Hash: h},
-			{Name: "link", Mode: filemode.Symlink, Hash: h}, {Name: "sub", Mode: filemode.Submodule, Hash: h}},
-	} {
-		sortTreeEntries(entries)
-		obj := &plumbing.MemoryObject{}
-		require.NoError(t, (&object.Tree{Entries: entries}).Encode(obj))
-		assert.Equal(t, obj.Hash(), treeHash(entries))
-	}
 }

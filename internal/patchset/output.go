@@ -14,7 +14,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 
-	"github.com/epp-build/epp-build/internal/gitindex"
+	"github.com/epp-build/epp-build/internal/gitformat"
 )
 
 // Base is the upstream tree a series applies to, as the source stage
@@ -270,7 +270,7 @@ func inspectExisting(r *recipe.Recipe, patches []*Patch, out string) (*existing,
 		return nil, err
 	}
 	// The index is read once, and not by go-git, which decodes it slowly.
-	idx, err := gitindex.Read(filepath.Join(out, ".git", "index"))
+	idx, err := gitformat.ReadIndex(filepath.Join(out, ".git", "index"))
 	if err != nil {
 		done()
 		return nil, fmt.Errorf("read the git index of %s: %w", out, err)

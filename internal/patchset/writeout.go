@@ -12,7 +12,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 
-	"github.com/epp-build/epp-build/internal/gitindex"
+	"github.com/epp-build/epp-build/internal/gitformat"
 )
 
 // seriesPaths is every path a series touched, sorted.
@@ -134,7 +134,7 @@ func updateIndex(dir string, t *tree, paths []string, idx *index.Index) error {
 	idxPath := filepath.Join(dir, ".git", "index")
 	if idx == nil {
 		var err error
-		if idx, err = gitindex.Read(idxPath); err != nil {
+		if idx, err = gitformat.ReadIndex(idxPath); err != nil {
 			return fmt.Errorf("read git index: %w", err)
 		}
 	}
@@ -163,7 +163,7 @@ func updateIndex(dir string, t *tree, paths []string, idx *index.Index) error {
 	sort.Slice(idx.Entries, func(i, j int) bool { return idx.Entries[i].Name < idx.Entries[j].Name })
 	idx.Cache = nil // the cache-tree extension would be stale
 	var buf bytes.Buffer
-	if err := gitindex.Encode(&buf, idx); err != nil {
+	if err := gitformat.EncodeIndex(&buf, idx); err != nil {
 		return fmt.Errorf("write git index: %w", err)
 	}
 	tmp := idxPath + ".epp-build-tmp"

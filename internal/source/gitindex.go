@@ -12,7 +12,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"golang.org/x/sys/unix"
 
-	"github.com/epp-build/epp-build/internal/gitindex"
+	"github.com/epp-build/epp-build/internal/gitformat"
 )
 
 // indexEntry is one work-tree path with the stat data git's index keeps.
@@ -102,7 +102,7 @@ func writeIndex(name string, entries []indexEntry) error {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	if err := gitindex.Encode(tmp, idx); err != nil {
+	if err := gitformat.EncodeIndex(tmp, idx); err != nil {
 		tmp.Close()
 		return err
 	}

@@ -1,12 +1,12 @@
 package source
 
 import (
-	"crypto/sha1"
 	"encoding/hex"
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
+
+	"github.com/epp-build/epp-build/internal/gitformat"
 )
 
 // Git tree entry modes, as numbers (git writes them in octal).
@@ -107,27 +107,13 @@ func (n *treeNode) hash(all *[][20]byte, store func([]byte)) [20]byte {
 	sort.Slice(items, func(i, j int) bool { return sortKey(items[i]) < sortKey(items[j]) })
 	var body []byte
 	for _, it := range items {
-		body = strconv.AppendUint(body, uint64(it.mode), 8)
-		body = append(body, ' ')
-		body = append(body, it.name...)
-		body = append(body, 0)
-		body = append(body, it.hash[:]...)
+		body = gitformat.AppendTreeEntry(body, it.mode, it.name, it.hash)
 	}
-	h := objectHash("tree", body)
+	h := gitformat.ObjectID("tree", body)
 	*all = append(*all, h)
 	if store != nil {
 		store(body)
 	}
-	return h
-}
-
-// objectHash is git's object id: SHA-1 of "<type> <size>\0<content>".
-func objectHash(typ string, content []byte) [20]byte {
-	d := sha1.New()
-	d.Write([]byte(typ + " " + strconv.Itoa(len(content)) + "\x00"))
-	d.Write(content)
-	var h [20]byte
-	d.Sum(h[:0])
 	return h
 }
 

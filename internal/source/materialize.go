@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/epp-build/epp-build/internal/gitformat"
 )
 
 // Materialize makes dst (which must not exist; its parent must) a complete
@@ -173,7 +175,7 @@ func (s blobSource) verified(f fileEntry, want [20]byte) ([]byte, error) {
 	if _, err := io.ReadFull(io.NewSectionReader(s, f.Offset, f.Size), data); err != nil {
 		return nil, corruptf("%s: reading %d bytes at %d of the blob store: %v", f.Path, f.Size, f.Offset, err)
 	}
-	if got := objectHash("blob", data); got != want {
+	if got := gitformat.ObjectID("blob", data); got != want {
 		return nil, corruptf("file %s has content hash %x, the tree has blob %s", f.Path, got, f.Hash)
 	}
 	return data, nil

@@ -14,6 +14,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
+
+	"github.com/epp-build/epp-build/internal/gitformat"
 )
 
 // packDir is where a git dir keeps its packs.
@@ -180,7 +182,7 @@ func verifyCommit(gitDir string, m *entryMeta, idx *idxfile.MemoryIndex, has fun
 	if obj.Type() != plumbing.CommitObject {
 		return corruptf("object %s is a %s, not a commit", m.BaseCommit, obj.Type())
 	}
-	if got := objectHash("commit", content); hex.EncodeToString(got[:]) != m.BaseCommit {
+	if got := gitformat.ObjectID("commit", content); hex.EncodeToString(got[:]) != m.BaseCommit {
 		return corruptf("commit object %s hashes to %x", m.BaseCommit, got)
 	}
 	var c object.Commit

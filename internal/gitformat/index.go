@@ -1,7 +1,4 @@
-// Package gitindex writes git index files. go-git's encoder writes each
-// field through reflection, which was the largest single cost of a
-// re-apply in place; this writes the same bytes into one buffer.
-package gitindex
+package gitformat
 
 import (
 	"crypto/sha1"
@@ -29,11 +26,11 @@ const (
 // ErrInvalidTimestamp is a time before 1970, which the index cannot hold.
 var ErrInvalidTimestamp = errors.New("negative timestamps are not allowed")
 
-// Encode writes idx to w exactly as go-git's index.Encoder does: the
+// EncodeIndex writes idx to w exactly as go-git's index.Encoder does: the
 // entries sorted by name (idx.Entries is sorted in place), no extensions,
 // the SHA-1 trailer. Versions 2 and 3 are written here; version 4 (path
 // prefix compression, which nothing here writes) goes to go-git's encoder.
-func Encode(w io.Writer, idx *index.Index) error {
+func EncodeIndex(w io.Writer, idx *index.Index) error {
 	if idx.Version != 2 && idx.Version != 3 {
 		return index.NewEncoder(w).Encode(idx)
 	}

@@ -1,4 +1,4 @@
-package gitindex
+package gitformat
 
 import (
 	"bytes"
@@ -14,9 +14,9 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 )
 
-// Read reads the index file name as go-git's repository storage does: a
+// ReadIndex reads the index file name as go-git's repository storage does: a
 // missing file is an empty version 2 index, and ModTime is the file's.
-func Read(name string) (*index.Index, error) {
+func ReadIndex(name string) (*index.Index, error) {
 	f, err := os.Open(name)
 	if errors.Is(err, os.ErrNotExist) {
 		return &index.Index{Version: 2}, nil
@@ -33,7 +33,7 @@ func Read(name string) (*index.Index, error) {
 	if _, err := io.ReadFull(f, data); err != nil {
 		return nil, fmt.Errorf("git index %s: %w", name, err)
 	}
-	idx, err := Decode(data)
+	idx, err := DecodeIndex(data)
 	if err != nil {
 		return nil, fmt.Errorf("git index %s: %w", name, err)
 	}
@@ -41,12 +41,12 @@ func Read(name string) (*index.Index, error) {
 	return idx, nil
 }
 
-// Decode parses an index into what go-git's index.Decoder makes of it.
+// DecodeIndex parses an index into what go-git's index.Decoder makes of it.
 // The common case, which epp-build writes (version 2 or 3, entries and
 // the trailer, no extensions), is parsed here in one pass; anything else
 // (version 4, extensions git added, a damaged file) goes to go-git's
 // decoder, which then also gives its errors.
-func Decode(data []byte) (*index.Index, error) {
+func DecodeIndex(data []byte) (*index.Index, error) {
 	if idx, ok := decodePlain(data); ok {
 		return idx, nil
 	}

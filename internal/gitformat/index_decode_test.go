@@ -1,4 +1,4 @@
-package gitindex
+package gitformat
 
 import (
 	"bytes"
@@ -29,7 +29,7 @@ func TestDecodeMatchesGoGit(t *testing.T) {
 		for _, n := range []int{0, 1, 9, 300} {
 			var buf bytes.Buffer
 			require.NoError(t, index.NewEncoder(&buf).Encode(randomIndex(rng, version, n)))
-			got, err := Decode(buf.Bytes())
+			got, err := DecodeIndex(buf.Bytes())
 			require.NoError(t, err)
 			assert.Equal(t, goGitDecode(t, buf.Bytes()), got, "version %d, %d entries", version, n)
 			_, plain := decodePlain(buf.Bytes())
@@ -60,14 +60,14 @@ func TestDecodeGitCLIIndex(t *testing.T) {
 	require.NotNil(t, want.Cache, "git wrote a cache-tree extension")
 	_, plain := decodePlain(data)
 	assert.False(t, plain, "an index with extensions goes to go-git")
-	got, err := Read(filepath.Join(dir, ".git", "index"))
+	got, err := ReadIndex(filepath.Join(dir, ".git", "index"))
 	require.NoError(t, err)
 	fi, err := os.Stat(filepath.Join(dir, ".git", "index"))
 	require.NoError(t, err)
 	want.ModTime = fi.ModTime()
 	assert.Equal(t, want, got)
 
-	empty, err := Read(filepath.Join(dir, "no-index"))
+	empty, err := ReadIndex(filepath.Join(dir, "no-index"))
 	require.NoError(t, err)
 	assert.Equal(t, &index.Index{Version: 2}, empty, "a missing index is an empty one, as go-git reads it")
 }
@@ -77,14 +77,14 @@ func TestDecodeGitCLIIndex(t *testing.T) {
 func TestDecodeDamaged(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var buf bytes.Buffer
-	require.NoError(t, Encode(&buf, randomIndex(rng, 2, 20)))
+	require.NoError(t, EncodeIndex(&buf, randomIndex(rng, 2, 20)))
 	good := buf.Bytes()
 	for name, damage := range map[string]func([]byte) []byte{
 		"flipped byte": func(b []byte) []byte { b[100] ^= 1; return b },
 		"truncated":    func(b []byte) []byte { return b[:len(b)/2] },
 		"signature":    func(b []byte) []byte { copy(b, "DIRX"); return b },
 	} {
-		_, err := Decode(damage(bytes.Clone(good)))
+		_, err := DecodeIndex(damage(bytes.Clone(good)))
 		assert.Error(t, err, name)
 	}
 }

@@ -1,4 +1,4 @@
-package gitindex
+package gitformat
 
 import (
 	"bytes"
@@ -58,7 +58,7 @@ func TestEncodeMatchesGoGit(t *testing.T) {
 			*theirs = *ours
 			theirs.Entries = append([]*index.Entry(nil), ours.Entries...)
 			var got, want bytes.Buffer
-			require.NoError(t, Encode(&got, ours))
+			require.NoError(t, EncodeIndex(&got, ours))
 			require.NoError(t, index.NewEncoder(&want).Encode(theirs))
 			require.Equal(t, want.Bytes(), got.Bytes(), "version %d, %d entries", version, n)
 
@@ -72,10 +72,10 @@ func TestEncodeMatchesGoGit(t *testing.T) {
 // TestEncodeRefusesTimesBefore1970 as go-git does.
 func TestEncodeRefusesTimesBefore1970(t *testing.T) {
 	idx := &index.Index{Version: 2, Entries: []*index.Entry{{Name: "a", ModifiedAt: time.Unix(-5, 0)}}}
-	assert.ErrorIs(t, Encode(&bytes.Buffer{}, idx), ErrInvalidTimestamp)
+	assert.ErrorIs(t, EncodeIndex(&bytes.Buffer{}, idx), ErrInvalidTimestamp)
 }
 
-// TestGitReadsTheIndex: the git CLI accepts what Encode writes.
+// TestGitReadsTheIndex: the git CLI accepts what EncodeIndex writes.
 func TestGitReadsTheIndex(t *testing.T) {
 	dir := t.TempDir()
 	git := func(args ...string) string {
@@ -90,7 +90,7 @@ func TestGitReadsTheIndex(t *testing.T) {
 		idx.Entries = append(idx.Entries, &index.Entry{Name: name, Hash: blob, Mode: filemode.Regular})
 	}
 	var buf bytes.Buffer
-	require.NoError(t, Encode(&buf, idx))
+	require.NoError(t, EncodeIndex(&buf, idx))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, ".git", "index"), buf.Bytes(), 0o644))
 	assert.Equal(t, "a.txt\na/b.go\nz.txt\n", git("ls-files"))
 }
