@@ -269,13 +269,25 @@ func inspectExisting(r *recipe.Recipe, patches []*Patch, out string) (*existing,
 	if err != nil {
 		return nil, err
 	}
+	// go-git opens the packs at the first object read, about a millisecond:
+	// do it (reading the commit the clean check reads first) while the
+	// index is read and hashed, which does not touch the repository.
+	opened := make(chan struct{})
+	go func() {
+		defer close(opened)
+		_, _ = repo.CommitObject(plumbing.NewHash(rec.Head))
+	}()
 	// The index is read once, and not by go-git, which decodes it slowly.
 	idx, err := gitformat.ReadIndex(filepath.Join(out, ".git", "index"))
+	var trees map[string]plumbing.Hash
+	if err == nil {
+		trees, _ = indexTrees(idx) // nil for an index in conflict
+	}
+	<-opened
 	if err != nil {
 		done()
 		return nil, fmt.Errorf("read the git index of %s: %w", out, err)
 	}
-	trees, _ := indexTrees(idx) // nil for an index in conflict
 	local, err := inspectLocal(repo, idx, trees, out, rec)
 	if err != nil {
 		done()
