@@ -118,10 +118,10 @@ func TestStatCacheRacyOrChanged(t *testing.T) {
 	assert.False(t, (*statSnapshot)(nil).unchanged(now), "no stat data at all: hashed")
 }
 
-// TestFetchWritesEveryBlobSize: blobs decoded by the writers, small,
-// empty and larger than what they hold in memory (streamed), land with the
-// right content, size and mode, and all of them are trusted on the next
-// copy.
+// TestFetchWritesEveryBlobSize: blobs small, empty and larger than what
+// the writers hold in memory (streamed), decoded by the writers or by the
+// walk, land with the right content, size and mode, and all of them are
+// trusted on the next copy.
 func TestFetchWritesEveryBlobSize(t *testing.T) {
 	r := gitfixture.New(t)
 	big := make([]byte, inlineBlobSize+12345)
@@ -133,18 +133,25 @@ func TestFetchWritesEveryBlobSize(t *testing.T) {
 	r.WriteExec(t, "run.sh", "#!/bin/sh\n")
 	commit := r.Commit(t, "sizes", map[string]string{"small.txt": "small\n"})
 	r.Tag(t, "v1", commit, true)
-	tree := fetch(t, Request{Pin: pin(r.FileURL(), "v1", commit), Kind: Git, CacheDir: t.TempDir()})
-	sizes := map[string]int64{}
-	for _, f := range tree.entry.Files {
-		sizes[f.Path] = f.Size
+	// A git fetch has the writers decode the blobs; a local repository has
+	// them decoded (and the large one streamed) by the walk.
+	for _, req := range []Request{
+		{Pin: pin(r.FileURL(), "v1", commit), Kind: Git, CacheDir: t.TempDir()},
+		{Pin: pin("", "v1", commit), Kind: Path, Upstream: r.Dir, CacheDir: t.TempDir()},
+	} {
+		tree := fetch(t, req)
+		sizes := map[string]int64{}
+		for _, f := range tree.entry.Files {
+			sizes[f.Path] = f.Size
+		}
+		assert.Equal(t, map[string]int64{"data/big.bin": int64(len(big)), "data/empty": 0, "run.sh": 10, "small.txt": 6}, sizes, req.Kind)
+		before := hashedFiles.Load()
+		dst := filepath.Join(t.TempDir(), "work")
+		require.NoError(t, tree.Materialize(context.Background(), dst))
+		assert.Zero(t, hashedFiles.Load()-before, req.Kind)
+		requireWorkTree(t, dst, commit, r, commit)
+		got, err := os.ReadFile(filepath.Join(dst, "data", "big.bin"))
+		require.NoError(t, err)
+		assert.Equal(t, big, got, req.Kind)
 	}
-	assert.Equal(t, map[string]int64{"data/big.bin": int64(len(big)), "data/empty": 0, "run.sh": 10, "small.txt": 6}, sizes)
-	before := hashedFiles.Load()
-	dst := filepath.Join(t.TempDir(), "work")
-	require.NoError(t, tree.Materialize(context.Background(), dst))
-	assert.Zero(t, hashedFiles.Load()-before)
-	requireWorkTree(t, dst, commit, r, commit)
-	got, err := os.ReadFile(filepath.Join(dst, "data", "big.bin"))
-	require.NoError(t, err)
-	assert.Equal(t, big, got)
 }
