@@ -4,7 +4,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/go-git/go-git/v5"
@@ -17,14 +16,26 @@ import (
 )
 
 // cleanTracked says, as git does it, whether every tracked file matches
-// the index and the index matches HEAD: a file whose stat data agrees with
-// its index entry (and is older than the index) is not read; any other is
-// hashed. It answers false whenever it is unsure; the caller then asks the
-// full (slower) status for the names. go-git's status reads every
-// directory and tree object, which was most of a re-apply's time.
+// the index and the index matches HEAD (see scanWorkTree). It answers
+// false whenever it is unsure; the caller then asks the full (slower)
+// status for the names. go-git's status reads every directory and tree
+// object, which was most of a re-apply's time.
 //
 // trees are the index's folder hashes (indexTrees); nil means unknown.
 func cleanTracked(repo *git.Repository, idx *index.Index, trees map[string]plumbing.Hash, dir string) bool {
+	if !indexIsHead(repo, trees) {
+		return false
+	}
+	written, err := indexWritten(dir)
+	if err != nil {
+		return false
+	}
+	scan, err := scanWorkTree(dir, idx, written)
+	return err == nil && scan.tracked
+}
+
+// indexIsHead is whether the index's root tree (trees[""]) is HEAD's.
+func indexIsHead(repo *git.Repository, trees map[string]plumbing.Hash) bool {
 	if trees == nil {
 		return false
 	}
@@ -33,79 +44,16 @@ func cleanTracked(repo *git.Repository, idx *index.Index, trees map[string]plumb
 		return false
 	}
 	c, err := repo.CommitObject(head.Hash())
-	if err != nil {
-		return false
-	}
-	if trees[""] != c.TreeHash {
-		return false
-	}
+	return err == nil && trees[""] == c.TreeHash
+}
+
+// indexWritten is when dir's git index was last written.
+func indexWritten(dir string) (time.Time, error) {
 	fi, err := os.Stat(filepath.Join(dir, ".git", "index"))
 	if err != nil {
-		return false
+		return time.Time{}, err
 	}
-	written := fi.ModTime()
-	for _, e := range idx.Entries {
-		if !fileMatches(dir, e, written) {
-			return false
-		}
-	}
-	return true
-}
-
-// fileMatches is whether the work tree file of e holds e's blob and mode.
-func fileMatches(dir string, e *index.Entry, indexWritten time.Time) bool {
-	if e.Stage != normalStage || e.SkipWorktree || e.IntentToAdd {
-		return false
-	}
-	full := filepath.Join(dir, filepath.FromSlash(e.Name))
-	fi, err := os.Lstat(full)
-	if err != nil {
-		return false
-	}
-	var mode filemode.FileMode
-	switch {
-	case fi.Mode()&os.ModeSymlink != 0:
-		mode = filemode.Symlink
-	case fi.Mode().IsRegular() && fi.Mode()&0o111 != 0:
-		mode = filemode.Executable
-	case fi.Mode().IsRegular():
-		mode = filemode.Regular
-	default:
-		return false
-	}
-	if mode != e.Mode {
-		return false
-	}
-	if statMatches(fi, e, indexWritten) {
-		return true
-	}
-	var data []byte
-	if mode == filemode.Symlink {
-		target, err := os.Readlink(full)
-		if err != nil {
-			return false
-		}
-		data = []byte(target)
-	} else if data, err = os.ReadFile(full); err != nil {
-		return false
-	}
-	return plumbing.ComputeHash(plumbing.BlobObject, data) == e.Hash
-}
-
-// statMatches is whether the file's stat data is what the index recorded
-// for it (size, mtime, ctime, inode, owner), so that its content need not
-// be read. Any edit changes the ctime, which cannot be set back. As in
-// git, a file written in the second the index was written may have
-// changed after its stat data was taken (racily clean), so it is hashed.
-func statMatches(fi os.FileInfo, e *index.Entry, indexWritten time.Time) bool {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return false
-	}
-	return uint32(fi.Size()) == e.Size && fi.ModTime().Equal(e.ModifiedAt) &&
-		time.Unix(st.Ctim.Unix()).Equal(e.CreatedAt) &&
-		uint32(st.Ino) == e.Inode && st.Uid == e.UID && st.Gid == e.GID &&
-		fi.ModTime().Before(indexWritten.Truncate(time.Second))
+	return fi.ModTime(), nil
 }
 
 // normalStage is the stage of an entry without a conflict. (go-git's

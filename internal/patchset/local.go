@@ -2,9 +2,6 @@ package patchset
 
 import (
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"unicode"
@@ -131,20 +128,26 @@ func BackupPattern(dir string) string { return dir + ".epp-build-backup-<time>" 
 // inspectLocal lists what the work tree dir holds beyond what rec says
 // apply made there.
 func inspectLocal(repo *git.Repository, idx *index.Index, trees map[string]plumbing.Hash, dir string, rec *Record) (*LocalChanges, error) {
-	l := &LocalChanges{}
-	// The walk for untracked files needs only the index and the file
-	// system, so it runs beside the checks that read the repository.
-	var g errgroup.Group
+	written, err := indexWritten(dir)
+	if err != nil {
+		return nil, fmt.Errorf("status of %s: %w", dir, err)
+	}
+	// The walk needs only the index and the file system, so it runs beside
+	// the checks that read the repository.
+	var (
+		g      errgroup.Group
+		scan   *workTreeScan
+		isHead bool
+		l      = &LocalChanges{}
+	)
 	g.Go(func() (err error) {
-		if l.Untracked, err = untrackedFiles(idx, dir); err != nil {
+		if scan, err = scanWorkTree(dir, idx, written); err != nil {
 			return fmt.Errorf("status of %s: %w", dir, err)
 		}
 		return nil
 	})
 	g.Go(func() (err error) {
-		if l.Modified, err = changedTracked(repo, idx, trees, dir); err != nil {
-			return fmt.Errorf("status of %s: %w", dir, err)
-		}
+		isHead = indexIsHead(repo, trees)
 		if l.Commits, err = foreignCommits(repo, rec); err != nil {
 			return fmt.Errorf("history of %s: %w", dir, err)
 		}
@@ -153,15 +156,18 @@ func inspectLocal(repo *git.Repository, idx *index.Index, trees map[string]plumb
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
+	l.Untracked = scan.untracked
+	if !isHead || !scan.tracked {
+		if l.Modified, err = changedTracked(repo); err != nil {
+			return nil, fmt.Errorf("status of %s: %w", dir, err)
+		}
+	}
 	return l, nil
 }
 
-// changedTracked lists tracked paths whose index or work tree content
-// differs from HEAD.
-func changedTracked(repo *git.Repository, idx *index.Index, trees map[string]plumbing.Hash, dir string) ([]string, error) {
-	if cleanTracked(repo, idx, trees, dir) {
-		return nil, nil
-	}
+// changedTracked lists, from git's full status, the tracked paths whose
+// index or work tree content differs from HEAD.
+func changedTracked(repo *git.Repository) ([]string, error) {
 	wt, err := repo.Worktree()
 	if err != nil {
 		return nil, err
@@ -179,43 +185,6 @@ func changedTracked(repo *git.Repository, idx *index.Index, trees map[string]plu
 	}
 	sort.Strings(out)
 	return out, nil
-}
-
-// untrackedFiles walks the tree for files the index does not hold. Unlike
-// git status it includes ignored files: they were not made by apply
-// either, and a replaced tree would lose them.
-func untrackedFiles(idx *index.Index, dir string) ([]string, error) {
-	tracked := make(map[string]bool, len(idx.Entries))
-	for _, e := range idx.Entries {
-		tracked[e.Name] = true
-	}
-	var out []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if p == dir {
-			return nil
-		}
-		rel := filepath.ToSlash(p[len(dir)+1:])
-		if d.IsDir() {
-			if rel == ".git" {
-				return filepath.SkipDir
-			}
-			if _, err := os.Lstat(filepath.Join(p, ".git")); err == nil {
-				// A nested repository is one thing to keep.
-				out = append(out, rel+"/")
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !tracked[rel] {
-			out = append(out, rel)
-		}
-		return nil
-	})
-	sort.Strings(out)
-	return out, err
 }
 
 // foreignCommits walks every ref back to a commit apply made (or the
