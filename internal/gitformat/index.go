@@ -3,7 +3,6 @@ package gitformat
 import (
 	"crypto/sha1"
 	"encoding/binary"
-	"errors"
 	"io"
 	"sort"
 	"time"
@@ -23,8 +22,9 @@ const (
 	trailerLength = sha1.Size
 )
 
-// ErrInvalidTimestamp is a time before 1970, which the index cannot hold.
-var ErrInvalidTimestamp = errors.New("negative timestamps are not allowed")
+// ErrInvalidTimestamp is a time before 1970, which the index cannot hold:
+// go-git's own error, so callers can test for either.
+var ErrInvalidTimestamp = index.ErrInvalidTimestamp
 
 // EncodeIndex writes idx to w exactly as go-git's index.Encoder does: the
 // entries sorted by name (idx.Entries is sorted in place), no extensions,

@@ -57,9 +57,6 @@ func DecodeIndex(data []byte) (*index.Index, error) {
 	return idx, nil
 }
 
-// errNotPlain sends an index decodePlain does not take to go-git.
-var errNotPlain = errors.New("not a plain version 2 or 3 index")
-
 // decodePlain parses an index of entries only; false when it is
 // anything else.
 func decodePlain(data []byte) (*index.Index, bool) {
@@ -84,8 +81,8 @@ func decodePlain(data []byte) (*index.Index, bool) {
 	}
 	at := 12
 	for range count {
-		e, next, err := readEntry(body, at)
-		if err != nil {
+		e, next, ok := readEntry(body, at)
+		if !ok {
 			return nil, false
 		}
 		idx.Entries = append(idx.Entries, e)
@@ -98,10 +95,10 @@ func decodePlain(data []byte) (*index.Index, bool) {
 }
 
 // readEntry parses the entry at body[at:] and returns it with the offset
-// of the next one.
-func readEntry(body []byte, at int) (*index.Entry, int, error) {
+// of the next one; false when the bytes are not a whole entry.
+func readEntry(body []byte, at int) (*index.Entry, int, bool) {
 	if len(body)-at < entryHeader {
-		return nil, 0, errNotPlain
+		return nil, 0, false
 	}
 	u32 := func(i int) uint32 { return binary.BigEndian.Uint32(body[at+4*i:]) }
 	e := &index.Entry{Dev: u32(4), Inode: u32(5), Mode: filemode.FileMode(u32(6)), UID: u32(7), GID: u32(8), Size: u32(9)}
@@ -117,7 +114,7 @@ func readEntry(body []byte, at int) (*index.Entry, int, error) {
 	read := entryHeader
 	if flags&extendedFlag != 0 {
 		if len(body)-at < entryHeader+2 {
-			return nil, 0, errNotPlain
+			return nil, 0, false
 		}
 		extended := binary.BigEndian.Uint16(body[at+entryHeader:])
 		e.IntentToAdd = extended&intentToAdd != 0
@@ -129,17 +126,17 @@ func readEntry(body []byte, at int) (*index.Entry, int, error) {
 	if nameLen == nameMask {
 		end := bytes.IndexByte(body[nameAt:], 0)
 		if end < 0 {
-			return nil, 0, errNotPlain
+			return nil, 0, false
 		}
 		nameLen = end
 	}
 	if len(body)-nameAt < nameLen {
-		return nil, 0, errNotPlain
+		return nil, 0, false
 	}
 	e.Name = string(body[nameAt : nameAt+nameLen])
 	next := at + read + nameLen + maxPadding - (read+nameLen)%maxPadding
 	if next > len(body) {
-		return nil, 0, errNotPlain
+		return nil, 0, false
 	}
-	return e, next, nil
+	return e, next, true
 }

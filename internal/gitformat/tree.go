@@ -18,9 +18,10 @@ func AppendTreeEntry(body []byte, mode uint32, name string, id [20]byte) []byte 
 }
 
 // ObjectID is git's object id: the SHA-1 of "<kind> <size>\0<content>".
-// It uses crypto/sha1, not go-git's collision-detecting SHA-1: the ids it
-// makes are compared with ids computed from the same content, never
-// trusted on their own.
+// It uses crypto/sha1, not go-git's collision-detecting SHA-1: it checks
+// content against ids that are already established (a fetch indexes its
+// pack with collision detection) or compares two ids of the same
+// repository; it never vouches for new content on its own.
 func ObjectID(kind string, content []byte) [20]byte {
 	d := sha1.New()
 	d.Write([]byte(kind + " " + strconv.Itoa(len(content)) + "\x00"))

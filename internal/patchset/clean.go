@@ -15,26 +15,13 @@ import (
 	"github.com/epp-build/epp-build/internal/gitformat"
 )
 
-// cleanTracked says, as git does it, whether every tracked file matches
-// the index and the index matches HEAD (see scanWorkTree). It answers
-// false whenever it is unsure; the caller then asks the full (slower)
-// status for the names. go-git's status reads every directory and tree
+// indexIsHead is half of the clean check inspectLocal makes (the other
+// half is scanWorkTree's): whether the index's root tree (trees[""]) is
+// HEAD's. When either half is unsure the caller asks the full (slower)
+// status for the names; go-git's status reads every directory and tree
 // object, which was most of a re-apply's time.
 //
 // trees are the index's folder hashes (indexTrees); nil means unknown.
-func cleanTracked(repo *git.Repository, idx *index.Index, trees map[string]plumbing.Hash, dir string) bool {
-	if !indexIsHead(repo, trees) {
-		return false
-	}
-	written, err := indexWritten(dir)
-	if err != nil {
-		return false
-	}
-	scan, err := scanWorkTree(dir, idx, written)
-	return err == nil && scan.tracked
-}
-
-// indexIsHead is whether the index's root tree (trees[""]) is HEAD's.
 func indexIsHead(repo *git.Repository, trees map[string]plumbing.Hash) bool {
 	if trees == nil {
 		return false

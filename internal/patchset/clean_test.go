@@ -115,3 +115,17 @@ func treesOf(t *testing.T, repo *git.Repository) map[string]plumbing.Hash {
 	require.True(t, ok)
 	return trees
 }
+
+// cleanTracked is the clean check inspectLocal makes, on its own: the
+// index is HEAD's and every tracked file matches it.
+func cleanTracked(repo *git.Repository, idx *index.Index, trees map[string]plumbing.Hash, dir string) bool {
+	if !indexIsHead(repo, trees) {
+		return false
+	}
+	written, err := indexWritten(dir)
+	if err != nil {
+		return false
+	}
+	scan, err := scanWorkTree(dir, idx, written)
+	return err == nil && scan.tracked
+}

@@ -252,23 +252,21 @@ func copyRange(in int, off int64, out int, size int64) error {
 // copyByReading is copyRange where the kernel cannot copy between the two
 // files.
 func copyByReading(in int, off int64, out int, size int64) error {
-	buf := make([]byte, min(size, 1<<20))
-	for size > 0 {
-		n, err := unix.Pread(in, buf[:min(int64(len(buf)), size)], off)
-		switch {
-		case err == unix.EINTR:
-			continue
-		case err != nil:
-			return err
-		case n == 0:
-			return io.ErrUnexpectedEOF
-		}
-		if err := writeAll(out, buf[:n]); err != nil {
-			return err
-		}
-		off, size = off+int64(n), size-int64(n)
+	n, err := io.CopyBuffer(fdWriter(out), io.NewSectionReader(blobSource{fd: in}, off, size), make([]byte, min(size, 1<<20)))
+	if err == nil && n < size {
+		err = io.ErrUnexpectedEOF
 	}
-	return nil
+	return err
+}
+
+// fdWriter writes to a raw descriptor.
+type fdWriter int
+
+func (w fdWriter) Write(p []byte) (int, error) {
+	if err := writeAll(int(w), p); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // writeAll writes data to a raw descriptor.
@@ -359,14 +357,8 @@ func (t *Tree) linkPack(gitDir string) error {
 	return nil
 }
 
-// copyWorkersOverride is set by benchmarks to compare parallelism levels.
-var copyWorkersOverride int
-
 // copyWorkers is how many files are copied at once: file creation waits on
 // the file system more than on the CPU, so a few more than the CPUs.
 func copyWorkers() int {
-	if copyWorkersOverride > 0 {
-		return copyWorkersOverride
-	}
 	return min(max(2*runtime.GOMAXPROCS(0), 4), 16)
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -40,16 +39,7 @@ type statSnapshot struct {
 	Store fileStat  `json:"store"`
 }
 
-// statOf returns the stat data of fi, false when the system gives none.
-func statOf(fi os.FileInfo) (fileStat, bool) {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return fileStat{}, false
-	}
-	return fileStat{Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano(), Ino: st.Ino, Dev: st.Dev}, true
-}
-
-// statOfUnix is statOf for a raw fstat result.
+// statOfUnix is the stat data of a raw fstat result.
 func statOfUnix(st *unix.Stat_t) fileStat {
 	return fileStat{Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano(), Ino: st.Ino, Dev: st.Dev}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
 	"github.com/epp-build/epp-build/internal/testutil/gitfixture"
 )
@@ -90,10 +91,9 @@ func TestStatCacheMissingHashesEverything(t *testing.T) {
 func TestStatCacheRacyOrChanged(t *testing.T) {
 	name := filepath.Join(t.TempDir(), "f")
 	require.NoError(t, os.WriteFile(name, []byte("content\n"), 0o644))
-	fi, err := os.Stat(name)
-	require.NoError(t, err)
-	st, ok := statOf(fi)
-	require.True(t, ok)
+	var raw unix.Stat_t
+	require.NoError(t, unix.Stat(name, &raw))
+	st := statOfUnix(&raw)
 	now := st
 	mtime := time.Unix(0, st.Mtime)
 
