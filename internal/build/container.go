@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/epp-build/epp-build/internal/capi"
+	"github.com/epp-build/epp-build/internal/filetree"
 	"github.com/epp-build/epp-build/internal/image"
 	"github.com/epp-build/epp-build/internal/report"
 )
@@ -37,7 +38,7 @@ func buildInSolve(ctx context.Context, m modeInput) (*built, error) {
 	// The context: the tree's copy in src/, the Dockerfile and the C API
 	// build script; the C API workspace is a second, named context.
 	src := filepath.Join(m.work, "src")
-	if err := copyTree(m.in.TreeDir, src); err != nil {
+	if err := filetree.Copy(m.in.TreeDir, src, ".git"); err != nil {
 		return nil, fmt.Errorf("copy %s for the build: %w", m.in.TreeDir, err)
 	}
 	_ = os.RemoveAll(filepath.Join(m.work, "host"))

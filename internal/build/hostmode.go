@@ -11,6 +11,7 @@ import (
 
 	"github.com/epp-build/epp-build/internal/capi"
 	"github.com/epp-build/epp-build/internal/compile"
+	"github.com/epp-build/epp-build/internal/filetree"
 	"github.com/epp-build/epp-build/internal/image"
 	"github.com/epp-build/epp-build/internal/report"
 )
@@ -41,7 +42,7 @@ func buildOnHost(ctx context.Context, m modeInput) (*built, error) {
 	// Build copy of the tree with the libraries staged next to the binding.
 	t0 = time.Now()
 	src := filepath.Join(m.work, "src")
-	if err := copyTree(m.in.TreeDir, src); err != nil {
+	if err := filetree.Copy(m.in.TreeDir, src, ".git"); err != nil {
 		return nil, fmt.Errorf("copy %s for the build: %w", m.in.TreeDir, err)
 	}
 	bindingDir, err := capi.FindBindingDir(src, bindingHeader(p.generation))

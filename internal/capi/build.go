@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/epp-build/epp-build/internal/filetree"
 	"github.com/gofrs/flock"
 	"golang.org/x/sync/errgroup"
 )
@@ -209,10 +210,10 @@ func writeEntry(dir, lib, libName, header string) error {
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
 		return err
 	}
-	if err := copyFile(lib, filepath.Join(tmp, libName)); err != nil {
+	if err := filetree.CopyFile(lib, filepath.Join(tmp, libName), 0); err != nil {
 		return err
 	}
-	if err := copyFile(header, filepath.Join(tmp, filepath.Base(header))); err != nil {
+	if err := filetree.CopyFile(header, filepath.Join(tmp, filepath.Base(header)), 0); err != nil {
 		return err
 	}
 	data, _ := json.Marshal(meta{Header: filepath.Base(header)})
@@ -224,28 +225,4 @@ func writeEntry(dir, lib, libName, header string) error {
 		return fmt.Errorf("C API cache entry %s: %w", dir, err)
 	}
 	return nil
-}
-
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	st, err := in.Stat()
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
-	}
-	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, st.Mode().Perm()|0o200)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return fmt.Errorf("copy %s to %s: %w", src, dst, err)
-	}
-	return out.Close()
 }

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/epp-build/epp-build/internal/filetree"
 )
 
 // FindBindingDir finds the folder of the cgo binding inside a source tree:
@@ -61,12 +63,12 @@ func Stage(res *Result, bindingDir, bindingHeader, library string) ([]Feature, e
 		return nil, err
 	}
 	for _, a := range res.Artifacts {
-		if err := copyFile(a.Library, filepath.Join(bindingDir, "lib", a.Target.GOARCH, "lib"+library+".a")); err != nil {
+		if err := filetree.CopyFile(a.Library, filepath.Join(bindingDir, "lib", a.Target.GOARCH, "lib"+library+".a"), 0); err != nil {
 			return nil, fmt.Errorf("stage C API for %s: %w", a.Target.Platform, err)
 		}
 	}
 	h := res.Artifacts[0].Header
-	if err := copyFile(h, filepath.Join(bindingDir, "include", filepath.Base(h))); err != nil {
+	if err := filetree.CopyFile(h, filepath.Join(bindingDir, "include", filepath.Base(h)), 0); err != nil {
 		return nil, fmt.Errorf("stage C API header: %w", err)
 	}
 	return features, nil

@@ -5,13 +5,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"sort"
 	"strings"
+
+	"github.com/epp-build/epp-build/internal/filetree"
 )
 
 // Go does not cache linked executables, and a static external link per
@@ -60,70 +58,18 @@ func toolVersion(ctx context.Context, environ []string, name string, args ...str
 	return strings.TrimSpace(string(out)), nil
 }
 
-// treeHash hashes the Go module tree: paths, exec bits and contents.
+// treeHash fingerprints the Go module tree. Its files are hashed in path
+// order, the order the cache's keys have always been made in.
 func treeHash(dir string) (string, error) {
-	var files []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && p != dir && d.Name() == ".git" {
-			return filepath.SkipDir
-		}
-		if d.Type().IsRegular() || d.Type()&fs.ModeSymlink != 0 {
-			files = append(files, p)
-		}
-		return nil
-	})
-	if err != nil {
-		return "", err
-	}
-	sort.Strings(files)
-	h := sha256.New()
-	for _, p := range files {
-		rel, _ := filepath.Rel(dir, p)
-		st, err := os.Lstat(p)
-		if err != nil {
-			return "", err
-		}
-		if st.Mode()&fs.ModeSymlink != 0 {
-			target, _ := os.Readlink(p)
-			fmt.Fprintf(h, "L %q %q\n", rel, target)
-			continue
-		}
-		fmt.Fprintf(h, "F %q %d %t\n", rel, st.Size(), st.Mode()&0o111 != 0)
-		f, err := os.Open(p)
-		if err != nil {
-			return "", err
-		}
-		_, err = io.Copy(h, f)
-		f.Close()
-		if err != nil {
-			return "", err
-		}
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return filetree.Hash(dir, filetree.HashOptions{Skip: []string{".git"}, PathOrder: true})
 }
 
+// copyExecutable writes through a temporary name, so a concurrent build
+// never runs half a binary and a binary that is running is replaced, not
+// rewritten under it.
 func copyExecutable(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
-	}
 	tmp := dst + ".tmp"
-	out, err := os.OpenFile(tmp, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	if err := out.Close(); err != nil {
+	if err := filetree.CopyFile(src, tmp, 0o755); err != nil {
 		return err
 	}
 	return os.Rename(tmp, dst)
