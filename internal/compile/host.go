@@ -1,6 +1,8 @@
 // Package compile cross-compiles the EPP binary for each target platform on
-// this machine (cgo with the target's C compiler and static library), and
-// writes the Dockerfile for the in-container alternative.
+// this machine (cgo with the target's C compiler and static library) and
+// caches the linked binaries. It writes no Dockerfile: internal/image makes
+// both the one that packs these binaries and the one of the in-container
+// alternative, which compiles inside the BuildKit solve instead of here.
 package compile
 
 import (

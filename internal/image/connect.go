@@ -1,6 +1,10 @@
-// Package image assembles the multi-platform EPP image in one BuildKit
-// solve, pushes it by digest, verifies the pushed index, smoke-runs the
-// entrypoint per platform and only then tags it.
+// Package image holds the BuildKit and registry steps of an EPP image
+// build: the Dockerfiles, the solve that pushes a multi-platform index by
+// digest (one solve on one node, or one per node joined by AssembleIndex),
+// verification of what was pushed, the smoke run and the tag. Each step is
+// a function of its own because the order is the caller's (internal/build):
+// push by digest, verify, attach and check the attestations, smoke, and
+// only then tag, so a tag never names an image that failed a check.
 package image
 
 import (
