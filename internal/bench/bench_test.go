@@ -45,7 +45,7 @@ func newFixture(b *testing.B, patches int) *fixture {
 
 	// Commit the series in a scratch clone and format it.
 	work := filepath.Join(b.TempDir(), "work")
-	git(b, "", "clone", "-q", repo.Dir, work)
+	gitfixture.Git(b, "", "clone", "-q", repo.Dir, work)
 	for i := 0; i < patches; i++ {
 		name := filepath.Join(work, fmt.Sprintf("pkg/area%02d/sub%d/file%04d.go", i%37, i%5, i%986))
 		data, err := os.ReadFile(name)
@@ -57,13 +57,13 @@ func newFixture(b *testing.B, patches int) *fixture {
 		if err := os.WriteFile(name, []byte(strings.Join(lines, "")), 0o644); err != nil {
 			b.Fatal(err)
 		}
-		git(b, work, "commit", "-q", "-am", fmt.Sprintf("Change %d", i))
+		gitfixture.Git(b, work, "commit", "-q", "-am", fmt.Sprintf("Change %d", i))
 	}
 	f.recipe = filepath.Join(b.TempDir(), "v1.0.0")
 	if err := os.MkdirAll(f.recipe, 0o755); err != nil {
 		b.Fatal(err)
 	}
-	git(b, work, "format-patch", "-q", "--zero-commit", "--no-signature", "--full-index", "-o", f.recipe, f.commit+"..HEAD")
+	gitfixture.Git(b, work, "format-patch", "-q", "--zero-commit", "--no-signature", "--full-index", "-o", f.recipe, f.commit+"..HEAD")
 	names, _ := filepath.Glob(filepath.Join(f.recipe, "*.patch"))
 	f.patchFiles = names
 	var list strings.Builder
@@ -78,16 +78,6 @@ func newFixture(b *testing.B, patches int) *fixture {
 		b.Fatal(err)
 	}
 	return f
-}
-
-func git(b testing.TB, dir string, args ...string) {
-	b.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = gitfixture.Env()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		b.Fatalf("git %v: %v\n%s", args, err, out)
-	}
 }
 
 // timed runs a command and returns its wall time and peak RSS in MB.
@@ -190,7 +180,7 @@ func BenchmarkWarmApply(b *testing.B) {
 	eppApply(b, f, cache, prime)
 	// The floor copies the work tree apply made, without its .git.
 	tree := filepath.Join(b.TempDir(), "tree")
-	git(b, "", "-C", prime, "checkout-index", "--all", "--prefix", tree+"/")
+	gitfixture.Git(b, "", "-C", prime, "checkout-index", "--all", "--prefix", tree+"/")
 	var ours, theirs, floor time.Duration
 	var peak float64
 	for i := 0; i < b.N; i++ {
@@ -222,7 +212,7 @@ func BenchmarkSeries500(b *testing.B) {
 		d, _ := eppApply(b, f, cache, filepath.Join(tmp, "epp"))
 		ours += d
 		clone := filepath.Join(tmp, "git")
-		git(b, "", "clone", "-q", "--depth", "1", "--branch", gitfixture.LargeTag, f.url, clone)
+		gitfixture.Git(b, "", "clone", "-q", "--depth", "1", "--branch", gitfixture.LargeTag, f.url, clone)
 		da, _ := timed(b, nil, "git", append([]string{"-C", clone, "am", "-q"}, f.patchFiles...)...)
 		theirs += da
 	}

@@ -7,10 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 
@@ -56,7 +54,7 @@ func BenchmarkLargeHunkMemory(b *testing.B) {
 		tmp := b.TempDir()
 		ours = max(ours, eppPath(largeHunk.recipe, filepath.Join(tmp, "epp")))
 		b.StopTimer()
-		git(b, "", "clone", "-q", largeHunk.repo, filepath.Join(tmp, "git"))
+		gitfixture.Git(b, "", "clone", "-q", largeHunk.repo, filepath.Join(tmp, "git"))
 		b.StartTimer()
 		_, rss := timed(b, nil, "git", "-C", filepath.Join(tmp, "git"), "apply", largeHunk.patch)
 		theirs = max(theirs, rss)
@@ -86,10 +84,10 @@ func makeLargeHunk(b *testing.B, dir string, mb int) {
 		fail(err)
 		return
 	}
-	git(b, repo, "init", "-q", "-b", "main")
-	git(b, repo, "add", "big.txt")
-	git(b, repo, "commit", "-q", "-m", "upstream")
-	git(b, repo, "tag", "v1")
+	gitfixture.Git(b, repo, "init", "-q", "-b", "main")
+	gitfixture.Git(b, repo, "add", "big.txt")
+	gitfixture.Git(b, repo, "commit", "-q", "-m", "upstream")
+	gitfixture.Git(b, repo, "tag", "v1")
 	newID, err := blobID(lines, func(i int) string { return line("new", i) })
 	if err != nil {
 		fail(err)
@@ -130,7 +128,7 @@ func makeLargeHunk(b *testing.B, dir string, mb int) {
 		fail(err)
 		return
 	}
-	commit := gitOutput(b, repo, "rev-parse", "HEAD")
+	commit := gitfixture.Git(b, repo, "rev-parse", "HEAD")
 	pin := fmt.Sprintf("upstream:\n  repository: https://example.invalid/upstream.git\n  ref: v1\n  commit: %s\n", commit)
 	for name, list := range map[string]string{"v1.0.0": "  - " + filepath.Base(patch) + "\n", "empty": "  []\n"} {
 		d := filepath.Join(dir, name)
@@ -181,16 +179,4 @@ func blobID(n int, line func(int) string) (string, error) {
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-func gitOutput(b testing.TB, dir string, args ...string) string {
-	b.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = gitfixture.Env()
-	out, err := cmd.Output()
-	if err != nil {
-		b.Fatalf("git %v: %v", args, err)
-	}
-	return strings.TrimSpace(string(out))
 }

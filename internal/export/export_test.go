@@ -12,21 +12,16 @@ import (
 	"testing"
 
 	"github.com/epp-build/epp-build/internal/patchset"
+	"github.com/epp-build/epp-build/internal/testutil/gitfixture"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-func gitRun(t testing.TB, dir string, args ...string) string {
+// commit commits what is staged in dir as one author in a zone other than
+// UTC, so the tests show that export writes each commit's Date as git does.
+func commit(t testing.TB, dir, msg string) {
 	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(),
-		"GIT_AUTHOR_NAME=Ada Author", "GIT_AUTHOR_EMAIL=ada@example.com", "GIT_AUTHOR_DATE=2025-07-23T10:00:00+02:00",
-		"GIT_COMMITTER_NAME=Ci", "GIT_COMMITTER_EMAIL=ci@example.com", "GIT_COMMITTER_DATE=2025-07-23T10:00:00+02:00",
-		"GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "git %s: %s", strings.Join(args, " "), out)
-	return string(out)
+	gitfixture.Git(t, dir, "commit", "-q", "--author=Ada Author <ada@example.com>", "--date=2025-07-23T10:00:00+02:00", "-m", msg)
 }
 
 func write(t testing.TB, dir string, files map[string]string) {
@@ -53,7 +48,7 @@ func lines(n int, word string) string {
 // them byte for byte.
 func TestExportMatchesGitFormatPatch(t *testing.T) {
 	dir := t.TempDir()
-	gitRun(t, dir, "init", "-q", "-b", "main")
+	gitfixture.Git(t, dir, "init", "-q", "-b", "main")
 	write(t, dir, map[string]string{
 		"main.go":      "package main\n\nfunc main() {\n" + lines(30, "\tprintln()") + "}\n\nfunc other() {\n" + lines(30, "\tprint()") + "}\n",
 		"gone.txt":     "bye\n",
@@ -62,27 +57,27 @@ func TestExportMatchesGitFormatPatch(t *testing.T) {
 		"blob.bin":     "\x00\x01binary",
 		"nonl.txt":     "last",
 	})
-	gitRun(t, dir, "add", "-A")
-	gitRun(t, dir, "commit", "-q", "-m", "upstream")
-	base := strings.TrimSpace(gitRun(t, dir, "rev-parse", "HEAD"))
+	gitfixture.Git(t, dir, "add", "-A")
+	commit(t, dir, "upstream")
+	base := gitfixture.Git(t, dir, "rev-parse", "HEAD")
 
 	mainGo := "package main\n\nfunc main() {\n" + strings.Replace(lines(30, "\tprintln()"), "\tprintln() x x x\n", "\tprintln(\"changed\")\n", 2) +
 		"}\n\nfunc other() {\n" + strings.Replace(lines(30, "\tprint()"), "\tprint() x\n", "\tprint(1)\n", 1) + "}\n"
 	write(t, dir, map[string]string{"main.go": mainGo, "new/file.txt": "new\n", "blob.bin": "\x00\x02changed", "nonl.txt": "last line"})
-	gitRun(t, dir, "rm", "-q", "gone.txt")
+	gitfixture.Git(t, dir, "rm", "-q", "gone.txt")
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "renamed"), 0o755))
-	gitRun(t, dir, "mv", "old/name.txt", "renamed/name.txt")
+	gitfixture.Git(t, dir, "mv", "old/name.txt", "renamed/name.txt")
 	require.NoError(t, os.Chmod(filepath.Join(dir, "run.sh"), 0o755))
-	gitRun(t, dir, "add", "-A")
-	gitRun(t, dir, "commit", "-q", "-m", "Touch everything\n\nBody explains why.\n\nUpstream: https://example.com/pr/1\nReason: backport")
+	gitfixture.Git(t, dir, "add", "-A")
+	commit(t, dir, "Touch everything\n\nBody explains why.\n\nUpstream: https://example.com/pr/1\nReason: backport")
 	write(t, dir, map[string]string{"empty.txt": ""})
-	gitRun(t, dir, "add", "-A")
-	gitRun(t, dir, "commit", "-q", "-m", "Add an empty file")
+	gitfixture.Git(t, dir, "add", "-A")
+	commit(t, dir, "Add an empty file")
 
 	gitOut := t.TempDir()
-	gitRun(t, dir, "format-patch", "-q", "--zero-commit", "--keep-subject", "--no-stat", "--no-signature",
+	gitfixture.Git(t, dir, "format-patch", "-q", "--zero-commit", "--keep-subject", "--no-stat", "--no-signature",
 		"--full-index", "--binary", "-M100%", "-o", gitOut, base+"..HEAD")
-	gitRun(t, dir, "reset", "-q", "--hard", base)
+	gitfixture.Git(t, dir, "reset", "-q", "--hard", base)
 
 	want := readDir(t, gitOut)
 	var patches []*patchset.Patch
@@ -109,8 +104,8 @@ func TestExportMatchesGitFormatPatch(t *testing.T) {
 	}
 
 	// Round trip: apply what export wrote, export again, same bytes.
-	gitRun(t, dir, "checkout", "-q", "--detach", base)
-	gitRun(t, dir, "branch", "-q", "-D", "series")
+	gitfixture.Git(t, dir, "checkout", "-q", "--detach", base)
+	gitfixture.Git(t, dir, "branch", "-q", "-D", "series")
 	var again []*patchset.Patch
 	for _, p := range got {
 		ps, err := patchset.Parse(p.Name, p.Data)
@@ -156,7 +151,7 @@ func sortedKeys(m map[string]string) []string {
 // sit at every distance around the merge threshold.
 func TestHunksMatchGit(t *testing.T) {
 	dir := t.TempDir()
-	gitRun(t, dir, "init", "-q", "-b", "main")
+	gitfixture.Git(t, dir, "init", "-q", "-b", "main")
 	var old []string
 	for i := 0; i < 80; i++ {
 		old = append(old, fmt.Sprintf("line %d", i))
@@ -169,6 +164,8 @@ func TestHunksMatchGit(t *testing.T) {
 		changed[79] = "last changed"
 		oldText, newText := strings.Join(old, "\n")+"\n", strings.Join(changed, "\n")+"\n"
 		write(t, dir, map[string]string{"a": oldText, "b": newText})
+		// Not gitfixture.Git: diff --no-index exits 1 when the files differ,
+		// which they always do here.
 		gitDiff, _ := exec.Command("git", "-C", dir, "diff", "--no-index", "a", "b").Output()
 		var ours strings.Builder
 		for _, f := range textFragments(oldText, newText) {

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
+	"github.com/epp-build/epp-build/internal/testutil/gitfixture"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -42,18 +42,13 @@ func TestDecodeMatchesGoGit(t *testing.T) {
 // extension `git commit` adds, decodes as go-git decodes it.
 func TestDecodeGitCLIIndex(t *testing.T) {
 	dir := t.TempDir()
-	git := func(args ...string) {
-		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, "git %v: %s", args, out)
-	}
-	git("init", "-q")
+	gitfixture.Git(t, dir, "init", "-q")
 	for _, name := range []string{"a.txt", "sub/b.go", "sub/deeper/c"} {
 		require.NoError(t, os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755))
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(name), 0o644))
 	}
-	git("add", ".")
-	git("commit", "-q", "-m", "three files")
+	gitfixture.Git(t, dir, "add", ".")
+	gitfixture.Git(t, dir, "commit", "-q", "-m", "three files")
 	data, err := os.ReadFile(filepath.Join(dir, ".git", "index"))
 	require.NoError(t, err)
 	want := goGitDecode(t, data)

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/epp-build/epp-build/internal/testutil/gitfixture"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
@@ -78,12 +78,7 @@ func TestEncodeRefusesTimesBefore1970(t *testing.T) {
 // TestGitReadsTheIndex: the git CLI accepts what EncodeIndex writes.
 func TestGitReadsTheIndex(t *testing.T) {
 	dir := t.TempDir()
-	git := func(args ...string) string {
-		out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
-		require.NoError(t, err, "git %v: %s", args, out)
-		return string(out)
-	}
-	git("init", "-q")
+	gitfixture.Git(t, dir, "init", "-q")
 	blob := plumbing.ComputeHash(plumbing.BlobObject, nil)
 	idx := &index.Index{Version: 2}
 	for _, name := range []string{"z.txt", "a/b.go", "a.txt"} {
@@ -92,5 +87,5 @@ func TestGitReadsTheIndex(t *testing.T) {
 	var buf bytes.Buffer
 	require.NoError(t, EncodeIndex(&buf, idx))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, ".git", "index"), buf.Bytes(), 0o644))
-	assert.Equal(t, "a.txt\na/b.go\nz.txt\n", git("ls-files"))
+	assert.Equal(t, "a.txt\na/b.go\nz.txt\n", gitfixture.Git(t, dir, "ls-files")+"\n")
 }

@@ -3,7 +3,6 @@ package source
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -68,11 +67,7 @@ func BenchmarkGitCLICloneDepth1HTTP(b *testing.B) {
 	work := b.TempDir()
 	for i := 0; b.Loop(); i++ {
 		dst := filepath.Join(work, strconv.Itoa(i))
-		cmd := exec.Command("git", "clone", "--quiet", "--depth", "1", "--branch", gitfixture.LargeTag, repo.HTTPURL(base), dst)
-		cmd.Env = append(gitfixture.Env(), "GIT_CONFIG_PARAMETERS='advice.detachedHead=false'")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("git clone: %v: %s", err, out)
-		}
+		gitfixture.Git(b, "", "-c", "advice.detachedHead=false", "clone", "--quiet", "--depth", "1", "--branch", gitfixture.LargeTag, repo.HTTPURL(base), dst)
 		if i%10 == 9 {
 			b.StopTimer()
 			removeChildren(b, work)

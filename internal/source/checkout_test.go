@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/epp-build/epp-build/internal/testutil/gitfixture"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -43,5 +44,5 @@ func TestSubmoduleEntry(t *testing.T) {
 	require.NoError(t, tree.Materialize(context.Background(), dst))
 	requireWorkTree(t, dst, commit, f.repo, commit)
 	assert.DirExists(t, filepath.Join(dst, "third_party", "sub"))
-	assert.Equal(t, "160000 "+f.old+" 0\tthird_party/sub", runGit(t, dst, "ls-files", "-s", "third_party/sub"))
+	assert.Equal(t, "160000 "+f.old+" 0\tthird_party/sub", gitfixture.Git(t, dst, "ls-files", "-s", "third_party/sub"))
 }

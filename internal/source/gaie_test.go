@@ -15,6 +15,7 @@ import (
 
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/testenv"
+	"github.com/epp-build/epp-build/internal/testutil/gitfixture"
 )
 
 // gaieV051 is the real upstream pin of Dynamo's v0.7.0 line.
@@ -50,7 +51,7 @@ func TestRealGAIEThroughGoProxy(t *testing.T) {
 	assert.True(t, strings.HasPrefix(string(gomod), "module sigs.k8s.io/gateway-api-inference-extension\n"))
 	assert.FileExists(t, filepath.Join(dst, "cmd", "epp", "main.go"))
 	assert.FileExists(t, filepath.Join(dst, "pkg", "epp", "plugins", "plugins.go"))
-	assert.Contains(t, runGit(t, dst, "show", "-s", "--format=%B", "HEAD"), gaieV051.Commit)
+	assert.Contains(t, gitfixture.Git(t, dst, "show", "-s", "--format=%B", "HEAD"), gaieV051.Commit)
 
 	// The git tree at v0.5.1 has nine executable files (git ls-tree:
 	// eight under hack/, one under tools/). The module zip has no modes;
@@ -69,7 +70,7 @@ func TestRealGAIEThroughGoProxy(t *testing.T) {
 		"tools/benchmark/download-benchmark-results.bash",
 	}
 	var exec []string
-	for _, line := range strings.Split(runGit(t, dst, "ls-files", "-s"), "\n") {
+	for _, line := range strings.Split(gitfixture.Git(t, dst, "ls-files", "-s"), "\n") {
 		if mode, rest, _ := strings.Cut(line, " "); mode == "100755" {
 			exec = append(exec, rest[strings.IndexByte(rest, '\t')+1:])
 		}

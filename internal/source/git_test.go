@@ -44,8 +44,8 @@ func TestFetchGitRefs(t *testing.T) {
 				require.NoError(t, tree.Materialize(context.Background(), dst))
 				requireWorkTree(t, dst, f.rel, f.repo, f.rel)
 				// Only the pinned commit was fetched: the repository is shallow.
-				assert.Equal(t, "true", runGit(t, dst, "rev-parse", "--is-shallow-repository"))
-				assert.Equal(t, "1", runGit(t, dst, "rev-list", "--count", "HEAD"))
+				assert.Equal(t, "true", gitfixture.Git(t, dst, "rev-parse", "--is-shallow-repository"))
+				assert.Equal(t, "1", gitfixture.Git(t, dst, "rev-list", "--count", "HEAD"))
 			})
 		}
 	}
@@ -79,7 +79,7 @@ func TestFetchGitCommitPinWithoutFetchBySHA(t *testing.T) {
 			dst := filepath.Join(t.TempDir(), "work")
 			require.NoError(t, tree.Materialize(context.Background(), dst))
 			requireWorkTree(t, dst, c.commit, f.repo, c.commit)
-			assert.Equal(t, "1", runGit(t, dst, "rev-list", "--count", "HEAD"), "the entry holds the commit alone")
+			assert.Equal(t, "1", gitfixture.Git(t, dst, "rev-list", "--count", "HEAD"), "the entry holds the commit alone")
 		})
 	}
 
@@ -179,7 +179,7 @@ func TestMaterializeCopiesWorkTreeFiles(t *testing.T) {
 	target, err := os.Readlink(filepath.Join(dst, "docs", "link"))
 	require.NoError(t, err)
 	assert.Equal(t, "../README.md", target)
-	assert.Equal(t, "M README.md", runGit(t, dst, "status", "--porcelain"))
+	assert.Equal(t, "M README.md", gitfixture.Git(t, dst, "status", "--porcelain"))
 }
 
 func TestFetchRejectsShortCommit(t *testing.T) {

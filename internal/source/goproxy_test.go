@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/epp-build/epp-build/internal/testutil"
+	"github.com/epp-build/epp-build/internal/testutil/gitfixture"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -50,25 +51,25 @@ func TestAutoFallsBackToGoProxy(t *testing.T) {
 	dst := filepath.Join(t.TempDir(), "work")
 	require.NoError(t, tree.Materialize(context.Background(), dst))
 	requireWorkTree(t, dst, tree.BaseCommit, nil, "")
-	assert.Equal(t, "false", runGit(t, dst, "rev-parse", "--is-shallow-repository"))
+	assert.Equal(t, "false", gitfixture.Git(t, dst, "rev-parse", "--is-shallow-repository"))
 	assert.Equal(t, "epp-build <epp-build@invalid> epp-build <epp-build@invalid> 1753294011",
-		runGit(t, dst, "show", "-s", "--format=%an <%ae> %cn <%ce> %ct", "HEAD"))
-	msg := runGit(t, dst, "show", "-s", "--format=%B", "HEAD")
+		gitfixture.Git(t, dst, "show", "-s", "--format=%an <%ae> %cn <%ce> %ct", "HEAD"))
+	msg := gitfixture.Git(t, dst, "show", "-s", "--format=%B", "HEAD")
 	assert.Contains(t, msg, fakeModule+"@"+fakeVersion)
 	assert.Contains(t, msg, f.rel)
 	assert.Contains(t, msg, "start with #! are made executable")
 
 	// The tree holds exactly the zip's files: the nested module and the
 	// symlink are gone, as on the real proxy; the script is executable.
-	files := strings.Split(runGit(t, dst, "ls-files"), "\n")
+	files := strings.Split(gitfixture.Git(t, dst, "ls-files"), "\n")
 	want := proxy.zipFiles(t)
 	sort.Strings(want)
 	assert.Equal(t, want, files)
 	assert.NotContains(t, files, "conformance/go.mod")
 	assert.NotContains(t, files, "docs/link")
-	assert.Equal(t, "100755", strings.Fields(runGit(t, dst, "ls-files", "-s", "hack/build.sh"))[0])
+	assert.Equal(t, "100755", strings.Fields(gitfixture.Git(t, dst, "ls-files", "-s", "hack/build.sh"))[0])
 	// Same content as upstream for what is there.
-	assert.Equal(t, f.repo.Git(t, "rev-parse", f.rel+":pkg"), runGit(t, dst, "rev-parse", "HEAD:pkg"))
+	assert.Equal(t, f.repo.Git(t, "rev-parse", f.rel+":pkg"), gitfixture.Git(t, dst, "rev-parse", "HEAD:pkg"))
 
 	// Warm: served from the cache, no proxy traffic, no notice beyond the
 	// git failure.

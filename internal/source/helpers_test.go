@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -74,33 +73,22 @@ func (n *noticeLog) all() []string {
 	return append([]string(nil), n.lines...)
 }
 
-// git runs git in dir and returns trimmed output.
-func runGit(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = gitfixture.Env()
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "git %s in %s: %s", strings.Join(args, " "), dir, out)
-	return strings.TrimSpace(string(out))
-}
-
 // requireWorkTree checks that dst is a clean git work tree at base whose
 // tree is exactly the upstream commit's tree.
 func requireWorkTree(t *testing.T, dst, base string, upstream *gitfixture.Repo, upstreamCommit string) {
 	t.Helper()
-	require.Equal(t, base, runGit(t, dst, "rev-parse", "HEAD"))
-	require.Equal(t, base, runGit(t, dst, "rev-parse", "refs/epp-build/upstream"))
-	require.Empty(t, runGit(t, dst, "status", "--porcelain", "--untracked-files=all"))
-	runGit(t, dst, "fsck", "--no-dangling", "--strict")
+	require.Equal(t, base, gitfixture.Git(t, dst, "rev-parse", "HEAD"))
+	require.Equal(t, base, gitfixture.Git(t, dst, "rev-parse", "refs/epp-build/upstream"))
+	require.Empty(t, gitfixture.Git(t, dst, "status", "--porcelain", "--untracked-files=all"))
+	gitfixture.Git(t, dst, "fsck", "--no-dangling", "--strict")
 	if upstream != nil {
 		require.Equal(t,
 			upstream.Git(t, "ls-tree", "-r", "--full-tree", upstreamCommit),
-			runGit(t, dst, "ls-tree", "-r", "--full-tree", "HEAD"))
+			gitfixture.Git(t, dst, "ls-tree", "-r", "--full-tree", "HEAD"))
 	}
 	// The index must match the files without re-hashing: no entry may be
 	// reported as needing an update.
-	require.Empty(t, runGit(t, dst, "diff-files", "--name-only"))
+	require.Empty(t, gitfixture.Git(t, dst, "diff-files", "--name-only"))
 }
 
 // cacheEntries lists the folders under the cache's upstream folder (locks

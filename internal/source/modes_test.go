@@ -100,7 +100,7 @@ func TestGoProxyTreeMatchesGitTree(t *testing.T) {
 				requireWorkTree(t, dst, tree.BaseCommit, nil, "")
 				trees[kind] = dst
 			}
-			assert.Equal(t, runGit(t, trees[Git], "ls-tree", "-r", "HEAD"), runGit(t, trees[GoProxy], "ls-tree", "-r", "HEAD"))
+			assert.Equal(t, gitfixture.Git(t, trees[Git], "ls-tree", "-r", "HEAD"), gitfixture.Git(t, trees[GoProxy], "ls-tree", "-r", "HEAD"))
 			assert.Equal(t, diskModes(t, trees[Git]), diskModes(t, trees[GoProxy]))
 			assert.Equal(t, os.FileMode(0o755), diskModes(t, trees[GoProxy])["hack/lib/gen.py"])
 		})

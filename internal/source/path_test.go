@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/epp-build/epp-build/internal/testutil/gitfixture"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -26,10 +27,10 @@ func TestFetchPath(t *testing.T) {
 				require.NoError(t, tree.Materialize(context.Background(), dst))
 				requireWorkTree(t, dst, f.rel, f.repo, f.rel)
 				// Objects: the commit, its trees and blobs, nothing else.
-				objects := strings.Split(runGit(t, dst, "rev-list", "--objects", "--all"), "\n")
+				objects := strings.Split(gitfixture.Git(t, dst, "rev-list", "--objects", "--all"), "\n")
 				trees := strings.Split(f.repo.Git(t, "ls-tree", "-r", "-t", f.rel), "\n")
 				assert.Len(t, objects, len(uniqueObjects(trees))+2, "commit + root tree + entries")
-				assert.Equal(t, "1", runGit(t, dst, "rev-list", "--count", "HEAD"))
+				assert.Equal(t, "1", gitfixture.Git(t, dst, "rev-list", "--count", "HEAD"))
 			})
 		}
 	}
