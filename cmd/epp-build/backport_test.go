@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -74,7 +73,7 @@ func seriesOn(t *testing.T, url, commit, patchesRoot, cache, version string, edi
 		data, err := os.ReadFile(path)
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(path, []byte(strings.Replace(string(data), e.from, e.to, 1)), 0o644))
-		gitOut(t, work, "commit", "-q", "-am", e.subject+"\n\nWhy: the test series.\n\nReason: test")
+		gitfixture.Git(t, work, "commit", "-q", "-am", e.subject+"\n\nWhy: the test series.\n\nReason: test")
 	}
 	r = run(t, cache, "export", "--dir", work, "--to", dir)
 	require.Equal(t, 0, r.code, r.stderr)
@@ -250,8 +249,8 @@ func TestRebaseContinueWithNothingChangedRefuses(t *testing.T) {
 // resetConflict puts the work tree of a stopped rebase back at HEAD, as
 // if the stop had written nothing: the user did nothing for the patch.
 func resetConflict(t *testing.T, work string) {
-	gitOut(t, work, "reset", "-q", "--hard")
-	gitOut(t, work, "clean", "-qfd")
+	gitfixture.Git(t, work, "reset", "-q", "--hard")
+	gitfixture.Git(t, work, "clean", "-qfd")
 }
 
 func TestPickFromRepoKeepsAuthorshipAndExtends(t *testing.T) {
@@ -267,8 +266,7 @@ func TestPickFromRepoKeepsAuthorshipAndExtends(t *testing.T) {
 	fix.Git(t, "remote", "add", "origin", "git@github.com:example/gaie.git")
 	require.NoError(t, os.WriteFile(filepath.Join(fix.Dir, "d.txt"), []byte(lineFile("d", 20)+"appended by the fix\n"), 0o644))
 	fix.Git(t, "add", "-A")
-	cmdEnv := []string{"GIT_AUTHOR_NAME=Jörg Müller", "GIT_AUTHOR_EMAIL=joerg@example.org", "GIT_AUTHOR_DATE=2026-03-04T05:06:07+05:30"}
-	gitWithEnv(t, fix.Dir, cmdEnv, "commit", "-q", "-m", "Fix the tail of d\n\nThe last line was missing.")
+	fix.Git(t, "commit", "-q", "--author=Jörg Müller <joerg@example.org>", "--date=2026-03-04T05:06:07+05:30", "-m", "Fix the tail of d\n\nThe last line was missing.")
 	sha := fix.RevParse(t, "HEAD")
 
 	r := run(t, cache, "--patches", patches, "pick", "--version", "v9.1", "--extends", "v9", "--from", fix.Dir, "--reason", "stuck streams on the v9 line", sha)
@@ -281,11 +279,11 @@ func TestPickFromRepoKeepsAuthorshipAndExtends(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	r = run(t, cache, "--patches", patches, "apply", "--version", "v9.1", "--out", out)
 	require.Equal(t, 0, r.code, r.stderr)
-	assert.Equal(t, "Fix the tail of d\nRoute d\nFix c\nRoute b\nRoute a", gitOut(t, out, "log", "--format=%s", "refs/epp-build/upstream..HEAD"))
-	assert.Equal(t, gitOut(t, fix.Dir, "log", "-1", "--format=%an <%ae> %ad", "--date=raw", sha),
-		gitOut(t, out, "log", "-1", "--format=%an <%ae> %ad", "--date=raw"), "authorship is kept byte for byte")
+	assert.Equal(t, "Fix the tail of d\nRoute d\nFix c\nRoute b\nRoute a", gitfixture.Git(t, out, "log", "--format=%s", "refs/epp-build/upstream..HEAD"))
+	assert.Equal(t, gitfixture.Git(t, fix.Dir, "log", "-1", "--format=%an <%ae> %ad", "--date=raw", sha),
+		gitfixture.Git(t, out, "log", "-1", "--format=%an <%ae> %ad", "--date=raw"), "authorship is kept byte for byte")
 	assert.Equal(t, "The last line was missing.\n\nUpstream: https://github.com/example/gaie/commit/"+sha+"\nReason: stuck streams on the v9 line",
-		gitOut(t, out, "log", "-1", "--format=%b"))
+		gitfixture.Git(t, out, "log", "-1", "--format=%b"))
 
 	r = run(t, cache, "--patches", patches, "log", "--version", "v9.1")
 	require.Equal(t, 0, r.code, r.stderr)
@@ -312,7 +310,7 @@ func TestLintFindsMissingMetadataAndOverlaps(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join(work, "a.txt"))
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(work, "a.txt"), []byte(strings.Replace(string(data), "a = dynamo\n", "a = dynamo twice\n", 1)), 0o644))
-	gitOut(t, work, "commit", "-q", "-am", "Touch a again")
+	gitfixture.Git(t, work, "commit", "-q", "-am", "Touch a again")
 	r = run(t, cache, "export", "--dir", work, "--to", dir)
 	require.Equal(t, 0, r.code, r.stderr)
 
@@ -321,15 +319,6 @@ func TestLintFindsMissingMetadataAndOverlaps(t *testing.T) {
 	assert.Contains(t, r.stdout, "v9: 0005-Touch-a-again.patch: the message has no body saying why the patch exists")
 	assert.Contains(t, r.stdout, "v9: 0005-Touch-a-again.patch: no Upstream: or Reason: trailer")
 	assert.Contains(t, r.stdout, "changes lines of a.txt that 0001-Route-a.patch also changes")
-}
-
-func gitWithEnv(t *testing.T, dir string, env []string, args ...string) {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(gitfixture.Env(), env...)
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "git %v: %s", args, out)
 }
 
 // TestRebaseAsKeepsWhatTheRecipeSays rebases a version that extends another
@@ -353,8 +342,8 @@ func TestRebaseAsKeepsWhatTheRecipeSays(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	require.NoError(t, os.CopyFS(filepath.Join(work, "p"), os.DirFS(plugin)))
 	require.NoError(t, os.Remove(filepath.Join(work, "p", "go.mod")))
-	gitOut(t, work, "add", "-A")
-	gitOut(t, work, "commit", "-q", "-m", "Add the plugin\n\nWhy: the test series.\n\nReason: test")
+	gitfixture.Git(t, work, "add", "-A")
+	gitfixture.Git(t, work, "commit", "-q", "-m", "Add the plugin\n\nWhy: the test series.\n\nReason: test")
 	r = run(t, cache, "export", "--dir", work, "--to", dir)
 	require.Equal(t, 0, r.code, r.stderr)
 	text, err := os.ReadFile(filepath.Join(dir, "recipe.yaml"))

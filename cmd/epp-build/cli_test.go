@@ -101,16 +101,6 @@ func recipeDir(t *testing.T, u upstream, ref, commit string, patches map[string]
 	return dir
 }
 
-func gitOut(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = gitfixture.Env()
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "git %v: %s", args, out)
-	return strings.TrimSpace(string(out))
-}
-
 func TestApplyEditExportCheckRoundTrip(t *testing.T) {
 	u := newUpstream(t)
 	cache := t.TempDir()
@@ -120,14 +110,14 @@ func TestApplyEditExportCheckRoundTrip(t *testing.T) {
 	work := filepath.Join(t.TempDir(), "work")
 	r := run(t, cache, "apply", "--recipe", empty, "--out", work, "--source", "git")
 	require.Equal(t, 0, r.code, r.stderr)
-	assert.Equal(t, u.commit, gitOut(t, work, "rev-parse", "refs/epp-build/upstream"), "the base ref is the pinned commit")
+	assert.Equal(t, u.commit, gitfixture.Git(t, work, "rev-parse", "refs/epp-build/upstream"), "the base ref is the pinned commit")
 	require.NoError(t, os.WriteFile(filepath.Join(work, "src/main.go"), []byte("package main\n\nfunc main() {\n\tprintln(\"dynamo\")\n}\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(work, "src/plugin.go"), []byte("package main\n"), 0o644))
-	gitOut(t, work, "add", "-A")
-	gitOut(t, work, "commit", "-q", "-m", "Add the plugin\n\nWhy it is needed.\n\nUpstream: https://example.com/pull/1\nReason: Dynamo routing")
+	gitfixture.Git(t, work, "add", "-A")
+	gitfixture.Git(t, work, "commit", "-q", "-m", "Add the plugin\n\nWhy it is needed.\n\nUpstream: https://example.com/pull/1\nReason: Dynamo routing")
 	require.NoError(t, os.Remove(filepath.Join(work, "docs/a.txt")))
-	gitOut(t, work, "add", "-A")
-	gitOut(t, work, "commit", "-q", "-m", "Drop the docs")
+	gitfixture.Git(t, work, "add", "-A")
+	gitfixture.Git(t, work, "commit", "-q", "-m", "Drop the docs")
 
 	// export writes the series into the recipe; check then passes.
 	r = run(t, cache, "export", "--dir", work, "--to", empty)
@@ -145,9 +135,9 @@ func TestApplyEditExportCheckRoundTrip(t *testing.T) {
 	again := filepath.Join(t.TempDir(), "again")
 	r = run(t, cache, "apply", "--recipe", empty, "--out", again, "--source", "git")
 	require.Equal(t, 0, r.code, r.stderr)
-	assert.Equal(t, gitOut(t, work, "rev-parse", "HEAD^{tree}"), gitOut(t, again, "rev-parse", "HEAD^{tree}"))
-	assert.Equal(t, "Add the plugin\n\nWhy it is needed.\n\nUpstream: https://example.com/pull/1\nReason: Dynamo routing", gitOut(t, again, "log", "-1", "--format=%B", "HEAD~1"))
-	assert.Empty(t, gitOut(t, again, "status", "--porcelain"))
+	assert.Equal(t, gitfixture.Git(t, work, "rev-parse", "HEAD^{tree}"), gitfixture.Git(t, again, "rev-parse", "HEAD^{tree}"))
+	assert.Equal(t, "Add the plugin\n\nWhy it is needed.\n\nUpstream: https://example.com/pull/1\nReason: Dynamo routing", gitfixture.Git(t, again, "log", "-1", "--format=%B", "HEAD~1"))
+	assert.Empty(t, gitfixture.Git(t, again, "status", "--porcelain"))
 	first, err := os.ReadFile(names[0])
 	require.NoError(t, err)
 	r = run(t, cache, "export", "--dir", again)
@@ -156,10 +146,10 @@ func TestApplyEditExportCheckRoundTrip(t *testing.T) {
 
 	// The exported files are plain git format-patch: git am takes them.
 	plain := filepath.Join(t.TempDir(), "plain")
-	gitOut(t, filepath.Dir(plain), "clone", "-q", u.repo.Dir, plain)
-	gitOut(t, plain, "checkout", "-q", u.commit)
-	gitOut(t, plain, append([]string{"am", "-q"}, names...)...)
-	assert.Equal(t, gitOut(t, again, "rev-parse", "HEAD^{tree}"), gitOut(t, plain, "rev-parse", "HEAD^{tree}"))
+	gitfixture.Git(t, filepath.Dir(plain), "clone", "-q", u.repo.Dir, plain)
+	gitfixture.Git(t, plain, "checkout", "-q", u.commit)
+	gitfixture.Git(t, plain, append([]string{"am", "-q"}, names...)...)
+	assert.Equal(t, gitfixture.Git(t, again, "rev-parse", "HEAD^{tree}"), gitfixture.Git(t, plain, "rev-parse", "HEAD^{tree}"))
 
 	// A patch written by plain git format-patch (with its version
 	// signature) applies but is not what export writes: check names it.
@@ -190,12 +180,12 @@ index 0000000000000000000000000000000000000000..00000000000000000000000000000000
 	out := filepath.Join(t.TempDir(), "out")
 	r := run(t, cache, "apply", "--recipe", dir, "--out", out)
 	require.Equal(t, 0, r.code, r.stderr)
-	head := gitOut(t, out, "rev-parse", "HEAD")
+	head := gitfixture.Git(t, out, "rev-parse", "HEAD")
 
 	r = run(t, cache, "apply", "--recipe", dir, "--out", out)
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "already holds v9.9.9 (1 patches")
-	assert.Equal(t, head, gitOut(t, out, "rev-parse", "HEAD"), "nothing was re-applied")
+	assert.Equal(t, head, gitfixture.Git(t, out, "rev-parse", "HEAD"), "nothing was re-applied")
 
 	changed := bytes.Replace(patch, []byte("+hello"), []byte("+hello there"), 1)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "0001-hello.patch"), changed, 0o644))
@@ -232,7 +222,7 @@ func TestPinsAreVerified(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")
 			r := run(t, cache, "apply", "--recipe", dir, "--out", out, "--source", "git")
 			require.Equal(t, 0, r.code, r.stderr)
-			assert.Equal(t, tc.commit, gitOut(t, out, "rev-parse", "HEAD"))
+			assert.Equal(t, tc.commit, gitfixture.Git(t, out, "rev-parse", "HEAD"))
 		})
 	}
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/epp-build/epp-build/internal/testutil/gitfixture"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -50,7 +51,7 @@ func TestApplyRegenPicksUpAPluginEdit(t *testing.T) {
 	got, err = os.ReadFile(filepath.Join(out, "pkg/hello/hello.go"))
 	require.NoError(t, err)
 	assert.Contains(t, string(got), `return "hello, edited"`)
-	assert.Empty(t, gitOut(t, out, "status", "--porcelain", "--untracked-files=all"))
+	assert.Empty(t, gitfixture.Git(t, out, "status", "--porcelain", "--untracked-files=all"))
 
 	r = run(t, cache, "check", "--recipe", dir)
 	assert.Equal(t, 0, r.code, r.stderr)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/epp-build/epp-build/internal/testutil/gitfixture"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -104,7 +105,7 @@ func TestReapplyNeverLosesLocalWork(t *testing.T) {
 	assert.Equal(t, "mine\n", string(data), "the backup holds the untracked file")
 
 	assert.NoFileExists(t, filepath.Join(out, "untracked.txt"))
-	assert.Empty(t, gitOut(t, out, "status", "--porcelain", "--ignored"), "the new tree is the series, nothing else")
+	assert.Empty(t, gitfixture.Git(t, out, "status", "--porcelain", "--ignored"), "the new tree is the series, nothing else")
 	main, err := os.ReadFile(filepath.Join(out, "src/main.go"))
 	require.NoError(t, err)
 	assert.Contains(t, string(main), `println("dynamo!")`)
@@ -122,7 +123,7 @@ func TestReapplyRefusesEveryKindOfLocalChange(t *testing.T) {
 		"deleted file": {func(t *testing.T, out string) { require.NoError(t, os.Remove(filepath.Join(out, "README.md"))) }, "changed tracked files: README.md"},
 		"staged change": {func(t *testing.T, out string) {
 			appendTo(t, filepath.Join(out, "README.md"), "x\n")
-			gitOut(t, out, "add", "README.md")
+			gitfixture.Git(t, out, "add", "README.md")
 		}, "changed tracked files: README.md"},
 		"ignored file": {func(t *testing.T, out string) {
 			require.NoError(t, os.WriteFile(filepath.Join(out, ".git", "info", "exclude"), []byte("*.log\n"), 0o644))
@@ -135,13 +136,13 @@ func TestReapplyRefusesEveryKindOfLocalChange(t *testing.T) {
 		}, "untracked files: a.txt, b.txt, c.txt, d.txt, e.txt and 2 more"},
 		"commit on top": {func(t *testing.T, out string) {
 			appendTo(t, filepath.Join(out, "README.md"), "x\n")
-			gitOut(t, out, "commit", "-q", "-am", "My own commit")
+			gitfixture.Git(t, out, "commit", "-q", "-am", "My own commit")
 		}, `commits apply did not make: `},
 		"commit on another branch": {func(t *testing.T, out string) {
-			gitOut(t, out, "checkout", "-q", "-b", "mine")
+			gitfixture.Git(t, out, "checkout", "-q", "-b", "mine")
 			appendTo(t, filepath.Join(out, "README.md"), "x\n")
-			gitOut(t, out, "commit", "-q", "-am", "My own commit")
-			gitOut(t, out, "checkout", "-q", "epp-build/v9.9.9")
+			gitfixture.Git(t, out, "commit", "-q", "-am", "My own commit")
+			gitfixture.Git(t, out, "checkout", "-q", "epp-build/v9.9.9")
 		}, `"My own commit"`},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -150,14 +151,14 @@ func TestReapplyRefusesEveryKindOfLocalChange(t *testing.T) {
 			r := run(t, cache, "apply", "--recipe", dir, "--out", out)
 			require.Equal(t, 0, r.code, r.stderr)
 			tc.change(t, out)
-			before := gitOut(t, out, "status", "--porcelain", "--ignored")
+			before := gitfixture.Git(t, out, "status", "--porcelain", "--ignored")
 
 			require.NoError(t, os.Remove(filepath.Join(dir, "0002-main.patch")))
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "recipe.yaml"), bytes.Replace(mustRead(t, filepath.Join(dir, "recipe.yaml")), []byte("  - 0002-main.patch\n"), nil, 1), 0o644))
 			r = run(t, cache, "apply", "--recipe", dir, "--out", out)
 			assert.Equal(t, 4, r.code, r.stderr)
 			assert.Contains(t, r.stderr, tc.want)
-			assert.Equal(t, before, gitOut(t, out, "status", "--porcelain", "--ignored"), "--out is as it was")
+			assert.Equal(t, before, gitfixture.Git(t, out, "status", "--porcelain", "--ignored"), "--out is as it was")
 		})
 	}
 }
@@ -175,7 +176,7 @@ func TestRefusedReapplyAdviceWorks(t *testing.T) {
 
 	// A commit on top, then an edit and a new file not yet committed.
 	appendTo(t, filepath.Join(out, "README.md"), "committed note\n")
-	gitOut(t, out, "commit", "-q", "-am", "Add a note to the README")
+	gitfixture.Git(t, out, "commit", "-q", "-am", "Add a note to the README")
 	require.NoError(t, os.WriteFile(filepath.Join(out, "NOTES.md"), []byte("new file\n"), 0o644))
 
 	r = run(t, cache, "apply", "--recipe", dir, "--out", out)
@@ -186,8 +187,8 @@ func TestRefusedReapplyAdviceWorks(t *testing.T) {
 	// The advice: commit the rest, export into the recipe, apply again.
 	commit := regexp.MustCompile("`(git -C \\S+ add -A) && (git -C \\S+ commit)`").FindStringSubmatch(r.stderr)
 	require.NotNil(t, commit, r.stderr)
-	gitOut(t, "", strings.Fields(commit[1])[1:]...)
-	gitOut(t, "", append(strings.Fields(commit[2])[1:], "-q", "-m", "Add notes")...)
+	gitfixture.Git(t, "", strings.Fields(commit[1])[1:]...)
+	gitfixture.Git(t, "", append(strings.Fields(commit[2])[1:], "-q", "-m", "Add notes")...)
 	export := regexp.MustCompile("`epp-build (export --dir \\S+ --to \\S+)`").FindStringSubmatch(r.stderr)
 	require.NotNil(t, export, r.stderr)
 	r = run(t, cache, strings.Fields(export[1])...)
@@ -201,7 +202,7 @@ func TestRefusedReapplyAdviceWorks(t *testing.T) {
 	readme := string(mustRead(t, filepath.Join(out, "README.md")))
 	assert.True(t, strings.HasSuffix(readme, "committed note\n"), readme)
 	assert.Equal(t, "new file\n", string(mustRead(t, filepath.Join(out, "NOTES.md"))))
-	assert.Equal(t, "Add notes", gitOut(t, out, "log", "-1", "--format=%s"))
+	assert.Equal(t, "Add notes", gitfixture.Git(t, out, "log", "-1", "--format=%s"))
 
 	r = run(t, cache, "apply", "--recipe", dir, "--out", out)
 	require.Equal(t, 0, r.code, r.stderr)

@@ -3,11 +3,11 @@ package main
 import (
 	"debug/buildinfo"
 	"encoding/json"
-	"os/exec"
 	"strings"
 	"testing"
 
 	"github.com/epp-build/epp-build/internal/testenv"
+	"github.com/epp-build/epp-build/internal/testutil/gitfixture"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -16,7 +16,7 @@ import (
 // command stamp the commit it was built from (in a clone; it cannot in a
 // git worktree).
 func TestVersionNamesTheRevisionItWasBuiltFrom(t *testing.T) {
-	head, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	head, err := gitfixture.TryGit("", "rev-parse", "HEAD")
 	if err != nil {
 		testenv.Require(t, "a git checkout", "the go command stamps its commit: "+err.Error())
 	}
@@ -33,7 +33,7 @@ func TestVersionNamesTheRevisionItWasBuiltFrom(t *testing.T) {
 	require.Equal(t, 0, res.code, res.stderr)
 	var info struct{ Version, GoVersion, Revision string }
 	require.NoError(t, json.Unmarshal([]byte(res.stdout), &info))
-	assert.Equal(t, strings.TrimSpace(string(head)), info.Revision)
+	assert.Equal(t, head, info.Revision)
 	assert.True(t, strings.HasPrefix(info.GoVersion, "go1."), info.GoVersion)
 
 	flag := run(t, t.TempDir(), "--version")
