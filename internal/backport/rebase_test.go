@@ -21,22 +21,39 @@ const bBlock = "<<<<<<< ours (new upstream)\nb = upstream changed this\nb 2 line
 	"=======\nb = dynamo\nb 2 line\nb 3 line\nb 4 line\n" +
 	">>>>>>> patch (0002-Route-b.patch)\n"
 
+// stopped is a rebase of fourEdits from v1 onto v2 that stopped at the
+// conflict of Route b, the state every stop test starts from.
+type stopped struct {
+	p      pins
+	root   string            // the patches folder
+	dir    string            // the rebase's work tree
+	before map[string]string // the patches folder before the start
+	steps  []Step
+	stop   *ConflictStop
+}
+
+// startFourEdits starts the rebase, into version as ("" rebases over v9).
+func startFourEdits(t *testing.T, as string) stopped {
+	t.Helper()
+	s := stopped{p: newPins(t), root: t.TempDir(), dir: filepath.Join(t.TempDir(), "rebase")}
+	r := writeSeries(t, s.p, s.root, "v9", fourEdits)
+	s.before = files(t, s.root)
+	var err error
+	s.steps, err = Start(context.Background(), r, s.p.pin("v2", s.p.v2), as, s.dir, checkout(t), &strings.Builder{})
+	require.ErrorAs(t, err, &s.stop)
+	return s
+}
+
 func TestRebaseClassifiesStopsAtAConflictAndContinues(t *testing.T) {
 	ctx := context.Background()
-	p := newPins(t)
-	root := t.TempDir()
-	r := writeSeries(t, p, root, "v9", fourEdits)
-	before := files(t, root)
-	dir := filepath.Join(t.TempDir(), "rebase")
+	s := startFourEdits(t, "v10")
+	p, root, dir, before, steps, stop := s.p, s.root, s.dir, s.before, s.steps, s.stop
 	var log strings.Builder
 
-	steps, err := Start(ctx, r, p.pin("v2", p.v2), "v10", dir, checkout(t), &log)
-	var stop *ConflictStop
-	require.ErrorAs(t, err, &stop)
 	assert.Equal(t, "0002-Route-b.patch", stop.Patch)
 	assert.Equal(t, []string{"b.txt"}, stop.Marked)
 	var conflict *patchset.ConflictError
-	assert.ErrorAs(t, err, &conflict, "the stop says why the patch did not apply")
+	assert.ErrorAs(t, stop, &conflict, "the stop says why the patch did not apply")
 	assert.Equal(t, []string{"0001-Route-a.patch: applied at an offset"}, outcomes(steps))
 	assert.Equal(t, []patchset.Offset{{File: "a.txt", Hunk: steps[0].Offsets[0].Hunk, Lines: 3}}, steps[0].Offsets)
 	assert.Equal(t, bBlock+strings.TrimPrefix(lineFile("b", 20), "b 1 line\nb 2 line\nb 3 line\nb 4 line\n"), readFile(t, filepath.Join(dir, "b.txt")))
@@ -100,14 +117,8 @@ func filesUnder(t *testing.T, root, v string) map[string]string {
 // the version itself (no --as) rewrites that version.
 func TestRebaseSkipDropsThePatchAndFinishesOverTheVersion(t *testing.T) {
 	ctx := context.Background()
-	p := newPins(t)
-	root := t.TempDir()
-	r := writeSeries(t, p, root, "v9", fourEdits)
-	dir := filepath.Join(t.TempDir(), "rebase")
-
-	_, err := Start(ctx, r, p.pin("v2", p.v2), "", dir, checkout(t), &strings.Builder{})
-	var stop *ConflictStop
-	require.ErrorAs(t, err, &stop)
+	s := startFourEdits(t, "")
+	p, root, dir := s.p, s.root, s.dir
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "scratch.txt"), []byte("an edit for the patch\n"), 0o644))
 
 	steps, err := Skip(ctx, dir, &strings.Builder{})
@@ -169,15 +180,8 @@ func TestRebaseContinueRefusesWhileARejFileRemainsOrNothingChanged(t *testing.T)
 }
 
 func TestRebaseAbortRemovesTheWorkTreeOnly(t *testing.T) {
-	ctx := context.Background()
-	p := newPins(t)
-	root := t.TempDir()
-	r := writeSeries(t, p, root, "v9", fourEdits)
-	before := files(t, root)
-	dir := filepath.Join(t.TempDir(), "rebase")
-	_, err := Start(ctx, r, p.pin("v2", p.v2), "v10", dir, checkout(t), &strings.Builder{})
-	var stop *ConflictStop
-	require.ErrorAs(t, err, &stop)
+	s := startFourEdits(t, "v10")
+	root, dir, before := s.root, s.dir, s.before
 
 	require.NoError(t, Abort(dir))
 	assert.NoDirExists(t, dir)
