@@ -25,8 +25,8 @@ import (
 const binaryName = "epp"
 
 // Run builds, pushes by digest, verifies, attests, smoke-tests and only
-// then tags the image, and writes the report. On any failure before the tag step the
-// tag is neither created nor moved.
+// then tags the image, and writes the report. On any failure before the
+// tag step the tag is neither created nor moved.
 func Run(ctx context.Context, in Input, opt Options) (*report.Report, error) {
 	p, err := opt.validate(in)
 	if err != nil {
