@@ -10,6 +10,8 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/epp-build/epp-build/internal/testutil/gitfixture"
 )
 
 // TestScanUntrackedIsGitsOthers: the untracked files are what `git
@@ -28,11 +30,11 @@ func TestScanUntrackedIsGitsOthers(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, ".git", "info", "exclude"), []byte("*.log\n"), 0o644))
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "empty", "folder"), 0o755))
 	require.NoError(t, os.Symlink("a.txt", filepath.Join(dir, "deep", "link")))
-	gitRun(t, filepath.Join(dir, "nested"), "init", "-q")
+	gitfixture.Git(t, filepath.Join(dir, "nested"), "init", "-q")
 
 	scan := scanOf(t, dir)
 
-	want := strings.Fields(gitRun(t, dir, "ls-files", "--others"))
+	want := strings.Fields(gitfixture.Git(t, dir, "ls-files", "--others"))
 	sort.Strings(want)
 	assert.Equal(t, want, scan.untracked)
 	assert.Contains(t, scan.untracked, "nested/")

@@ -1,0 +1,40 @@
+package gitfixture
+
+import (
+	"fmt"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/epp-build/epp-build/internal/testenv"
+)
+
+// Git runs git in dir (the current folder when dir is "") as TryGit does
+// and fails the test when git fails.
+func Git(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	testenv.Tool(t, "git", "tests drive the git CLI")
+	out, err := TryGit(dir, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TryGit runs git in dir with Env and every commit and tag dated
+// baseTime, so ids repeat from run to run, and returns its trimmed
+// output. Standard error is part of the output, so that a test sees the
+// warnings git prints there (fsck's, for one). Use it where git is
+// expected to refuse.
+func TryGit(dir string, args ...string) (string, error) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	date := baseTime.Format(time.RFC3339)
+	cmd.Env = append(Env(), "GIT_AUTHOR_DATE="+date, "GIT_COMMITTER_DATE="+date)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
