@@ -1,14 +1,18 @@
 package patchset
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/memory"
+
+	"github.com/epp-build/epp-build/internal/gitstore"
 )
 
 // UpstreamRef marks the upstream base commit; export takes the commits
@@ -98,7 +102,7 @@ func ApplyToRepo(ctx context.Context, dir string, patches []*Patch, opt Options)
 	if err != nil {
 		return nil, err
 	}
-	defer t.spills.remove()
+	defer t.spills.Remove()
 	res, err := applySeries(ctx, t, patches, opt, head.Hash())
 	if err != nil {
 		return nil, err
@@ -107,7 +111,7 @@ func ApplyToRepo(ctx context.Context, dir string, patches []*Patch, opt Options)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if res.Pack, err = writePack(filepath.Join(dir, ".git"), fresh, t.spills.blobs); err != nil {
+	if res.Pack, err = gitstore.WritePack(filepath.Join(dir, ".git"), fresh, objectIDs(fresh), t.spills.Blobs()); err != nil {
 		return nil, err
 	}
 	if err := writeOut(dir, t, seriesPaths(res), nil); err != nil {
@@ -117,6 +121,17 @@ func ApplyToRepo(ctx context.Context, dir string, patches []*Patch, opt Options)
 		return nil, err
 	}
 	return res, nil
+}
+
+// objectIDs lists the objects of fresh in the order of their ids, so that
+// the same series makes the same pack.
+func objectIDs(fresh *memory.Storage) []plumbing.Hash {
+	ids := make([]plumbing.Hash, 0, len(fresh.Objects))
+	for h := range fresh.Objects {
+		ids = append(ids, h)
+	}
+	slices.SortFunc(ids, func(a, b plumbing.Hash) int { return bytes.Compare(a[:], b[:]) })
+	return ids
 }
 
 func partNumber(p *Patch) int {

@@ -11,6 +11,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
+
+	"github.com/epp-build/epp-build/internal/gitstore"
 )
 
 // baseFromIndex builds the in-memory tree of the base commit for a re-apply
@@ -39,7 +41,7 @@ func baseFromIndex(dir string, base, out storer.EncodedObjectStorer, idx *index.
 		dirty:   map[string]bool{},
 		touched: map[string]bool{},
 		stale:   map[string]bool{},
-		spills:  &spillStore{gitDir: filepath.Join(dir, ".git")},
+		spills:  gitstore.NewBlobFiles(filepath.Join(dir, ".git")),
 	}
 	for _, e := range idx.Entries {
 		if e.Stage != normalStage {

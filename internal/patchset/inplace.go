@@ -14,6 +14,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/storage/memory"
+
+	"github.com/epp-build/epp-build/internal/gitstore"
 )
 
 // A re-apply onto a clean tree of the same upstream commit (the edit loop:
@@ -75,7 +77,7 @@ func reapplyInPlace(ctx context.Context, patches []*Patch, out string, ex *exist
 			t.stale[p] = true
 		}
 	}
-	defer t.spills.remove()
+	defer t.spills.Remove()
 	res, err := applySeries(ctx, t, patches, opt, base)
 	if err != nil {
 		return nil, err
@@ -86,7 +88,7 @@ func reapplyInPlace(ctx context.Context, patches []*Patch, out string, ex *exist
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if res.Pack, err = writePack(filepath.Join(out, ".git"), fresh, t.spills.blobs); err != nil {
+	if res.Pack, err = gitstore.WritePack(filepath.Join(out, ".git"), fresh, objectIDs(fresh), t.spills.Blobs()); err != nil {
 		return nil, err
 	}
 	rec.Pack = res.Pack

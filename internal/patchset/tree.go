@@ -13,6 +13,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
+
+	"github.com/epp-build/epp-build/internal/gitstore"
 )
 
 // tree is the state of the work tree while the series applies: every file
@@ -31,7 +33,7 @@ type tree struct {
 	// touched is every path the series changed, for the final write-out.
 	touched map[string]bool
 	// spills holds the large blobs kept on disk instead of in store.
-	spills *spillStore
+	spills *gitstore.BlobFiles
 	// base holds the base commit's objects; stale are the paths whose file
 	// on disk is not the base commit's (a re-apply in place starts from a
 	// tree holding an older series), read from base instead.
@@ -48,6 +50,11 @@ type fileEntry struct {
 	// spill is the file holding a large content, or "".
 	spill string
 }
+
+// spillAbove is the size from which a file's new content is kept on disk
+// rather than in memory: a patch with one huge hunk must not hold the
+// result, its blob and its pack entry in memory at once.
+const spillAbove = 4 << 20
 
 // loadTree reads the base commit's tree from base; new objects go to out.
 func loadTree(dir string, base, out storer.EncodedObjectStorer, commit plumbing.Hash) (*tree, error) {
@@ -66,7 +73,7 @@ func loadTree(dir string, base, out storer.EncodedObjectStorer, commit plumbing.
 		dirHash: map[string]plumbing.Hash{},
 		dirty:   map[string]bool{},
 		touched: map[string]bool{},
-		spills:  &spillStore{gitDir: filepath.Join(dir, ".git")},
+		spills:  gitstore.NewBlobFiles(filepath.Join(dir, ".git")),
 	}
 	if err := t.load(base, "", root); err != nil {
 		return nil, err
@@ -171,7 +178,7 @@ func (t *tree) set(p string, mode filemode.FileMode, data []byte) error {
 func (t *tree) setContent(p string, mode filemode.FileMode, c content) error {
 	e := &fileEntry{mode: mode}
 	if c.size() > spillAbove && mode != filemode.Symlink {
-		path, h, err := t.spills.write(c)
+		path, h, err := t.spills.Write(c.size(), c.writeTo)
 		if err != nil {
 			return fmt.Errorf("store %s: %w", p, err)
 		}
