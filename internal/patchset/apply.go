@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/memory"
@@ -17,7 +16,7 @@ import (
 
 // UpstreamRef marks the upstream base commit; export takes the commits
 // after it as the series.
-const UpstreamRef = "refs/epp-build/upstream"
+const UpstreamRef = gitstore.UpstreamRef
 
 // Committer and CommitterEmail say who applied the series. Authors and
 // dates come from the patches; a fixed committer with the author's date
@@ -86,7 +85,7 @@ func ApplyToRepo(ctx context.Context, dir string, patches []*Patch, opt Options)
 	if err := Check(patches); err != nil {
 		return nil, err
 	}
-	repo, done, err := openWorkTree(dir)
+	repo, done, err := gitstore.Open(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +116,7 @@ func ApplyToRepo(ctx context.Context, dir string, patches []*Patch, opt Options)
 	if err := writeOut(dir, t, seriesPaths(res), nil); err != nil {
 		return nil, err
 	}
-	if err := setRefs(repo, head.Hash(), parent, opt.Branch); err != nil {
+	if err := gitstore.SetRefs(repo, head.Hash(), parent, opt.Branch); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -166,38 +165,7 @@ func commitPatch(t *tree, p *Patch, parent plumbing.Hash) (plumbing.Hash, error)
 		TreeHash:     root,
 		ParentHashes: []plumbing.Hash{parent},
 	}
-	obj := t.store.NewEncodedObject()
-	if err := c.Encode(obj); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	return t.store.SetEncodedObject(obj)
-}
-
-// setRefs points the branch (and HEAD) at head, and marks base as the
-// upstream unless the tree already has that mark (a series applied in
-// several steps keeps its first base).
-func setRefs(repo *git.Repository, base, head plumbing.Hash, branch string) error {
-	var refs []*plumbing.Reference
-	if _, err := repo.Reference(UpstreamRef, false); err != nil {
-		refs = append(refs, plumbing.NewHashReference(UpstreamRef, base))
-	}
-	if branch != "" {
-		name := plumbing.NewBranchReferenceName(branch)
-		refs = append(refs,
-			plumbing.NewHashReference(name, head),
-			plumbing.NewSymbolicReference(plumbing.HEAD, name))
-	} else {
-		refs = append(refs, plumbing.NewHashReference(plumbing.HEAD, head))
-	}
-	for _, r := range refs {
-		if cur, err := repo.Storer.Reference(r.Name()); err == nil && cur.Strings() == r.Strings() {
-			continue // a re-apply in place keeps HEAD on the same branch
-		}
-		if err := repo.Storer.SetReference(r); err != nil {
-			return fmt.Errorf("set %s: %w", r.Name(), err)
-		}
-	}
-	return nil
+	return gitstore.WriteCommit(t.store, c)
 }
 
 // applySeries applies patches to the in-memory tree t, whose state is the

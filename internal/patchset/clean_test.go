@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/epp-build/epp-build/internal/gitstore"
 	"github.com/epp-build/epp-build/internal/testutil/gitfixture"
 )
 
@@ -25,7 +26,7 @@ func TestCleanTrackedAgreesWithGit(t *testing.T) {
 	gitfixture.Git(t, dir, "commit", "-q", "-m", "link")
 	repo, err := git.PlainOpen(dir)
 	require.NoError(t, err)
-	trees, ok := indexTrees(readIndex(t, repo))
+	trees, ok := gitstore.IndexTrees(readIndex(t, repo))
 	require.True(t, ok)
 	assert.Equal(t, gitfixture.Git(t, dir, "rev-parse", "HEAD^{tree}"), trees[""].String())
 	assert.Equal(t, gitfixture.Git(t, dir, "rev-parse", "HEAD:deep/er"), trees["deep/er"].String())
@@ -116,7 +117,7 @@ func TestCleanTrackedSeesEditsStatDataHides(t *testing.T) {
 // treesOf is the index's folder hashes as a re-apply computes them.
 func treesOf(t *testing.T, repo *git.Repository) map[string]plumbing.Hash {
 	t.Helper()
-	trees, ok := indexTrees(readIndex(t, repo))
+	trees, ok := gitstore.IndexTrees(readIndex(t, repo))
 	require.True(t, ok)
 	return trees
 }

@@ -171,7 +171,7 @@ func completeJournal(dir string, repo *git.Repository, t *tree, j *journal, idx 
 	if err := writeOut(dir, t, j.Paths, idx); err != nil {
 		return err
 	}
-	if err := setRefs(repo, plumbing.NewHash(j.Record.Base), plumbing.NewHash(j.Head), j.Branch); err != nil {
+	if err := gitstore.SetRefs(repo, plumbing.NewHash(j.Record.Base), plumbing.NewHash(j.Head), j.Branch); err != nil {
 		return err
 	}
 	if err := WriteRecord(dir, j.Record); err != nil {
@@ -197,7 +197,7 @@ func finishInterrupted(dir string) error {
 	if err := json.Unmarshal(data, j); err != nil || j.Record == nil {
 		return fmt.Errorf("%s is unreadable (%v); remove the folder and apply again", journalPath(dir), err)
 	}
-	repo, done, err := openWorkTree(dir)
+	repo, done, err := gitstore.Open(dir)
 	if err != nil {
 		return err
 	}
@@ -236,8 +236,5 @@ func dropReplacedPack(repo *git.Repository, dir string, old, now *Record) {
 	if inUse {
 		return
 	}
-	packs := filepath.Join(dir, ".git", "objects", "pack")
-	for _, ext := range []string{".idx", ".pack"} {
-		os.Remove(filepath.Join(packs, old.Pack+ext))
-	}
+	_ = gitstore.RemovePack(filepath.Join(dir, ".git"), old.Pack)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 
 	"github.com/epp-build/epp-build/internal/gitformat"
+	"github.com/epp-build/epp-build/internal/gitstore"
 )
 
 // Base is the upstream tree a series applies to, as the source stage
@@ -265,7 +266,7 @@ func inspectExisting(r *recipe.Recipe, patches []*Patch, out string) (*existing,
 	if rec == nil {
 		return nil, &ExistingTreeError{Dir: out, Reason: "exists, is not empty and was not made by epp-build apply; remove it or choose another --out"}
 	}
-	repo, done, err := openWorkTree(out)
+	repo, done, err := gitstore.Open(out)
 	if err != nil {
 		return nil, err
 	}
@@ -281,7 +282,7 @@ func inspectExisting(r *recipe.Recipe, patches []*Patch, out string) (*existing,
 	idx, err := gitformat.ReadIndex(filepath.Join(out, ".git", "index"))
 	var trees map[string]plumbing.Hash
 	if err == nil {
-		trees, _ = indexTrees(idx) // nil for an index in conflict
+		trees, _ = gitstore.IndexTrees(idx) // nil for an index in conflict
 	}
 	<-opened
 	if err != nil {
