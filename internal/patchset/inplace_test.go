@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/epp-build/epp-build/internal/outdir"
 	"github.com/epp-build/epp-build/internal/testutil/gitfixture"
 )
 
@@ -128,7 +129,7 @@ func TestReapplyRewritesOnlyWhatChanges(t *testing.T) {
 	wantRes, gotRes := want.Record.Result, rec.Result
 	wantRes.Pack, gotRes.Pack = "", ""
 	assert.Equal(t, wantRes, gotRes)
-	_, err = os.Stat(journalPath(out))
+	_, err = os.Stat(outdir.JournalPath(out))
 	assert.ErrorIs(t, err, os.ErrNotExist)
 
 	// Nothing left to do: the next run says so.
@@ -153,7 +154,7 @@ func TestReapplyJournalIsCompleted(t *testing.T) {
 	_, err = ApplyTo(context.Background(), r, v2, cloneBase(t, base), out, opt)
 	stopAfterJournal = nil
 	require.ErrorIs(t, err, errCrash)
-	_, err = os.Stat(journalPath(out))
+	_, err = os.Stat(outdir.JournalPath(out))
 	require.NoError(t, err, "the journal stays")
 
 	res, err := ApplyTo(context.Background(), r, v2, cloneBase(t, base), out, opt)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/epp-build/epp-build/internal/outdir"
 	"github.com/epp-build/epp-build/internal/textsafe"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -106,7 +107,7 @@ func (e *LocalChangesError) Error() string {
 		fmt.Fprintf(&b, "`git -C %s add -A && git -C %s commit`, then ", dir, dir)
 	}
 	fmt.Fprintf(&b, "`epp-build export --dir %s --to %s` (this rewrites the patch files there from the tree) and apply again.\n", dir, recipeDir)
-	fmt.Fprintf(&b, "To replace the tree anyway: apply again with --force; the old tree is moved to %s and kept", BackupPattern(e.Dir))
+	fmt.Fprintf(&b, "To replace the tree anyway: apply again with --force; the old tree is moved to %s and kept", outdir.BackupPattern(e.Dir))
 	return b.String()
 }
 
@@ -121,9 +122,6 @@ func shellArg(s string) string {
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
-
-// BackupPattern says where --force moves a tree it replaces.
-func BackupPattern(dir string) string { return dir + ".epp-build-backup-<time>" }
 
 // inspectLocal lists what the work tree dir holds beyond what rec says
 // apply made there.
