@@ -49,6 +49,16 @@ type Result struct {
 	Pack string `json:"pack,omitempty"`
 }
 
+// commits are the series' base and the commit of each patch.
+func (r *Result) commits() []plumbing.Hash {
+	out := make([]plumbing.Hash, 0, len(r.Patches)+1)
+	out = append(out, plumbing.NewHash(r.Base))
+	for _, a := range r.Patches {
+		out = append(out, plumbing.NewHash(a.Commit))
+	}
+	return out
+}
+
 // Options tune ApplyToRepo.
 type Options struct {
 	// Branch is checked out at the last commit (for example

@@ -48,7 +48,7 @@ func TestApplyMatchesGitForEveryKindOfChange(t *testing.T) {
 		"deep/a/b/c.txt": "deep\n",
 	})
 	patches := seriesFromGit(t, dir, func() {
-		writeFiles(t, dir, map[string]string{
+		gitfixture.WriteFiles(t, dir, map[string]string{
 			"a.txt":        strings.Replace(strings.Replace(numbered(40, "a"), "a line x\n", "a line X changed\n", 1), "a line xxxxxx\n", "a line six\n", 1),
 			"new/file.go":  "package new\n",
 			"nonl.txt":     "no newline still",
@@ -60,7 +60,7 @@ func TestApplyMatchesGitForEveryKindOfChange(t *testing.T) {
 		require.NoError(t, os.Chmod(filepath.Join(dir, "script.sh"), 0o755))
 		gitfixture.Git(t, dir, "add", "-A")
 		gitfixture.Git(t, dir, "commit", "-q", "--author=Ada Author <ada@example.com>", "--date=2025-07-23T10:00:00+02:00", "-m", "Change many things\n\nWhy: to cover every kind.\n\nUpstream: none\nReason: test")
-		writeFiles(t, dir, map[string]string{"a.txt": numbered(41, "a")})
+		gitfixture.WriteFiles(t, dir, map[string]string{"a.txt": numbered(41, "a")})
 		gitfixture.Git(t, dir, "add", "-A")
 		gitfixture.Git(t, dir, "commit", "-q", "-m", "Second")
 	})

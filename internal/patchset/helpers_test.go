@@ -1,31 +1,18 @@
 package patchset
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/epp-build/epp-build/internal/testutil/gitfixture"
 )
-
-func writeFiles(t testing.TB, dir string, files map[string]string) {
-	t.Helper()
-	for name, content := range files {
-		full := filepath.Join(dir, name)
-		require.NoError(t, os.MkdirAll(filepath.Dir(full), 0o755))
-		require.NoError(t, os.WriteFile(full, []byte(content), 0o644))
-	}
-}
 
 // baseRepo makes a repository whose single commit holds files.
 func baseRepo(t testing.TB, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
 	gitfixture.Git(t, dir, "init", "-q", "-b", "main")
-	writeFiles(t, dir, files)
+	gitfixture.WriteFiles(t, dir, files)
 	gitfixture.Git(t, dir, "add", "-A")
 	gitfixture.Git(t, dir, "commit", "-q", "-m", "upstream")
 	return dir

@@ -50,9 +50,9 @@ func stamps(t *testing.T, dir string) map[string]stamp {
 func twoSeries(t *testing.T, base string) (v1, v2 []*Patch) {
 	series := func(first string) []*Patch {
 		return seriesFromGit(t, base, func() {
-			writeFiles(t, base, map[string]string{first: numbered(30, "changed")})
+			gitfixture.WriteFiles(t, base, map[string]string{first: numbered(30, "changed")})
 			gitfixture.Git(t, base, "commit", "-q", "-am", "Change a file")
-			writeFiles(t, base, map[string]string{"new.txt": "new\n"})
+			gitfixture.WriteFiles(t, base, map[string]string{"new.txt": "new\n"})
 			gitfixture.Git(t, base, "add", "new.txt")
 			gitfixture.Git(t, base, "rm", "-q", "gone/x.txt")
 			gitfixture.Git(t, base, "commit", "-q", "-m", "Add new, drop gone")
@@ -177,12 +177,12 @@ func TestReapplyUndoesAFileBecomingAFolder(t *testing.T) {
 	base := baseRepo(t, map[string]string{"x": "a file\n", "d/e.txt": "e\n", "keep.txt": "k\n"})
 	v1 := seriesFromGit(t, base, func() {
 		gitfixture.Git(t, base, "rm", "-q", "x", "d/e.txt")
-		writeFiles(t, base, map[string]string{"x/y": "now a folder\n"})
+		gitfixture.WriteFiles(t, base, map[string]string{"x/y": "now a folder\n"})
 		gitfixture.Git(t, base, "add", "x/y")
 		gitfixture.Git(t, base, "commit", "-q", "-m", "Swap")
 	})
 	v2 := seriesFromGit(t, base, func() {
-		writeFiles(t, base, map[string]string{"keep.txt": "k2\n"})
+		gitfixture.WriteFiles(t, base, map[string]string{"keep.txt": "k2\n"})
 		gitfixture.Git(t, base, "commit", "-q", "-am", "Swap")
 	})
 	r := &recipe.Recipe{Version: "v1", Upstream: recipe.Upstream{Commit: gitfixture.Git(t, base, "rev-parse", "HEAD")}}

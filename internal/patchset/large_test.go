@@ -31,10 +31,10 @@ func TestLargeHunksApplyThroughSpillFiles(t *testing.T) {
 	require.Greater(t, len(bigFile(n, "new")), spillAbove, "the result must take the spill path")
 	dir := baseRepo(t, map[string]string{"big.txt": bigFile(n, "base"), "small.txt": "small\n"})
 	patches := seriesFromGit(t, dir, func() {
-		writeFiles(t, dir, map[string]string{"big.txt": bigFile(n, "new")})
+		gitfixture.WriteFiles(t, dir, map[string]string{"big.txt": bigFile(n, "new")})
 		gitfixture.Git(t, dir, "commit", "-q", "-am", "Rewrite every line")
 		again := strings.Replace(bigFile(n, "new"), fmt.Sprintf("new line %09d", n/2), "changed again", 1)
-		writeFiles(t, dir, map[string]string{"big.txt": again, "small.txt": "small changed\n"})
+		gitfixture.WriteFiles(t, dir, map[string]string{"big.txt": again, "small.txt": "small changed\n"})
 		require.NoError(t, os.Chmod(filepath.Join(dir, "big.txt"), 0o755))
 		gitfixture.Git(t, dir, "commit", "-q", "-am", "Change one line of it again")
 	})

@@ -103,7 +103,7 @@ func TestBinaryPatchesAreCheckedAgainstTheirIndexLine(t *testing.T) {
 	base := map[string]string{"blob.bin": "\x00\x01\x02binary\n" + numbered(200, "b")}
 	dir := baseRepo(t, base)
 	patches := seriesFromGit(t, dir, func() {
-		writeFiles(t, dir, map[string]string{"blob.bin": "\x00\x01\x02binary changed\n" + numbered(200, "b")})
+		gitfixture.WriteFiles(t, dir, map[string]string{"blob.bin": "\x00\x01\x02binary changed\n" + numbered(200, "b")})
 		gitfixture.Git(t, dir, "commit", "-q", "-am", "Change the blob")
 	})
 	require.Len(t, patches, 1)
@@ -130,7 +130,7 @@ func TestBinaryPatchesAreCheckedAgainstTheirIndexLine(t *testing.T) {
 	t.Run("preimage differs from the index line", func(t *testing.T) {
 		work := filepath.Join(t.TempDir(), "w")
 		gitfixture.Git(t, "", "clone", "-q", dir, work)
-		writeFiles(t, work, map[string]string{"blob.bin": "\x00other\n"})
+		gitfixture.WriteFiles(t, work, map[string]string{"blob.bin": "\x00other\n"})
 		gitfixture.Git(t, work, "commit", "-q", "-am", "Other base")
 		_, err := applyPatch(mustLoad(t, work), patches[0])
 		var fileErr *FileError

@@ -15,6 +15,7 @@ import (
 
 	"github.com/epp-build/epp-build/internal/gitformat"
 	"github.com/epp-build/epp-build/internal/gitstore"
+	"github.com/epp-build/epp-build/internal/guard"
 	"github.com/epp-build/epp-build/internal/outdir"
 )
 
@@ -97,15 +98,15 @@ func ApplyTo(ctx context.Context, r *recipe.Recipe, patches []*Patch, fetch func
 	if ex != nil {
 		defer ex.close()
 	}
-	refuse := func() error { return &LocalChangesError{Dir: out, RecipeDir: r.Dir, Changes: ex.local} }
+	refuse := func() error { return &guard.LocalChangesError{Dir: out, RecipeDir: r.Dir, Changes: ex.local} }
 	if ex != nil {
 		if len(ex.reasons) == 0 && len(ex.local.Commits) > 0 {
 			// The same series: its commits in out say which trees it makes.
-			trees, err := seriesTrees(out, &ex.rec.Result)
+			trees, err := guard.CommitTrees(out, ex.rec.commits())
 			if err != nil {
 				return nil, err
 			}
-			ex.local.dropReproduced(trees)
+			ex.local.DropReproduced(trees)
 		}
 		if len(ex.reasons) == 0 {
 			if ex.local.Empty() {
@@ -143,11 +144,11 @@ func ApplyTo(ctx context.Context, r *recipe.Recipe, patches []*Patch, fetch func
 		return nil, err
 	}
 	if ex != nil && len(ex.local.Commits) > 0 && !opt.Force {
-		trees, err := seriesTrees(work, res)
+		trees, err := guard.CommitTrees(work, res.commits())
 		if err != nil {
 			return nil, err
 		}
-		ex.local.dropReproduced(trees)
+		ex.local.DropReproduced(trees)
 		if !ex.local.Empty() {
 			return nil, refuse()
 		}
@@ -191,11 +192,12 @@ type existing struct {
 	// reasons says why the series must be applied again (empty when it is
 	// the same series).
 	reasons []string
-	local   *LocalChanges
+	local   *guard.LocalChanges
 	// repo is out's repository, open until close is called.
 	repo *git.Repository
 	idx  *index.Index
-	// trees are the index's folder hashes (indexTrees), nil when unknown.
+	// trees are the index's folder hashes (gitstore.IndexTrees), nil when
+	// unknown.
 	trees map[string]plumbing.Hash
 	close func()
 }
@@ -247,7 +249,7 @@ func inspectExisting(r *recipe.Recipe, patches []*Patch, out string) (*existing,
 		done()
 		return nil, fmt.Errorf("read the git index of %s: %w", out, err)
 	}
-	local, err := inspectLocal(repo, idx, trees, out, rec)
+	local, err := guard.Inspect(repo, idx, trees, out, append(rec.commits(), plumbing.NewHash(rec.Head)))
 	if err != nil {
 		done()
 		return nil, err

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/epp-build/epp-build/internal/guard"
 	"github.com/epp-build/epp-build/internal/testutil/gitfixture"
 )
 
@@ -33,7 +34,7 @@ func appendSeries(t *testing.T, base string, n int) []*Patch {
 		content := "start\n"
 		for i := 0; i < n; i++ {
 			content += fmt.Sprintf("line %d\n", i)
-			writeFiles(t, base, map[string]string{"a.txt": content})
+			gitfixture.WriteFiles(t, base, map[string]string{"a.txt": content})
 			gitfixture.Git(t, base, "commit", "-q", "-am", fmt.Sprintf("Add line %d", i))
 		}
 	})
@@ -75,14 +76,6 @@ func TestCancelledApplyLeavesOutUntouched(t *testing.T) {
 	assert.Len(t, entries, 1, "only --out remains")
 }
 
-func TestLocalChangesAdviceQuotesPaths(t *testing.T) {
-	e := &LocalChangesError{Dir: "/home/me/my tree", RecipeDir: "/r/it's", Changes: &LocalChanges{Untracked: []string{"x"}}}
-	assert.Contains(t, e.Error(), "`git -C '/home/me/my tree' add -A && git -C '/home/me/my tree' commit`")
-	assert.Contains(t, e.Error(), `--to '/r/it'\''s'`)
-	plain := &LocalChangesError{Dir: "/home/me/out", RecipeDir: "patches/v0.7.0", Changes: &LocalChanges{}}
-	assert.Contains(t, plain.Error(), "`epp-build export --dir /home/me/out --to patches/v0.7.0`")
-}
-
 func TestReapplyKeepsWhatTheSeriesDoesNotReproduce(t *testing.T) {
 	base := baseRepo(t, map[string]string{"a.txt": "start\n"})
 	patches := appendSeries(t, base, 2)
@@ -98,11 +91,11 @@ func TestReapplyKeepsWhatTheSeriesDoesNotReproduce(t *testing.T) {
 	assert.True(t, res.AlreadyApplied, "%v %v", res.Reasons, res.Backup)
 
 	// A commit with new content does, even with the same series.
-	writeFiles(t, out, map[string]string{"b.txt": "mine\n"})
+	gitfixture.WriteFiles(t, out, map[string]string{"b.txt": "mine\n"})
 	gitfixture.Git(t, out, "add", "b.txt")
 	gitfixture.Git(t, out, "commit", "-q", "-m", "Mine")
 	_, err = ApplyTo(context.Background(), r, patches, cloneBase(t, base), out, Options{})
-	var local *LocalChangesError
+	var local *guard.LocalChangesError
 	require.ErrorAs(t, err, &local)
 	require.Len(t, local.Changes.Commits, 1)
 	assert.Equal(t, "Mine", local.Changes.Commits[0].Subject)

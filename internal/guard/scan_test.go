@@ -1,4 +1,4 @@
-package patchset
+package guard
 
 import (
 	"os"
@@ -20,7 +20,7 @@ import (
 // files unclean.
 func TestScanUntrackedIsGitsOthers(t *testing.T) {
 	dir := baseRepo(t, map[string]string{"a.txt": "a\n", "deep/er/b.txt": "b\n", "run.sh": "#!/bin/sh\n"})
-	writeFiles(t, dir, map[string]string{
+	gitfixture.WriteFiles(t, dir, map[string]string{
 		"new.txt":               "untracked\n",
 		"build.log":             "ignored\n",
 		"deep/er/c.txt":         "beside a tracked file\n",
@@ -47,7 +47,7 @@ func TestScanUntrackedIsGitsOthers(t *testing.T) {
 func TestScanTrackedPathNowAFolder(t *testing.T) {
 	dir := baseRepo(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
 	require.NoError(t, os.Remove(filepath.Join(dir, "a.txt")))
-	writeFiles(t, dir, map[string]string{"a.txt/inside": "x\n"})
+	gitfixture.WriteFiles(t, dir, map[string]string{"a.txt/inside": "x\n"})
 	scan := scanOf(t, dir)
 	assert.False(t, scan.tracked)
 	assert.Equal(t, []string{"a.txt/inside"}, scan.untracked)

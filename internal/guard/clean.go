@@ -1,4 +1,4 @@
-package patchset
+package guard
 
 import (
 	"os"
@@ -9,7 +9,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
-// indexIsHead is half of the clean check inspectLocal makes (the other
+// indexIsHead is half of the clean check Inspect makes (the other
 // half is scanWorkTree's): whether the index's root tree (trees[""]) is
 // HEAD's. When either half is unsure the caller asks the full (slower)
 // status for the names; go-git's status reads every directory and tree

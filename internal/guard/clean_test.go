@@ -1,4 +1,4 @@
-package patchset
+package guard
 
 import (
 	"os"
@@ -34,11 +34,11 @@ func TestCleanTrackedAgreesWithGit(t *testing.T) {
 	assert.True(t, cleanTracked(repo, readIndex(t, repo), trees, dir))
 
 	for name, change := range map[string]func(){
-		"edited":  func() { writeFiles(t, dir, map[string]string{"deep/er/b.txt": "changed\n"}) },
+		"edited":  func() { gitfixture.WriteFiles(t, dir, map[string]string{"deep/er/b.txt": "changed\n"}) },
 		"deleted": func() { require.NoError(t, os.Remove(filepath.Join(dir, "a.txt"))) },
 		"chmod":   func() { require.NoError(t, os.Chmod(filepath.Join(dir, "run.sh"), 0o755)) },
 		"staged": func() {
-			writeFiles(t, dir, map[string]string{"new.txt": "n\n"})
+			gitfixture.WriteFiles(t, dir, map[string]string{"new.txt": "n\n"})
 			gitfixture.Git(t, dir, "add", "new.txt")
 		},
 		"relinked": func() {
@@ -122,7 +122,7 @@ func treesOf(t *testing.T, repo *git.Repository) map[string]plumbing.Hash {
 	return trees
 }
 
-// cleanTracked is the clean check inspectLocal makes, on its own: the
+// cleanTracked is the clean check Inspect makes, on its own: the
 // index is HEAD's and every tracked file matches it.
 func cleanTracked(repo *git.Repository, idx *index.Index, trees map[string]plumbing.Hash, dir string) bool {
 	if !indexIsHead(repo, trees) {
