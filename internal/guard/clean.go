@@ -15,7 +15,8 @@ import (
 // status for the names; go-git's status reads every directory and tree
 // object, which was most of a re-apply's time.
 //
-// trees are the index's folder hashes (indexTrees); nil means unknown.
+// trees are the index's folder hashes (gitstore.IndexTrees); nil means
+// unknown.
 func indexIsHead(repo *git.Repository, trees map[string]plumbing.Hash) bool {
 	if trees == nil {
 		return false

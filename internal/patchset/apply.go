@@ -59,7 +59,7 @@ func (r *Result) commits() []plumbing.Hash {
 	return out
 }
 
-// Options tune ApplyToRepo.
+// Options tune ApplyTo and ApplyToRepo.
 type Options struct {
 	// Branch is checked out at the last commit (for example
 	// "epp-build/v0.7.0").
@@ -69,8 +69,11 @@ type Options struct {
 	// Overlays, by patch file, replace folders with generated content
 	// right after that patch applies (regen).
 	Overlays map[string][]Overlay
-	// Force lets ApplyTo replace an output holding changes it did not
-	// make; the old tree is kept in a backup folder.
+	// Force lets ApplyTo replace an output made by apply that holds
+	// changes apply did not make, keeping it in a backup folder; a folder
+	// apply did not make is refused all the same. It also replaces a clean
+	// output as a whole instead of updating it in place. ApplyToRepo, which
+	// works on a tree it is given, ignores it.
 	Force bool
 }
 
