@@ -9,6 +9,7 @@ import (
 	"github.com/epp-build/epp-build/internal/build"
 	"github.com/epp-build/epp-build/internal/capi"
 	"github.com/epp-build/epp-build/internal/cheader"
+	"github.com/epp-build/epp-build/internal/guard"
 	"github.com/epp-build/epp-build/internal/patchset"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/source"
@@ -39,7 +40,7 @@ func exitCode(ctx context.Context, err error) int {
 		parseErr    *patchset.ParseError
 		unsafe      *patchset.UnsafeError
 		existing    *patchset.ExistingTreeError
-		local       *patchset.LocalChangesError
+		local       *guard.LocalChangesError
 		invalid     *recipe.ValidationError
 		mismatch    *source.MismatchError
 		moduleHash  *source.ModuleHashError

@@ -1,19 +1,22 @@
 package patchset
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 
-	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/memory"
+
+	"github.com/epp-build/epp-build/internal/gitstore"
 )
 
 // UpstreamRef marks the upstream base commit; export takes the commits
 // after it as the series.
-const UpstreamRef = "refs/epp-build/upstream"
+const UpstreamRef = gitstore.UpstreamRef
 
 // Committer and CommitterEmail say who applied the series. Authors and
 // dates come from the patches; a fixed committer with the author's date
@@ -46,7 +49,17 @@ type Result struct {
 	Pack string `json:"pack,omitempty"`
 }
 
-// Options tune ApplyToRepo.
+// commits are the series' base and the commit of each patch.
+func (r *Result) commits() []plumbing.Hash {
+	out := make([]plumbing.Hash, 0, len(r.Patches)+1)
+	out = append(out, plumbing.NewHash(r.Base))
+	for _, a := range r.Patches {
+		out = append(out, plumbing.NewHash(a.Commit))
+	}
+	return out
+}
+
+// Options tune ApplyTo and ApplyToRepo.
 type Options struct {
 	// Branch is checked out at the last commit (for example
 	// "epp-build/v0.7.0").
@@ -56,8 +69,11 @@ type Options struct {
 	// Overlays, by patch file, replace folders with generated content
 	// right after that patch applies (regen).
 	Overlays map[string][]Overlay
-	// Force lets ApplyTo replace an output holding changes it did not
-	// make; the old tree is kept in a backup folder.
+	// Force lets ApplyTo replace an output made by apply that holds
+	// changes apply did not make, keeping it in a backup folder; a folder
+	// apply did not make is refused all the same. It also replaces a clean
+	// output as a whole instead of updating it in place. ApplyToRepo, which
+	// works on a tree it is given, ignores it.
 	Force bool
 }
 
@@ -82,7 +98,7 @@ func ApplyToRepo(ctx context.Context, dir string, patches []*Patch, opt Options)
 	if err := Check(patches); err != nil {
 		return nil, err
 	}
-	repo, done, err := openWorkTree(dir)
+	repo, done, err := gitstore.Open(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +114,7 @@ func ApplyToRepo(ctx context.Context, dir string, patches []*Patch, opt Options)
 	if err != nil {
 		return nil, err
 	}
-	defer t.spills.remove()
+	defer t.spills.Remove()
 	res, err := applySeries(ctx, t, patches, opt, head.Hash())
 	if err != nil {
 		return nil, err
@@ -107,16 +123,27 @@ func ApplyToRepo(ctx context.Context, dir string, patches []*Patch, opt Options)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if res.Pack, err = writePack(filepath.Join(dir, ".git"), fresh, t.spills.blobs); err != nil {
+	if res.Pack, err = gitstore.WritePack(filepath.Join(dir, ".git"), fresh, objectIDs(fresh), t.spills.Blobs()); err != nil {
 		return nil, err
 	}
 	if err := writeOut(dir, t, seriesPaths(res), nil); err != nil {
 		return nil, err
 	}
-	if err := setRefs(repo, head.Hash(), parent, opt.Branch); err != nil {
+	if err := gitstore.SetRefs(repo, head.Hash(), parent, opt.Branch); err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// objectIDs lists the objects of fresh in the order of their ids, so that
+// the same series makes the same pack.
+func objectIDs(fresh *memory.Storage) []plumbing.Hash {
+	ids := make([]plumbing.Hash, 0, len(fresh.Objects))
+	for h := range fresh.Objects {
+		ids = append(ids, h)
+	}
+	slices.SortFunc(ids, func(a, b plumbing.Hash) int { return bytes.Compare(a[:], b[:]) })
+	return ids
 }
 
 func partNumber(p *Patch) int {
@@ -151,38 +178,7 @@ func commitPatch(t *tree, p *Patch, parent plumbing.Hash) (plumbing.Hash, error)
 		TreeHash:     root,
 		ParentHashes: []plumbing.Hash{parent},
 	}
-	obj := t.store.NewEncodedObject()
-	if err := c.Encode(obj); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	return t.store.SetEncodedObject(obj)
-}
-
-// setRefs points the branch (and HEAD) at head, and marks base as the
-// upstream unless the tree already has that mark (a series applied in
-// several steps keeps its first base).
-func setRefs(repo *git.Repository, base, head plumbing.Hash, branch string) error {
-	var refs []*plumbing.Reference
-	if _, err := repo.Reference(UpstreamRef, false); err != nil {
-		refs = append(refs, plumbing.NewHashReference(UpstreamRef, base))
-	}
-	if branch != "" {
-		name := plumbing.NewBranchReferenceName(branch)
-		refs = append(refs,
-			plumbing.NewHashReference(name, head),
-			plumbing.NewSymbolicReference(plumbing.HEAD, name))
-	} else {
-		refs = append(refs, plumbing.NewHashReference(plumbing.HEAD, head))
-	}
-	for _, r := range refs {
-		if cur, err := repo.Storer.Reference(r.Name()); err == nil && cur.Strings() == r.Strings() {
-			continue // a re-apply in place keeps HEAD on the same branch
-		}
-		if err := repo.Storer.SetReference(r); err != nil {
-			return fmt.Errorf("set %s: %w", r.Name(), err)
-		}
-	}
-	return nil
+	return gitstore.WriteCommit(t.store, c)
 }
 
 // applySeries applies patches to the in-memory tree t, whose state is the

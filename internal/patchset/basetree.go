@@ -11,6 +11,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
+
+	"github.com/epp-build/epp-build/internal/gitstore"
 )
 
 // baseFromIndex builds the in-memory tree of the base commit for a re-apply
@@ -39,16 +41,16 @@ func baseFromIndex(dir string, base, out storer.EncodedObjectStorer, idx *index.
 		dirty:   map[string]bool{},
 		touched: map[string]bool{},
 		stale:   map[string]bool{},
-		spills:  &spillStore{gitDir: filepath.Join(dir, ".git")},
+		spills:  gitstore.NewBlobFiles(filepath.Join(dir, ".git")),
 	}
 	for _, e := range idx.Entries {
-		if e.Stage != normalStage {
+		if e.Stage != gitstore.NormalStage {
 			return nil, fmt.Errorf("the index holds a conflict at %s", e.Name)
 		}
 		t.put(e.Name, e.Mode, e.Hash)
 	}
 	if trees == nil {
-		trees, _ = indexTrees(idx) // no conflicts: checked above
+		trees, _ = gitstore.IndexTrees(idx) // no conflicts: checked above
 	}
 	t.dirHash = trees
 	// Paths the base lacks go first, so that a file the base has may take
@@ -83,7 +85,7 @@ func baseFromIndex(dir string, base, out storer.EncodedObjectStorer, idx *index.
 func (t *tree) put(p string, mode filemode.FileMode, h plumbing.Hash) {
 	t.files[p] = &fileEntry{mode: mode, hash: h}
 	for child := p; child != ""; {
-		dir := parentDir(child)
+		dir := gitstore.ParentDir(child)
 		known := t.dirs[dir] != nil
 		if !known {
 			t.dirs[dir] = map[string]bool{}

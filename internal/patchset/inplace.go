@@ -2,10 +2,6 @@ package patchset
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 
@@ -14,6 +10,9 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/storage/memory"
+
+	"github.com/epp-build/epp-build/internal/gitstore"
+	"github.com/epp-build/epp-build/internal/outdir"
 )
 
 // A re-apply onto a clean tree of the same upstream commit (the edit loop:
@@ -22,31 +21,15 @@ import (
 //
 // The new series is computed in memory against the base commit, which the
 // tree's own .git holds, so nothing is fetched and a conflict writes
-// nothing. The update then goes in this order: the new objects (one pack;
-// harmless on its own), a journal naming the new head, branch, record and
-// the paths to update, then the files and index entries, the refs and the
-// record, and last the journal is removed. Each file is replaced by a
-// rename, so it is either old or new. A run that stops after the journal
-// was written (a crash, a kill) leaves the journal, and the next apply on
-// that folder completes it from the objects already stored before it looks
-// at anything else. Interrupting (Ctrl-C) before the journal is written
-// leaves the tree as it was; after, the few remaining writes are finished.
-// Like the rest of apply it does not fsync: it covers a process that
-// stops, not a machine that loses power.
-const journalFile = "epp-build/reapply.json"
+// nothing. The writes are journalled (see outdir.Journal): interrupting
+// (Ctrl-C) before the journal is written leaves the tree as it was; after,
+// the few remaining writes are finished.
 
 // journal is a re-apply in place that has started writing.
-type journal struct {
-	Head   string   `json:"head"`
-	Branch string   `json:"branch"`
-	Paths  []string `json:"paths"`
-	Record *Record  `json:"record"`
-}
+type journal = outdir.Journal[Record]
 
 // stopAfterJournal lets a test stop a re-apply where a crash would.
 var stopAfterJournal *func() error
-
-func journalPath(dir string) string { return filepath.Join(dir, ".git", journalFile) }
 
 // inPlace is whether a re-apply onto ex may update the tree in place: the
 // same upstream and version, and nothing there that apply did not make.
@@ -75,7 +58,7 @@ func reapplyInPlace(ctx context.Context, patches []*Patch, out string, ex *exist
 			t.stale[p] = true
 		}
 	}
-	defer t.spills.remove()
+	defer t.spills.Remove()
 	res, err := applySeries(ctx, t, patches, opt, base)
 	if err != nil {
 		return nil, err
@@ -86,12 +69,12 @@ func reapplyInPlace(ctx context.Context, patches []*Patch, out string, ex *exist
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if res.Pack, err = writePack(filepath.Join(out, ".git"), fresh, t.spills.blobs); err != nil {
+	if res.Pack, err = gitstore.WritePack(filepath.Join(out, ".git"), fresh, objectIDs(fresh), t.spills.Blobs()); err != nil {
 		return nil, err
 	}
 	rec.Pack = res.Pack
 	j := &journal{Head: res.Head, Branch: opt.Branch, Paths: paths, Record: &rec}
-	if err := writeJournal(out, j); err != nil {
+	if err := outdir.WriteJournal(out, j); err != nil {
 		return nil, err
 	}
 	if stopAfterJournal != nil {
@@ -135,67 +118,29 @@ func differing(idx *index.Index, t *tree, old map[string]bool, changed []string)
 	return out
 }
 
-func writeJournal(dir string, j *journal) error {
-	data, err := json.MarshalIndent(j, "", "  ")
-	if err != nil {
-		return err
-	}
-	path := journalPath(dir)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("write the re-apply journal: %w", err)
-	}
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return fmt.Errorf("write the re-apply journal: %w", err)
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write the re-apply journal: %w", err)
-	}
-	return nil
-}
-
 // completeJournal writes what j names from t, moves the refs, stores the
 // record and drops the journal. Running it again is harmless.
 func completeJournal(dir string, repo *git.Repository, t *tree, j *journal, idx *index.Index) error {
 	if err := writeOut(dir, t, j.Paths, idx); err != nil {
 		return err
 	}
-	if err := setRefs(repo, plumbing.NewHash(j.Record.Base), plumbing.NewHash(j.Head), j.Branch); err != nil {
+	if err := gitstore.SetRefs(repo, plumbing.NewHash(j.Record.Base), plumbing.NewHash(j.Head), j.Branch); err != nil {
 		return err
 	}
 	if err := WriteRecord(dir, j.Record); err != nil {
 		return err
 	}
-	return os.Remove(journalPath(dir))
+	return outdir.RemoveJournal(dir)
 }
 
 // finishInterrupted completes a re-apply in place of dir that stopped
 // after writing its journal; it does nothing when there is none.
 func finishInterrupted(dir string) error {
-	if fi, err := os.Stat(filepath.Join(dir, ".git")); err != nil || !fi.IsDir() {
-		return nil // not a work tree: inspectExisting says what it is
-	}
-	data, err := os.ReadFile(journalPath(dir))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
+	j, err := outdir.ReadJournal[Record](dir)
+	if err != nil || j == nil {
 		return err
 	}
-	j := &journal{}
-	if err := json.Unmarshal(data, j); err != nil || j.Record == nil {
-		return fmt.Errorf("%s is unreadable (%v); remove the folder and apply again", journalPath(dir), err)
-	}
-	repo, done, err := openWorkTree(dir)
+	repo, done, err := gitstore.Open(dir)
 	if err != nil {
 		return err
 	}
@@ -234,8 +179,5 @@ func dropReplacedPack(repo *git.Repository, dir string, old, now *Record) {
 	if inUse {
 		return
 	}
-	packs := filepath.Join(dir, ".git", "objects", "pack")
-	for _, ext := range []string{".idx", ".pack"} {
-		os.Remove(filepath.Join(packs, old.Pack+ext))
-	}
+	_ = gitstore.RemovePack(filepath.Join(dir, ".git"), old.Pack)
 }

@@ -13,6 +13,9 @@ import (
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/epp-build/epp-build/internal/outdir"
+	"github.com/epp-build/epp-build/internal/testutil/gitfixture"
 )
 
 // stamp is what proves a file was not rewritten: its inode and mtime.
@@ -47,12 +50,12 @@ func stamps(t *testing.T, dir string) map[string]stamp {
 func twoSeries(t *testing.T, base string) (v1, v2 []*Patch) {
 	series := func(first string) []*Patch {
 		return seriesFromGit(t, base, func() {
-			writeFiles(t, base, map[string]string{first: numbered(30, "changed")})
-			gitRun(t, base, "commit", "-q", "-am", "Change a file")
-			writeFiles(t, base, map[string]string{"new.txt": "new\n"})
-			gitRun(t, base, "add", "new.txt")
-			gitRun(t, base, "rm", "-q", "gone/x.txt")
-			gitRun(t, base, "commit", "-q", "-m", "Add new, drop gone")
+			gitfixture.WriteFiles(t, base, map[string]string{first: numbered(30, "changed")})
+			gitfixture.Git(t, base, "commit", "-q", "-am", "Change a file")
+			gitfixture.WriteFiles(t, base, map[string]string{"new.txt": "new\n"})
+			gitfixture.Git(t, base, "add", "new.txt")
+			gitfixture.Git(t, base, "rm", "-q", "gone/x.txt")
+			gitfixture.Git(t, base, "commit", "-q", "-m", "Add new, drop gone")
 		})
 	}
 	return series("a.txt"), series("b.txt")
@@ -67,9 +70,9 @@ func TestReapplyRewritesOnlyWhatChanges(t *testing.T) {
 		"deep/d/e.txt": "deep\n", "gone/x.txt": "x\n", "hack/run.sh": "#!/bin/sh\n",
 	})
 	require.NoError(t, os.Chmod(filepath.Join(base, "hack/run.sh"), 0o755))
-	gitRun(t, base, "commit", "-q", "-am", "exec")
+	gitfixture.Git(t, base, "commit", "-q", "-am", "exec")
 	v1, v2 := twoSeries(t, base)
-	r := &recipe.Recipe{Version: "v1", Upstream: recipe.Upstream{Commit: gitRun(t, base, "rev-parse", "HEAD")}}
+	r := &recipe.Recipe{Version: "v1", Upstream: recipe.Upstream{Commit: gitfixture.Git(t, base, "rev-parse", "HEAD")}}
 	opt := Options{Branch: "epp-build/v1"}
 	out := filepath.Join(t.TempDir(), "out")
 	_, err := ApplyTo(context.Background(), r, v1, cloneBase(t, base), out, opt)
@@ -98,12 +101,12 @@ func TestReapplyRewritesOnlyWhatChanges(t *testing.T) {
 	want, err := ApplyTo(context.Background(), r, v2, cloneBase(t, base), fresh, opt)
 	require.NoError(t, err)
 	assert.Equal(t, want.Record.Head, res.Record.Head, "the same commits")
-	assert.Equal(t, gitRun(t, fresh, "log", "--format=%H %T %s", "HEAD"), gitRun(t, out, "log", "--format=%H %T %s", "HEAD"))
-	assert.Equal(t, gitRun(t, fresh, "ls-files", "-s"), gitRun(t, out, "ls-files", "-s"), "the same files and modes")
-	assert.Equal(t, gitRun(t, fresh, "symbolic-ref", "HEAD"), gitRun(t, out, "symbolic-ref", "HEAD"))
-	assert.Empty(t, gitRun(t, out, "status", "--porcelain", "--untracked-files=all", "--ignored"))
-	assert.Empty(t, gitRun(t, out, "diff-files", "--name-only"), "the index knows the rewritten files")
-	gitRun(t, out, "fsck", "--strict") // every object is there, the dropped pack was not needed
+	assert.Equal(t, gitfixture.Git(t, fresh, "log", "--format=%H %T %s", "HEAD"), gitfixture.Git(t, out, "log", "--format=%H %T %s", "HEAD"))
+	assert.Equal(t, gitfixture.Git(t, fresh, "ls-files", "-s"), gitfixture.Git(t, out, "ls-files", "-s"), "the same files and modes")
+	assert.Equal(t, gitfixture.Git(t, fresh, "symbolic-ref", "HEAD"), gitfixture.Git(t, out, "symbolic-ref", "HEAD"))
+	assert.Empty(t, gitfixture.Git(t, out, "status", "--porcelain", "--untracked-files=all", "--ignored"))
+	assert.Empty(t, gitfixture.Git(t, out, "diff-files", "--name-only"), "the index knows the rewritten files")
+	gitfixture.Git(t, out, "fsck", "--strict") // every object is there, the dropped pack was not needed
 	packs := func(dir string) []string {
 		names, err := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", "*.pack"))
 		require.NoError(t, err)
@@ -126,7 +129,7 @@ func TestReapplyRewritesOnlyWhatChanges(t *testing.T) {
 	wantRes, gotRes := want.Record.Result, rec.Result
 	wantRes.Pack, gotRes.Pack = "", ""
 	assert.Equal(t, wantRes, gotRes)
-	_, err = os.Stat(journalPath(out))
+	_, err = os.Stat(outdir.JournalPath(out))
 	assert.ErrorIs(t, err, os.ErrNotExist)
 
 	// Nothing left to do: the next run says so.
@@ -140,7 +143,7 @@ func TestReapplyRewritesOnlyWhatChanges(t *testing.T) {
 func TestReapplyJournalIsCompleted(t *testing.T) {
 	base := baseRepo(t, map[string]string{"a.txt": numbered(30, "a"), "b.txt": numbered(30, "b"), "gone/x.txt": "x\n"})
 	v1, v2 := twoSeries(t, base)
-	r := &recipe.Recipe{Version: "v1", Upstream: recipe.Upstream{Commit: gitRun(t, base, "rev-parse", "HEAD")}}
+	r := &recipe.Recipe{Version: "v1", Upstream: recipe.Upstream{Commit: gitfixture.Git(t, base, "rev-parse", "HEAD")}}
 	opt := Options{Branch: "epp-build/v1"}
 	out := filepath.Join(t.TempDir(), "out")
 	_, err := ApplyTo(context.Background(), r, v1, cloneBase(t, base), out, opt)
@@ -151,7 +154,7 @@ func TestReapplyJournalIsCompleted(t *testing.T) {
 	_, err = ApplyTo(context.Background(), r, v2, cloneBase(t, base), out, opt)
 	stopAfterJournal = nil
 	require.ErrorIs(t, err, errCrash)
-	_, err = os.Stat(journalPath(out))
+	_, err = os.Stat(outdir.JournalPath(out))
 	require.NoError(t, err, "the journal stays")
 
 	res, err := ApplyTo(context.Background(), r, v2, cloneBase(t, base), out, opt)
@@ -160,9 +163,9 @@ func TestReapplyJournalIsCompleted(t *testing.T) {
 	fresh := filepath.Join(t.TempDir(), "fresh")
 	_, err = ApplyTo(context.Background(), r, v2, cloneBase(t, base), fresh, opt)
 	require.NoError(t, err)
-	assert.Equal(t, gitRun(t, fresh, "ls-files", "-s"), gitRun(t, out, "ls-files", "-s"))
-	assert.Equal(t, gitRun(t, fresh, "rev-parse", "HEAD"), gitRun(t, out, "rev-parse", "HEAD"))
-	assert.Empty(t, gitRun(t, out, "status", "--porcelain", "--untracked-files=all"))
+	assert.Equal(t, gitfixture.Git(t, fresh, "ls-files", "-s"), gitfixture.Git(t, out, "ls-files", "-s"))
+	assert.Equal(t, gitfixture.Git(t, fresh, "rev-parse", "HEAD"), gitfixture.Git(t, out, "rev-parse", "HEAD"))
+	assert.Empty(t, gitfixture.Git(t, out, "status", "--porcelain", "--untracked-files=all"))
 }
 
 var errCrash = errors.New("crash after the journal (test)")
@@ -173,16 +176,16 @@ var errCrash = errors.New("crash after the journal (test)")
 func TestReapplyUndoesAFileBecomingAFolder(t *testing.T) {
 	base := baseRepo(t, map[string]string{"x": "a file\n", "d/e.txt": "e\n", "keep.txt": "k\n"})
 	v1 := seriesFromGit(t, base, func() {
-		gitRun(t, base, "rm", "-q", "x", "d/e.txt")
-		writeFiles(t, base, map[string]string{"x/y": "now a folder\n"})
-		gitRun(t, base, "add", "x/y")
-		gitRun(t, base, "commit", "-q", "-m", "Swap")
+		gitfixture.Git(t, base, "rm", "-q", "x", "d/e.txt")
+		gitfixture.WriteFiles(t, base, map[string]string{"x/y": "now a folder\n"})
+		gitfixture.Git(t, base, "add", "x/y")
+		gitfixture.Git(t, base, "commit", "-q", "-m", "Swap")
 	})
 	v2 := seriesFromGit(t, base, func() {
-		writeFiles(t, base, map[string]string{"keep.txt": "k2\n"})
-		gitRun(t, base, "commit", "-q", "-am", "Swap")
+		gitfixture.WriteFiles(t, base, map[string]string{"keep.txt": "k2\n"})
+		gitfixture.Git(t, base, "commit", "-q", "-am", "Swap")
 	})
-	r := &recipe.Recipe{Version: "v1", Upstream: recipe.Upstream{Commit: gitRun(t, base, "rev-parse", "HEAD")}}
+	r := &recipe.Recipe{Version: "v1", Upstream: recipe.Upstream{Commit: gitfixture.Git(t, base, "rev-parse", "HEAD")}}
 	opt := Options{Branch: "epp-build/v1"}
 	out := filepath.Join(t.TempDir(), "out")
 	_, err := ApplyTo(context.Background(), r, v1, cloneBase(t, base), out, opt)
@@ -194,8 +197,8 @@ func TestReapplyUndoesAFileBecomingAFolder(t *testing.T) {
 	want, err := ApplyTo(context.Background(), r, v2, cloneBase(t, base), fresh, opt)
 	require.NoError(t, err)
 	assert.Equal(t, want.Record.Head, res.Record.Head)
-	assert.Equal(t, gitRun(t, fresh, "ls-files", "-s"), gitRun(t, out, "ls-files", "-s"))
-	assert.Empty(t, gitRun(t, out, "status", "--porcelain", "--untracked-files=all", "--ignored"))
+	assert.Equal(t, gitfixture.Git(t, fresh, "ls-files", "-s"), gitfixture.Git(t, out, "ls-files", "-s"))
+	assert.Empty(t, gitfixture.Git(t, out, "status", "--porcelain", "--untracked-files=all", "--ignored"))
 	data, err := os.ReadFile(filepath.Join(out, "x"))
 	require.NoError(t, err)
 	assert.Equal(t, "a file\n", string(data))

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/epp-build/epp-build/internal/testutil/gitfixture"
 )
 
 // bigFile is n numbered lines of about 50 bytes.
@@ -29,22 +31,22 @@ func TestLargeHunksApplyThroughSpillFiles(t *testing.T) {
 	require.Greater(t, len(bigFile(n, "new")), spillAbove, "the result must take the spill path")
 	dir := baseRepo(t, map[string]string{"big.txt": bigFile(n, "base"), "small.txt": "small\n"})
 	patches := seriesFromGit(t, dir, func() {
-		writeFiles(t, dir, map[string]string{"big.txt": bigFile(n, "new")})
-		gitRun(t, dir, "commit", "-q", "-am", "Rewrite every line")
+		gitfixture.WriteFiles(t, dir, map[string]string{"big.txt": bigFile(n, "new")})
+		gitfixture.Git(t, dir, "commit", "-q", "-am", "Rewrite every line")
 		again := strings.Replace(bigFile(n, "new"), fmt.Sprintf("new line %09d", n/2), "changed again", 1)
-		writeFiles(t, dir, map[string]string{"big.txt": again, "small.txt": "small changed\n"})
+		gitfixture.WriteFiles(t, dir, map[string]string{"big.txt": again, "small.txt": "small changed\n"})
 		require.NoError(t, os.Chmod(filepath.Join(dir, "big.txt"), 0o755))
-		gitRun(t, dir, "commit", "-q", "-am", "Change one line of it again")
+		gitfixture.Git(t, dir, "commit", "-q", "-am", "Change one line of it again")
 	})
 	require.Len(t, patches, 2)
 	require.Len(t, patches[0].Files[0].TextFragments, 1, "one hunk")
 
 	_, err := ApplyToRepo(context.Background(), dir, patches, Options{Branch: "b"})
 	require.NoError(t, err)
-	assert.Equal(t, os.Getenv("EPP_WANT_TREE"), gitRun(t, dir, "rev-parse", "HEAD^{tree}"))
-	assert.Empty(t, gitRun(t, dir, "status", "--porcelain"))
-	assert.Empty(t, gitRun(t, dir, "fsck", "--strict", "--no-dangling"))
-	assert.Equal(t, "100755", strings.Fields(gitRun(t, dir, "ls-files", "-s", "big.txt"))[0])
+	assert.Equal(t, os.Getenv("EPP_WANT_TREE"), gitfixture.Git(t, dir, "rev-parse", "HEAD^{tree}"))
+	assert.Empty(t, gitfixture.Git(t, dir, "status", "--porcelain"))
+	assert.Empty(t, gitfixture.Git(t, dir, "fsck", "--strict", "--no-dangling"))
+	assert.Equal(t, "100755", strings.Fields(gitfixture.Git(t, dir, "ls-files", "-s", "big.txt"))[0])
 	spills, err := filepath.Glob(filepath.Join(dir, ".git", "epp-build-spill-*"))
 	require.NoError(t, err)
 	assert.Empty(t, spills, "spill files are gone once the series applied")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,6 +12,8 @@ import (
 	"github.com/go-git/go-git/v5/storage/memory"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/epp-build/epp-build/internal/testutil/gitfixture"
 )
 
 const modeHeader = "From: A <a@example.com>\nDate: Wed, 23 Jul 2025 10:00:00 +0000\nSubject: Mode\n\n"
@@ -70,15 +71,15 @@ func TestModesAreTheOnesGitApplyRecords(t *testing.T) {
 			require.NoError(t, err)
 
 			byGit := filepath.Join(t.TempDir(), "git")
-			gitRun(t, "", "clone", "-q", dir, byGit)
-			gitErr := exec.Command("git", "-C", byGit, "apply", "--index", patchFile).Run()
+			gitfixture.Git(t, "", "clone", "-q", dir, byGit)
+			_, gitErr := gitfixture.TryGit(byGit, "apply", "--index", patchFile)
 
 			_, err = ApplyToRepo(context.Background(), dir, patches, Options{})
 			if c.want == "" {
 				var refused *UnsafeError
 				require.ErrorAs(t, err, &refused)
 				assert.Contains(t, refused.Error(), c.path)
-				assert.Equal(t, "", gitRun(t, dir, "status", "--porcelain"), "a refused patch writes nothing")
+				assert.Equal(t, "", gitfixture.Git(t, dir, "status", "--porcelain"), "a refused patch writes nothing")
 				if c.gitAgrees {
 					assert.Error(t, gitErr, "git apply refuses it too")
 				}
@@ -86,11 +87,11 @@ func TestModesAreTheOnesGitApplyRecords(t *testing.T) {
 			}
 			require.NoError(t, err)
 			require.NoError(t, gitErr)
-			got := strings.Fields(gitRun(t, dir, "ls-tree", "HEAD", c.path))[0]
+			got := strings.Fields(gitfixture.Git(t, dir, "ls-tree", "HEAD", c.path))[0]
 			assert.Equal(t, c.want, got)
-			assert.Equal(t, strings.Fields(gitRun(t, byGit, "ls-files", "-s", c.path))[0], got, "the mode git apply records")
+			assert.Equal(t, strings.Fields(gitfixture.Git(t, byGit, "ls-files", "-s", c.path))[0], got, "the mode git apply records")
 			// ls-tree shows modes canonicalised; fsck reads the stored ones.
-			assert.Empty(t, gitRun(t, dir, "fsck", "--strict", "--no-dangling"), "git fsck finds nothing to warn about")
+			assert.Empty(t, gitfixture.Git(t, dir, "fsck", "--strict", "--no-dangling"), "git fsck finds nothing to warn about")
 		})
 	}
 }
@@ -102,8 +103,8 @@ func TestBinaryPatchesAreCheckedAgainstTheirIndexLine(t *testing.T) {
 	base := map[string]string{"blob.bin": "\x00\x01\x02binary\n" + numbered(200, "b")}
 	dir := baseRepo(t, base)
 	patches := seriesFromGit(t, dir, func() {
-		writeFiles(t, dir, map[string]string{"blob.bin": "\x00\x01\x02binary changed\n" + numbered(200, "b")})
-		gitRun(t, dir, "commit", "-q", "-am", "Change the blob")
+		gitfixture.WriteFiles(t, dir, map[string]string{"blob.bin": "\x00\x01\x02binary changed\n" + numbered(200, "b")})
+		gitfixture.Git(t, dir, "commit", "-q", "-am", "Change the blob")
 	})
 	require.Len(t, patches, 1)
 	f := patches[0].Files[0]
@@ -111,10 +112,10 @@ func TestBinaryPatchesAreCheckedAgainstTheirIndexLine(t *testing.T) {
 
 	t.Run("as made by git", func(t *testing.T) {
 		work := filepath.Join(t.TempDir(), "w")
-		gitRun(t, "", "clone", "-q", dir, work)
+		gitfixture.Git(t, "", "clone", "-q", dir, work)
 		_, err := ApplyToRepo(context.Background(), work, patches, Options{})
 		require.NoError(t, err)
-		assert.Equal(t, f.NewOIDPrefix, gitRun(t, work, "rev-parse", "HEAD:blob.bin"))
+		assert.Equal(t, f.NewOIDPrefix, gitfixture.Git(t, work, "rev-parse", "HEAD:blob.bin"))
 	})
 	t.Run("result differs from the index line", func(t *testing.T) {
 		edited := *patches[0]
@@ -128,9 +129,9 @@ func TestBinaryPatchesAreCheckedAgainstTheirIndexLine(t *testing.T) {
 	})
 	t.Run("preimage differs from the index line", func(t *testing.T) {
 		work := filepath.Join(t.TempDir(), "w")
-		gitRun(t, "", "clone", "-q", dir, work)
-		writeFiles(t, work, map[string]string{"blob.bin": "\x00other\n"})
-		gitRun(t, work, "commit", "-q", "-am", "Other base")
+		gitfixture.Git(t, "", "clone", "-q", dir, work)
+		gitfixture.WriteFiles(t, work, map[string]string{"blob.bin": "\x00other\n"})
+		gitfixture.Git(t, work, "commit", "-q", "-am", "Other base")
 		_, err := applyPatch(mustLoad(t, work), patches[0])
 		var fileErr *FileError
 		require.ErrorAs(t, err, &fileErr)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/epp-build/epp-build/internal/recipe"
@@ -15,6 +14,9 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 
 	"github.com/epp-build/epp-build/internal/gitformat"
+	"github.com/epp-build/epp-build/internal/gitstore"
+	"github.com/epp-build/epp-build/internal/guard"
+	"github.com/epp-build/epp-build/internal/outdir"
 )
 
 // Base is the upstream tree a series applies to, as the source stage
@@ -87,7 +89,7 @@ func ApplyTo(ctx context.Context, r *recipe.Recipe, patches []*Patch, fetch func
 		return nil, err
 	}
 	if err := finishInterrupted(out); err != nil {
-		return nil, fmt.Errorf("complete the interrupted re-apply of %s: %w (remove %s to look at the tree as it is, or remove the folder and apply again)", out, err, journalPath(out))
+		return nil, fmt.Errorf("complete the interrupted re-apply of %s: %w (remove %s to look at the tree as it is, or remove the folder and apply again)", out, err, outdir.JournalPath(out))
 	}
 	ex, err := inspectExisting(r, patches, out)
 	if err != nil {
@@ -96,15 +98,15 @@ func ApplyTo(ctx context.Context, r *recipe.Recipe, patches []*Patch, fetch func
 	if ex != nil {
 		defer ex.close()
 	}
-	refuse := func() error { return &LocalChangesError{Dir: out, RecipeDir: r.Dir, Changes: ex.local} }
+	refuse := func() error { return &guard.LocalChangesError{Dir: out, RecipeDir: r.Dir, Changes: ex.local} }
 	if ex != nil {
 		if len(ex.reasons) == 0 && len(ex.local.Commits) > 0 {
 			// The same series: its commits in out say which trees it makes.
-			trees, err := seriesTrees(out, &ex.rec.Result)
+			trees, err := guard.CommitTrees(out, ex.rec.commits())
 			if err != nil {
 				return nil, err
 			}
-			ex.local.dropReproduced(trees)
+			ex.local.DropReproduced(trees)
 		}
 		if len(ex.reasons) == 0 {
 			if ex.local.Empty() {
@@ -128,15 +130,12 @@ func ApplyTo(ctx context.Context, r *recipe.Recipe, patches []*Patch, fetch func
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		return nil, fmt.Errorf("create parent of %s: %w", out, err)
-	}
-	staging, err := os.MkdirTemp(filepath.Dir(out), "."+filepath.Base(out)+".epp-build-staging-")
+	staging, err := outdir.NewStaging(out)
 	if err != nil {
-		return nil, fmt.Errorf("create staging folder beside %s: %w", out, err)
+		return nil, err
 	}
-	defer os.RemoveAll(staging)
-	work := filepath.Join(staging, "tree")
+	defer staging.Remove()
+	work := staging.Tree()
 	if err := base.Materialize(ctx, work); err != nil {
 		return nil, err
 	}
@@ -145,11 +144,11 @@ func ApplyTo(ctx context.Context, r *recipe.Recipe, patches []*Patch, fetch func
 		return nil, err
 	}
 	if ex != nil && len(ex.local.Commits) > 0 && !opt.Force {
-		trees, err := seriesTrees(work, res)
+		trees, err := guard.CommitTrees(work, res.commits())
 		if err != nil {
 			return nil, err
 		}
-		ex.local.dropReproduced(trees)
+		ex.local.DropReproduced(trees)
 		if !ex.local.Empty() {
 			return nil, refuse()
 		}
@@ -168,52 +167,13 @@ func ApplyTo(ctx context.Context, r *recipe.Recipe, patches []*Patch, fetch func
 	if ex != nil {
 		outcome.Reasons = ex.reasons
 		if !ex.local.Empty() {
-			outcome.Backup = backupName(out, time.Now())
+			outcome.Backup = outdir.BackupName(out, time.Now())
 		}
 	}
-	if err := replace(work, out, staging, outcome.Backup); err != nil {
+	if err := staging.Replace(outcome.Backup); err != nil {
 		return nil, err
 	}
 	return outcome, nil
-}
-
-// backupName is a folder beside out, named after the time, that does not
-// exist yet.
-func backupName(out string, now time.Time) string {
-	name := out + ".epp-build-backup-" + now.UTC().Format("20060102T150405Z")
-	for i, try := 2, name; ; i++ {
-		if _, err := os.Lstat(try); errors.Is(err, os.ErrNotExist) {
-			return try
-		}
-		try = name + "-" + strconv.Itoa(i)
-	}
-}
-
-// replace moves work to out. An existing out is moved aside first: to
-// backup when one is named (and kept there), else into staging, removed
-// only after the new tree is in place.
-func replace(work, out, staging, backup string) error {
-	if _, err := os.Lstat(out); errors.Is(err, os.ErrNotExist) {
-		return os.Rename(work, out)
-	}
-	if empty, _ := isEmptyDir(out); empty {
-		if err := os.Remove(out); err != nil {
-			return err
-		}
-		return os.Rename(work, out)
-	}
-	old := filepath.Join(staging, "previous")
-	if backup != "" {
-		old = backup
-	}
-	if err := os.Rename(out, old); err != nil {
-		return fmt.Errorf("move the previous %s aside: %w", out, err)
-	}
-	if err := os.Rename(work, out); err != nil {
-		_ = os.Rename(old, out)
-		return fmt.Errorf("move the new tree to %s: %w", out, err)
-	}
-	return nil
 }
 
 // ExistingTreeError is an --out folder apply must not replace.
@@ -232,11 +192,12 @@ type existing struct {
 	// reasons says why the series must be applied again (empty when it is
 	// the same series).
 	reasons []string
-	local   *LocalChanges
+	local   *guard.LocalChanges
 	// repo is out's repository, open until close is called.
 	repo *git.Repository
 	idx  *index.Index
-	// trees are the index's folder hashes (indexTrees), nil when unknown.
+	// trees are the index's folder hashes (gitstore.IndexTrees), nil when
+	// unknown.
 	trees map[string]plumbing.Hash
 	close func()
 }
@@ -255,7 +216,7 @@ func inspectExisting(r *recipe.Recipe, patches []*Patch, out string) (*existing,
 	if !fi.IsDir() {
 		return nil, &ExistingTreeError{Dir: out, Reason: "exists and is not a folder; choose another --out"}
 	}
-	if empty, err := isEmptyDir(out); err != nil || empty {
+	if empty, err := outdir.IsEmpty(out); err != nil || empty {
 		return nil, err
 	}
 	rec, err := ReadRecord(out)
@@ -265,7 +226,7 @@ func inspectExisting(r *recipe.Recipe, patches []*Patch, out string) (*existing,
 	if rec == nil {
 		return nil, &ExistingTreeError{Dir: out, Reason: "exists, is not empty and was not made by epp-build apply; remove it or choose another --out"}
 	}
-	repo, done, err := openWorkTree(out)
+	repo, done, err := gitstore.Open(out)
 	if err != nil {
 		return nil, err
 	}
@@ -281,14 +242,14 @@ func inspectExisting(r *recipe.Recipe, patches []*Patch, out string) (*existing,
 	idx, err := gitformat.ReadIndex(filepath.Join(out, ".git", "index"))
 	var trees map[string]plumbing.Hash
 	if err == nil {
-		trees, _ = indexTrees(idx) // nil for an index in conflict
+		trees, _ = gitstore.IndexTrees(idx) // nil for an index in conflict
 	}
 	<-opened
 	if err != nil {
 		done()
 		return nil, fmt.Errorf("read the git index of %s: %w", out, err)
 	}
-	local, err := inspectLocal(repo, idx, trees, out, rec)
+	local, err := guard.Inspect(repo, idx, trees, out, append(rec.commits(), plumbing.NewHash(rec.Head)))
 	if err != nil {
 		done()
 		return nil, err
@@ -322,14 +283,6 @@ func seriesChanges(r *recipe.Recipe, patches []*Patch, rec *Record) []string {
 		reasons = append(reasons, fmt.Sprintf("patch %s was removed from the series", a.File))
 	}
 	return reasons
-}
-
-func isEmptyDir(dir string) (bool, error) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return false, err
-	}
-	return len(entries) == 0, nil
 }
 
 func short(s string) string {

@@ -10,15 +10,18 @@ import (
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/epp-build/epp-build/internal/guard"
+	"github.com/epp-build/epp-build/internal/testutil/gitfixture"
 )
 
 // cloneBase delivers the base repository by cloning it with git.
 func cloneBase(t *testing.T, base string) func(context.Context) (Base, error) {
 	return func(context.Context) (Base, error) {
 		return Base{
-			UpstreamCommit: gitRun(t, base, "rev-parse", "HEAD"), Via: "test",
+			UpstreamCommit: gitfixture.Git(t, base, "rev-parse", "HEAD"), Via: "test",
 			Materialize: func(_ context.Context, dst string) error {
-				gitRun(t, filepath.Dir(dst), "clone", "-q", base, dst)
+				gitfixture.Git(t, filepath.Dir(dst), "clone", "-q", base, dst)
 				return nil
 			},
 		}, nil
@@ -31,8 +34,8 @@ func appendSeries(t *testing.T, base string, n int) []*Patch {
 		content := "start\n"
 		for i := 0; i < n; i++ {
 			content += fmt.Sprintf("line %d\n", i)
-			writeFiles(t, base, map[string]string{"a.txt": content})
-			gitRun(t, base, "commit", "-q", "-am", fmt.Sprintf("Add line %d", i))
+			gitfixture.WriteFiles(t, base, map[string]string{"a.txt": content})
+			gitfixture.Git(t, base, "commit", "-q", "-am", fmt.Sprintf("Add line %d", i))
 		}
 	})
 }
@@ -73,34 +76,26 @@ func TestCancelledApplyLeavesOutUntouched(t *testing.T) {
 	assert.Len(t, entries, 1, "only --out remains")
 }
 
-func TestLocalChangesAdviceQuotesPaths(t *testing.T) {
-	e := &LocalChangesError{Dir: "/home/me/my tree", RecipeDir: "/r/it's", Changes: &LocalChanges{Untracked: []string{"x"}}}
-	assert.Contains(t, e.Error(), "`git -C '/home/me/my tree' add -A && git -C '/home/me/my tree' commit`")
-	assert.Contains(t, e.Error(), `--to '/r/it'\''s'`)
-	plain := &LocalChangesError{Dir: "/home/me/out", RecipeDir: "patches/v0.7.0", Changes: &LocalChanges{}}
-	assert.Contains(t, plain.Error(), "`epp-build export --dir /home/me/out --to patches/v0.7.0`")
-}
-
 func TestReapplyKeepsWhatTheSeriesDoesNotReproduce(t *testing.T) {
 	base := baseRepo(t, map[string]string{"a.txt": "start\n"})
 	patches := appendSeries(t, base, 2)
-	r := &recipe.Recipe{Version: "v1", Upstream: recipe.Upstream{Commit: gitRun(t, base, "rev-parse", "HEAD")}}
+	r := &recipe.Recipe{Version: "v1", Upstream: recipe.Upstream{Commit: gitfixture.Git(t, base, "rev-parse", "HEAD")}}
 	out := filepath.Join(t.TempDir(), "out")
 	_, err := ApplyTo(context.Background(), r, patches, cloneBase(t, base), out, Options{Branch: "epp-build/v1"})
 	require.NoError(t, err)
 
 	// An amended commit with the same tree holds nothing the series lacks.
-	gitRun(t, out, "commit", "-q", "--amend", "-m", "Reworded")
+	gitfixture.Git(t, out, "commit", "-q", "--amend", "-m", "Reworded")
 	res, err := ApplyTo(context.Background(), r, patches, cloneBase(t, base), out, Options{})
 	require.NoError(t, err)
 	assert.True(t, res.AlreadyApplied, "%v %v", res.Reasons, res.Backup)
 
 	// A commit with new content does, even with the same series.
-	writeFiles(t, out, map[string]string{"b.txt": "mine\n"})
-	gitRun(t, out, "add", "b.txt")
-	gitRun(t, out, "commit", "-q", "-m", "Mine")
+	gitfixture.WriteFiles(t, out, map[string]string{"b.txt": "mine\n"})
+	gitfixture.Git(t, out, "add", "b.txt")
+	gitfixture.Git(t, out, "commit", "-q", "-m", "Mine")
 	_, err = ApplyTo(context.Background(), r, patches, cloneBase(t, base), out, Options{})
-	var local *LocalChangesError
+	var local *guard.LocalChangesError
 	require.ErrorAs(t, err, &local)
 	require.Len(t, local.Changes.Commits, 1)
 	assert.Equal(t, "Mine", local.Changes.Commits[0].Subject)
@@ -110,5 +105,5 @@ func TestReapplyKeepsWhatTheSeriesDoesNotReproduce(t *testing.T) {
 	require.NotEmpty(t, res.Backup)
 	assert.FileExists(t, filepath.Join(res.Backup, "b.txt"))
 	assert.NoFileExists(t, filepath.Join(out, "b.txt"))
-	assert.Equal(t, res.Record.Head, gitRun(t, out, "rev-parse", "HEAD"))
+	assert.Equal(t, res.Record.Head, gitfixture.Git(t, out, "rev-parse", "HEAD"))
 }

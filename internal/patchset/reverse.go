@@ -25,7 +25,7 @@ func AlreadyApplied(ctx context.Context, dir string, p *Patch) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	defer t.spills.remove()
+	defer t.spills.Remove()
 	if _, err := applyPatch(t, reverse(p)); err != nil {
 		return false, nil
 	}

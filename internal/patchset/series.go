@@ -1,5 +1,11 @@
 // Package patchset parses a release's patch series and applies it strictly
 // to an upstream work tree, one commit per patch, keeping authorship.
+//
+// The series is applied to the tree in memory first, so a patch that does
+// not apply writes nothing. ApplyTo composes the rest of apply around it:
+// guard decides whether an existing output may be replaced, gitstore
+// stores the objects, refs and index, outdir stages and swaps the output
+// folder or journals an update in place.
 package patchset
 
 import (

@@ -7,12 +7,13 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
+
+	"github.com/epp-build/epp-build/internal/gitstore"
 )
 
 // tree is the state of the work tree while the series applies: every file
@@ -31,7 +32,7 @@ type tree struct {
 	// touched is every path the series changed, for the final write-out.
 	touched map[string]bool
 	// spills holds the large blobs kept on disk instead of in store.
-	spills *spillStore
+	spills *gitstore.BlobFiles
 	// base holds the base commit's objects; stale are the paths whose file
 	// on disk is not the base commit's (a re-apply in place starts from a
 	// tree holding an older series), read from base instead.
@@ -48,6 +49,11 @@ type fileEntry struct {
 	// spill is the file holding a large content, or "".
 	spill string
 }
+
+// spillAbove is the size from which a file's new content is kept on disk
+// rather than in memory: a patch with one huge hunk must not hold the
+// result, its blob and its pack entry in memory at once.
+const spillAbove = 4 << 20
 
 // loadTree reads the base commit's tree from base; new objects go to out.
 func loadTree(dir string, base, out storer.EncodedObjectStorer, commit plumbing.Hash) (*tree, error) {
@@ -66,7 +72,7 @@ func loadTree(dir string, base, out storer.EncodedObjectStorer, commit plumbing.
 		dirHash: map[string]plumbing.Hash{},
 		dirty:   map[string]bool{},
 		touched: map[string]bool{},
-		spills:  &spillStore{gitDir: filepath.Join(dir, ".git")},
+		spills:  gitstore.NewBlobFiles(filepath.Join(dir, ".git")),
 	}
 	if err := t.load(base, "", root); err != nil {
 		return nil, err
@@ -171,7 +177,7 @@ func (t *tree) set(p string, mode filemode.FileMode, data []byte) error {
 func (t *tree) setContent(p string, mode filemode.FileMode, c content) error {
 	e := &fileEntry{mode: mode}
 	if c.size() > spillAbove && mode != filemode.Symlink {
-		path, h, err := t.spills.write(c)
+		path, h, err := t.spills.Write(c.size(), c.writeTo)
 		if err != nil {
 			return fmt.Errorf("store %s: %w", p, err)
 		}
@@ -182,7 +188,7 @@ func (t *tree) setContent(p string, mode filemode.FileMode, c content) error {
 		if err := c.writeTo(b); err != nil {
 			return fmt.Errorf("store %s: %w", p, err)
 		}
-		h, err := writeObject(t.store, plumbing.BlobObject, b.Bytes())
+		h, err := gitstore.WriteBlob(t.store, b.Bytes())
 		if err != nil {
 			return fmt.Errorf("store %s: %w", p, err)
 		}
@@ -190,8 +196,8 @@ func (t *tree) setContent(p string, mode filemode.FileMode, c content) error {
 	}
 	t.files[p] = e
 	t.touched[p] = true
-	for child := p; child != ""; child = parentDir(child) {
-		dir := parentDir(child)
+	for child := p; child != ""; child = gitstore.ParentDir(child) {
+		dir := gitstore.ParentDir(child)
 		if t.dirs[dir] == nil {
 			t.dirs[dir] = map[string]bool{}
 		}
@@ -206,7 +212,7 @@ func (t *tree) remove(p string) {
 	delete(t.files, p)
 	t.touched[p] = true
 	for child := p; ; {
-		dir := parentDir(child)
+		dir := gitstore.ParentDir(child)
 		delete(t.dirs[dir], path.Base(child))
 		if dir == "" || len(t.dirs[dir]) > 0 {
 			break
@@ -221,7 +227,7 @@ func (t *tree) remove(p string) {
 
 // markDirty flags every existing ancestor directory of p for re-encoding.
 func (t *tree) markDirty(p string) {
-	for dir := parentDir(p); ; dir = parentDir(dir) {
+	for dir := gitstore.ParentDir(p); ; dir = gitstore.ParentDir(dir) {
 		if t.dirs[dir] != nil {
 			t.dirty[dir] = true
 		}
@@ -229,14 +235,6 @@ func (t *tree) markDirty(p string) {
 			return
 		}
 	}
-}
-
-// parentDir is path.Dir with "" for the root.
-func parentDir(p string) string {
-	if d := path.Dir(p); d != "." {
-		return d
-	}
-	return ""
 }
 
 // writeTree encodes the directories changed since the last call and
@@ -265,45 +263,11 @@ func (t *tree) encodeDir(dir string) (plumbing.Hash, error) {
 		f := t.files[p]
 		entries = append(entries, object.TreeEntry{Name: name, Mode: f.mode, Hash: f.hash})
 	}
-	sortTreeEntries(entries)
-	obj := t.store.NewEncodedObject()
-	if err := (&object.Tree{Entries: entries}).Encode(obj); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	h, err := t.store.SetEncodedObject(obj)
+	h, err := gitstore.WriteTree(t.store, entries)
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("store tree %q: %w", dir, err)
 	}
 	t.dirHash[dir] = h
 	delete(t.dirty, dir)
 	return h, nil
-}
-
-// sortTreeEntries orders entries as git does: by name, with directories
-// compared as if their name ended in "/".
-func sortTreeEntries(entries []object.TreeEntry) {
-	key := func(e object.TreeEntry) string {
-		if e.Mode == filemode.Dir {
-			return e.Name + "/"
-		}
-		return e.Name
-	}
-	sort.Slice(entries, func(i, j int) bool { return key(entries[i]) < key(entries[j]) })
-}
-
-func writeObject(s storer.EncodedObjectStorer, typ plumbing.ObjectType, data []byte) (plumbing.Hash, error) {
-	obj := s.NewEncodedObject()
-	obj.SetType(typ)
-	obj.SetSize(int64(len(data)))
-	w, err := obj.Writer()
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	if _, err := w.Write(data); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	if err := w.Close(); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	return s.SetEncodedObject(obj)
 }

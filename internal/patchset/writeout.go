@@ -1,18 +1,16 @@
 package patchset
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
-	"syscall"
-	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 
-	"github.com/epp-build/epp-build/internal/gitformat"
+	"github.com/epp-build/epp-build/internal/gitstore"
 )
 
 // seriesPaths is every path a series touched, sorted.
@@ -63,7 +61,13 @@ func writeOut(dir string, t *tree, paths []string, idx *index.Index) error {
 			}
 		}
 	}
-	return updateIndex(dir, t, paths, idx)
+	return gitstore.UpdateIndex(dir, idx, paths, func(p string) (filemode.FileMode, plumbing.Hash, bool) {
+		f, ok := t.files[p]
+		if !ok {
+			return 0, plumbing.ZeroHash, false
+		}
+		return f.mode, f.hash, true
+	})
 }
 
 func writeFile(full string, mode filemode.FileMode, data []byte) error {
@@ -125,64 +129,4 @@ func removeFile(dir, p string) error {
 		}
 	}
 	return nil
-}
-
-// updateIndex rewrites the git index entries of the changed paths with
-// their new blobs and the stat data of the written files, so `git status`
-// sees a clean tree without re-hashing it.
-func updateIndex(dir string, t *tree, paths []string, idx *index.Index) error {
-	idxPath := filepath.Join(dir, ".git", "index")
-	if idx == nil {
-		var err error
-		if idx, err = gitformat.ReadIndex(idxPath); err != nil {
-			return fmt.Errorf("read git index: %w", err)
-		}
-	}
-	changed := map[string]bool{}
-	for _, p := range paths {
-		changed[p] = true
-	}
-	kept := idx.Entries[:0]
-	for _, e := range idx.Entries {
-		if !changed[e.Name] {
-			kept = append(kept, e)
-		}
-	}
-	idx.Entries = kept
-	for _, p := range paths {
-		f, ok := t.files[p]
-		if !ok {
-			continue
-		}
-		e, err := indexEntry(dir, p, f)
-		if err != nil {
-			return err
-		}
-		idx.Entries = append(idx.Entries, e)
-	}
-	sort.Slice(idx.Entries, func(i, j int) bool { return idx.Entries[i].Name < idx.Entries[j].Name })
-	idx.Cache = nil // the cache-tree extension would be stale
-	var buf bytes.Buffer
-	if err := gitformat.EncodeIndex(&buf, idx); err != nil {
-		return fmt.Errorf("write git index: %w", err)
-	}
-	tmp := idxPath + ".epp-build-tmp"
-	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write git index: %w", err)
-	}
-	return os.Rename(tmp, idxPath)
-}
-
-func indexEntry(dir, p string, f *fileEntry) (*index.Entry, error) {
-	fi, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(p)))
-	if err != nil {
-		return nil, fmt.Errorf("index %s: %w", p, err)
-	}
-	e := &index.Entry{Name: p, Hash: f.hash, Mode: f.mode, Size: uint32(fi.Size()), ModifiedAt: fi.ModTime()}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		e.CreatedAt = time.Unix(st.Ctim.Sec, st.Ctim.Nsec)
-		e.Dev, e.Inode, e.UID, e.GID = uint32(st.Dev), uint32(st.Ino), st.Uid, st.Gid
-	}
-	return e, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/go-git/go-git/v5/storage"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
+	"github.com/epp-build/epp-build/internal/gitstore"
 	"github.com/epp-build/epp-build/internal/progress"
 	"github.com/epp-build/epp-build/internal/redact"
 )
@@ -149,7 +150,7 @@ func (e *shownError) Unwrap() error { return e.err }
 
 // onlyPack names the one pack a fetch into an empty git dir wrote.
 func onlyPack(gitDir string) (string, error) {
-	packs, err := filepath.Glob(filepath.Join(packDir(gitDir), "pack-*.pack"))
+	packs, err := filepath.Glob(filepath.Join(gitstore.PackDir(gitDir), "pack-*.pack"))
 	if err != nil {
 		return "", err
 	}
@@ -157,7 +158,7 @@ func onlyPack(gitDir string) (string, error) {
 		return "", fmt.Errorf("the server sent %d packs, expected one", len(packs))
 	}
 	name := strings.TrimSuffix(filepath.Base(packs[0]), ".pack")
-	if _, err := os.Stat(filepath.Join(packDir(gitDir), name+".idx")); err != nil {
+	if _, err := os.Stat(filepath.Join(gitstore.PackDir(gitDir), name+".idx")); err != nil {
 		return "", fmt.Errorf("pack %s has no index: %w", name, err)
 	}
 	return name, nil

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/epp-build/epp-build/internal/gitformat"
+	"github.com/epp-build/epp-build/internal/gitstore"
 )
 
 // Materialize makes dst (which must not exist; its parent must) a complete
@@ -301,7 +302,7 @@ func writeNew(name string, data []byte, perm os.FileMode) error {
 // verifyPackChecksums recomputes the SHA-1 trailers of the pack and its
 // index, which cover every object byte.
 func (t *Tree) verifyPackChecksums() error {
-	dir := packDir(t.GitDir)
+	dir := gitstore.PackDir(t.GitDir)
 	for _, name := range []string{t.entry.Pack + ".pack", t.entry.Pack + ".idx"} {
 		if err := verifyTrailer(filepath.Join(dir, name)); err != nil {
 			return corruptf("%s: %v", name, err)
@@ -341,8 +342,8 @@ func verifyTrailer(name string) error {
 // modified in place, so sharing them is safe), copying across file systems.
 func (t *Tree) linkPack(gitDir string) error {
 	for _, ext := range []string{".pack", ".idx"} {
-		src := filepath.Join(packDir(t.GitDir), t.entry.Pack+ext)
-		dst := filepath.Join(packDir(gitDir), t.entry.Pack+ext)
+		src := filepath.Join(gitstore.PackDir(t.GitDir), t.entry.Pack+ext)
+		dst := filepath.Join(gitstore.PackDir(gitDir), t.entry.Pack+ext)
 		if err := os.Link(src, dst); err == nil {
 			continue
 		}

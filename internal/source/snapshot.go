@@ -16,6 +16,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+
+	"github.com/epp-build/epp-build/internal/gitstore"
 )
 
 // buildFromObjects fills an entry folder from a commit held in s: the
@@ -28,7 +30,7 @@ func buildFromObjects(ctx context.Context, tmp string, s storer.EncodedObjectSto
 		return err
 	}
 	gitDir := filepath.Join(tmp, gitDirName)
-	pack, err := writePack(gitDir, s, w.objects)
+	pack, err := gitstore.WritePack(gitDir, s, w.objects, nil)
 	if err != nil {
 		return err
 	}

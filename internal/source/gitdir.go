@@ -13,62 +13,10 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/plumbing/storer"
 
 	"github.com/epp-build/epp-build/internal/gitformat"
+	"github.com/epp-build/epp-build/internal/gitstore"
 )
-
-// packDir is where a git dir keeps its packs.
-func packDir(gitDir string) string { return filepath.Join(gitDir, "objects", "pack") }
-
-// writePack writes the objects (commit, trees, blobs) from s as one pack with
-// its index into gitDir and returns the pack's base name. Objects are stored
-// whole (no deltas): writing is faster and the warm path never reads them.
-func writePack(gitDir string, s storer.EncodedObjectStorer, hashes []plumbing.Hash) (string, error) {
-	dir := packDir(gitDir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	f, err := os.CreateTemp(dir, "tmp-pack-")
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	sum, err := packfile.NewEncoder(f, s, false).Encode(hashes, 0)
-	if err != nil {
-		return "", fmt.Errorf("write pack: %w", err)
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return "", err
-	}
-	iw := new(idxfile.Writer)
-	parser, err := packfile.NewParser(packfile.NewScanner(f), iw)
-	if err != nil {
-		return "", fmt.Errorf("index pack: %w", err)
-	}
-	if _, err := parser.Parse(); err != nil {
-		return "", fmt.Errorf("index pack: %w", err)
-	}
-	idx, err := iw.Index()
-	if err != nil {
-		return "", fmt.Errorf("index pack: %w", err)
-	}
-	name := "pack-" + sum.String()
-	var buf bytes.Buffer
-	if _, err := idxfile.NewEncoder(&buf).Encode(idx); err != nil {
-		return "", fmt.Errorf("index pack: %w", err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, name+".idx"), buf.Bytes(), 0o444); err != nil {
-		return "", err
-	}
-	if err := f.Chmod(0o444); err != nil {
-		return "", err
-	}
-	if err := os.Rename(f.Name(), filepath.Join(dir, name+".pack")); err != nil {
-		return "", err
-	}
-	return name, nil
-}
 
 // writeBareRepo makes gitDir a bare repository around its pack: HEAD
 // detached at the base commit, the upstream ref, and the shallow file when
@@ -109,7 +57,7 @@ func writeGitDir(gitDir string, m *entryMeta, bare bool) error {
 // pack, holds every tree and blob, and the commit object hashes to
 // BaseCommit and points at the tree.
 func verifyObjects(gitDir string, m *entryMeta, trees [][20]byte) error {
-	dir := packDir(gitDir)
+	dir := gitstore.PackDir(gitDir)
 	idxData, err := os.ReadFile(filepath.Join(dir, m.Pack+".idx"))
 	if err != nil {
 		return corruptf("%v", err)
@@ -159,7 +107,7 @@ func verifyObjects(gitDir string, m *entryMeta, trees [][20]byte) error {
 // verifyCommit reads the commit object from the pack and checks its hash,
 // tree and parents.
 func verifyCommit(gitDir string, m *entryMeta, idx *idxfile.MemoryIndex, has func([20]byte) bool) error {
-	fs := osfs.New(packDir(gitDir))
+	fs := osfs.New(gitstore.PackDir(gitDir))
 	bf, err := fs.Open(m.Pack + ".pack")
 	if err != nil {
 		return corruptf("%v", err)

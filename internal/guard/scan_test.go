@@ -1,4 +1,4 @@
-package patchset
+package guard
 
 import (
 	"os"
@@ -10,6 +10,8 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/epp-build/epp-build/internal/testutil/gitfixture"
 )
 
 // TestScanUntrackedIsGitsOthers: the untracked files are what `git
@@ -18,7 +20,7 @@ import (
 // files unclean.
 func TestScanUntrackedIsGitsOthers(t *testing.T) {
 	dir := baseRepo(t, map[string]string{"a.txt": "a\n", "deep/er/b.txt": "b\n", "run.sh": "#!/bin/sh\n"})
-	writeFiles(t, dir, map[string]string{
+	gitfixture.WriteFiles(t, dir, map[string]string{
 		"new.txt":               "untracked\n",
 		"build.log":             "ignored\n",
 		"deep/er/c.txt":         "beside a tracked file\n",
@@ -28,11 +30,11 @@ func TestScanUntrackedIsGitsOthers(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, ".git", "info", "exclude"), []byte("*.log\n"), 0o644))
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "empty", "folder"), 0o755))
 	require.NoError(t, os.Symlink("a.txt", filepath.Join(dir, "deep", "link")))
-	gitRun(t, filepath.Join(dir, "nested"), "init", "-q")
+	gitfixture.Git(t, filepath.Join(dir, "nested"), "init", "-q")
 
 	scan := scanOf(t, dir)
 
-	want := strings.Fields(gitRun(t, dir, "ls-files", "--others"))
+	want := strings.Fields(gitfixture.Git(t, dir, "ls-files", "--others"))
 	sort.Strings(want)
 	assert.Equal(t, want, scan.untracked)
 	assert.Contains(t, scan.untracked, "nested/")
@@ -45,7 +47,7 @@ func TestScanUntrackedIsGitsOthers(t *testing.T) {
 func TestScanTrackedPathNowAFolder(t *testing.T) {
 	dir := baseRepo(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
 	require.NoError(t, os.Remove(filepath.Join(dir, "a.txt")))
-	writeFiles(t, dir, map[string]string{"a.txt/inside": "x\n"})
+	gitfixture.WriteFiles(t, dir, map[string]string{"a.txt/inside": "x\n"})
 	scan := scanOf(t, dir)
 	assert.False(t, scan.tracked)
 	assert.Equal(t, []string{"a.txt/inside"}, scan.untracked)

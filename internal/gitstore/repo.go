@@ -1,4 +1,4 @@
-package patchset
+package gitstore
 
 import (
 	"fmt"
@@ -10,11 +10,11 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
-// openWorkTree opens the git work tree dir keeping its pack files open
-// between object reads: go-git otherwise opens the pack again for every
-// object, which was a large part of reading a tree of a thousand files.
-// close releases the files.
-func openWorkTree(dir string) (repo *git.Repository, close func(), err error) {
+// Open opens the git work tree dir keeping its pack files open between
+// object reads: go-git otherwise opens the pack again for every object,
+// which was a large part of reading a tree of a thousand files. close
+// releases the files.
+func Open(dir string) (repo *git.Repository, close func(), err error) {
 	s := filesystem.NewStorageWithOptions(osfs.New(filepath.Join(dir, ".git")), gitcache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
 	repo, err = git.Open(s, osfs.New(dir))
 	if err != nil {

@@ -1,4 +1,4 @@
-package patchset
+package guard
 
 import (
 	"fmt"
@@ -6,12 +6,15 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/epp-build/epp-build/internal/textsafe"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/epp-build/epp-build/internal/gitstore"
+	"github.com/epp-build/epp-build/internal/outdir"
+	"github.com/epp-build/epp-build/internal/textsafe"
 )
 
 // LocalChanges is what an existing --out holds that apply did not make:
@@ -52,7 +55,7 @@ func (l *LocalChanges) String() string {
 	if len(l.Commits) > 0 {
 		names := make([]string, len(l.Commits))
 		for i, c := range l.Commits {
-			names[i] = fmt.Sprintf("%s %q", short(c.Hash.String()), c.Subject)
+			names[i] = fmt.Sprintf("%s %q", c.Hash.String()[:12], c.Subject)
 		}
 		parts = append(parts, "commits apply did not make: "+nameSome(names))
 	}
@@ -75,10 +78,11 @@ func nameSome(names []string) string {
 	return s
 }
 
-// dropReproduced forgets the commits whose tree one of the series' commits
-// has: the series holds them, so replacing the tree loses nothing (this is
-// how a commit made on top and exported into the recipe counts as kept).
-func (l *LocalChanges) dropReproduced(trees map[plumbing.Hash]bool) {
+// DropReproduced forgets the commits whose tree is among trees, those of
+// the series' commits (CommitTrees): the series holds them, so replacing
+// the tree loses nothing (this is how a commit made on top and exported
+// into the recipe counts as kept).
+func (l *LocalChanges) DropReproduced(trees map[plumbing.Hash]bool) {
 	kept := l.Commits[:0]
 	for _, c := range l.Commits {
 		if !trees[c.Tree] {
@@ -106,7 +110,7 @@ func (e *LocalChangesError) Error() string {
 		fmt.Fprintf(&b, "`git -C %s add -A && git -C %s commit`, then ", dir, dir)
 	}
 	fmt.Fprintf(&b, "`epp-build export --dir %s --to %s` (this rewrites the patch files there from the tree) and apply again.\n", dir, recipeDir)
-	fmt.Fprintf(&b, "To replace the tree anyway: apply again with --force; the old tree is moved to %s and kept", BackupPattern(e.Dir))
+	fmt.Fprintf(&b, "To replace the tree anyway: apply again with --force; the old tree is moved to %s and kept", outdir.BackupPattern(e.Dir))
 	return b.String()
 }
 
@@ -122,12 +126,11 @@ func shellArg(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// BackupPattern says where --force moves a tree it replaces.
-func BackupPattern(dir string) string { return dir + ".epp-build-backup-<time>" }
-
-// inspectLocal lists what the work tree dir holds beyond what rec says
-// apply made there.
-func inspectLocal(repo *git.Repository, idx *index.Index, trees map[string]plumbing.Hash, dir string, rec *Record) (*LocalChanges, error) {
+// Inspect lists what the work tree dir holds beyond what apply made there:
+// known are the commits apply made, with the upstream base. idx is dir's
+// index and trees its folder hashes (gitstore.IndexTrees; nil when
+// unknown).
+func Inspect(repo *git.Repository, idx *index.Index, trees map[string]plumbing.Hash, dir string, known []plumbing.Hash) (*LocalChanges, error) {
 	written, err := indexWritten(dir)
 	if err != nil {
 		return nil, fmt.Errorf("status of %s: %w", dir, err)
@@ -148,7 +151,7 @@ func inspectLocal(repo *git.Repository, idx *index.Index, trees map[string]plumb
 	})
 	g.Go(func() (err error) {
 		isHead = indexIsHead(repo, trees)
-		if l.Commits, err = foreignCommits(repo, rec); err != nil {
+		if l.Commits, err = foreignCommits(repo, known); err != nil {
 			return fmt.Errorf("history of %s: %w", dir, err)
 		}
 		return nil
@@ -187,14 +190,14 @@ func changedTracked(repo *git.Repository) ([]string, error) {
 	return out, nil
 }
 
-// foreignCommits walks every ref back to a commit apply made (or the
-// upstream base) and returns the commits on the way.
-func foreignCommits(repo *git.Repository, rec *Record) ([]ForeignCommit, error) {
-	known := map[plumbing.Hash]bool{plumbing.NewHash(rec.Base): true, plumbing.NewHash(rec.Head): true}
-	for _, a := range rec.Patches {
-		known[plumbing.NewHash(a.Commit)] = true
+// foreignCommits walks every ref back to a known commit (or the one
+// UpstreamRef marks) and returns the commits on the way.
+func foreignCommits(repo *git.Repository, commits []plumbing.Hash) ([]ForeignCommit, error) {
+	known := make(map[plumbing.Hash]bool, len(commits)+1)
+	for _, h := range commits {
+		known[h] = true
 	}
-	if up, err := repo.Reference(UpstreamRef, true); err == nil {
+	if up, err := repo.Reference(gitstore.UpstreamRef, true); err == nil {
 		known[up.Hash()] = true
 	}
 	var tips []plumbing.Hash
@@ -247,22 +250,18 @@ func subject(msg string) string {
 	return s
 }
 
-// seriesTrees is the set of trees the base and the commits of a result
-// hold in dir.
-func seriesTrees(dir string, res *Result) (map[plumbing.Hash]bool, error) {
+// CommitTrees is the set of trees the commits (a series: its base and
+// its commits) have in the repository dir.
+func CommitTrees(dir string, commits []plumbing.Hash) (map[plumbing.Hash]bool, error) {
 	repo, err := git.PlainOpen(dir)
 	if err != nil {
 		return nil, err
 	}
 	trees := map[plumbing.Hash]bool{}
-	commits := []string{res.Base}
-	for _, a := range res.Patches {
-		commits = append(commits, a.Commit)
-	}
 	for _, h := range commits {
-		c, err := repo.CommitObject(plumbing.NewHash(h))
+		c, err := repo.CommitObject(h)
 		if err != nil {
-			return nil, fmt.Errorf("commit %s of the series: %w", short(h), err)
+			return nil, fmt.Errorf("commit %s of the series: %w", h.String()[:12], err)
 		}
 		trees[c.TreeHash] = true
 	}

@@ -1,4 +1,4 @@
-package patchset
+package guard
 
 import (
 	"errors"
@@ -16,6 +16,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"golang.org/x/sys/unix"
+
+	"github.com/epp-build/epp-build/internal/gitstore"
 )
 
 // workTreeScan is what one walk of a work tree finds against its index.
@@ -159,7 +161,7 @@ func (s *scanner) fail(err error) {
 // entryMatches is whether the file name in the open folder dirfd, whose
 // stat data is st, holds e's blob and mode.
 func entryMatches(dirfd int, name string, st *unix.Stat_t, e *index.Entry, indexWritten time.Time) bool {
-	if e.Stage != normalStage || e.SkipWorktree || e.IntentToAdd {
+	if e.Stage != gitstore.NormalStage || e.SkipWorktree || e.IntentToAdd {
 		return false
 	}
 	var mode filemode.FileMode

@@ -1,4 +1,4 @@
-package patchset
+package guard
 
 import (
 	"os"
@@ -12,6 +12,9 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/epp-build/epp-build/internal/gitstore"
+	"github.com/epp-build/epp-build/internal/testutil/gitfixture"
 )
 
 // TestCleanTrackedAgreesWithGit: the fast check says clean exactly when
@@ -19,22 +22,25 @@ import (
 func TestCleanTrackedAgreesWithGit(t *testing.T) {
 	dir := baseRepo(t, map[string]string{"a.txt": "a\n", "deep/er/b.txt": "b\n", "run.sh": "#!/bin/sh\n"})
 	require.NoError(t, os.Symlink("a.txt", filepath.Join(dir, "link")))
-	gitRun(t, dir, "add", "link")
-	gitRun(t, dir, "commit", "-q", "-m", "link")
+	gitfixture.Git(t, dir, "add", "link")
+	gitfixture.Git(t, dir, "commit", "-q", "-m", "link")
 	repo, err := git.PlainOpen(dir)
 	require.NoError(t, err)
-	trees, ok := indexTrees(readIndex(t, repo))
+	trees, ok := gitstore.IndexTrees(readIndex(t, repo))
 	require.True(t, ok)
-	assert.Equal(t, gitRun(t, dir, "rev-parse", "HEAD^{tree}"), trees[""].String())
-	assert.Equal(t, gitRun(t, dir, "rev-parse", "HEAD:deep/er"), trees["deep/er"].String())
-	assert.Equal(t, gitRun(t, dir, "rev-parse", "HEAD:deep"), trees["deep"].String())
+	assert.Equal(t, gitfixture.Git(t, dir, "rev-parse", "HEAD^{tree}"), trees[""].String())
+	assert.Equal(t, gitfixture.Git(t, dir, "rev-parse", "HEAD:deep/er"), trees["deep/er"].String())
+	assert.Equal(t, gitfixture.Git(t, dir, "rev-parse", "HEAD:deep"), trees["deep"].String())
 	assert.True(t, cleanTracked(repo, readIndex(t, repo), trees, dir))
 
 	for name, change := range map[string]func(){
-		"edited":  func() { writeFiles(t, dir, map[string]string{"deep/er/b.txt": "changed\n"}) },
+		"edited":  func() { gitfixture.WriteFiles(t, dir, map[string]string{"deep/er/b.txt": "changed\n"}) },
 		"deleted": func() { require.NoError(t, os.Remove(filepath.Join(dir, "a.txt"))) },
 		"chmod":   func() { require.NoError(t, os.Chmod(filepath.Join(dir, "run.sh"), 0o755)) },
-		"staged":  func() { writeFiles(t, dir, map[string]string{"new.txt": "n\n"}); gitRun(t, dir, "add", "new.txt") },
+		"staged": func() {
+			gitfixture.WriteFiles(t, dir, map[string]string{"new.txt": "n\n"})
+			gitfixture.Git(t, dir, "add", "new.txt")
+		},
 		"relinked": func() {
 			os.Remove(filepath.Join(dir, "link"))
 			require.NoError(t, os.Symlink("run.sh", filepath.Join(dir, "link")))
@@ -43,10 +49,10 @@ func TestCleanTrackedAgreesWithGit(t *testing.T) {
 		change()
 		repo, err := git.PlainOpen(dir)
 		require.NoError(t, err)
-		assert.NotEmpty(t, gitRun(t, dir, "status", "--porcelain", "--untracked-files=no"), name)
+		assert.NotEmpty(t, gitfixture.Git(t, dir, "status", "--porcelain", "--untracked-files=no"), name)
 		assert.False(t, cleanTracked(repo, readIndex(t, repo), treesOf(t, repo), dir), name)
-		gitRun(t, dir, "reset", "-q", "--hard")
-		gitRun(t, dir, "clean", "-qfd")
+		gitfixture.Git(t, dir, "reset", "-q", "--hard")
+		gitfixture.Git(t, dir, "clean", "-qfd")
 		repo, err = git.PlainOpen(dir)
 		require.NoError(t, err)
 		assert.True(t, cleanTracked(repo, readIndex(t, repo), treesOf(t, repo), dir), "after reset: %s", name)
@@ -70,7 +76,7 @@ func TestCleanTrackedSeesEditsStatDataHides(t *testing.T) {
 	// Date the file and the index in the past, as apply leaves a tree.
 	past := time.Now().Add(-time.Hour).Truncate(time.Second)
 	require.NoError(t, os.Chtimes(name, past, past))
-	gitRun(t, dir, "update-index", "--refresh")
+	gitfixture.Git(t, dir, "update-index", "--refresh")
 	require.NoError(t, os.Chtimes(filepath.Join(dir, ".git", "index"), past.Add(time.Minute), past.Add(time.Minute)))
 	repo, err := git.PlainOpen(dir)
 	require.NoError(t, err)
@@ -111,12 +117,12 @@ func TestCleanTrackedSeesEditsStatDataHides(t *testing.T) {
 // treesOf is the index's folder hashes as a re-apply computes them.
 func treesOf(t *testing.T, repo *git.Repository) map[string]plumbing.Hash {
 	t.Helper()
-	trees, ok := indexTrees(readIndex(t, repo))
+	trees, ok := gitstore.IndexTrees(readIndex(t, repo))
 	require.True(t, ok)
 	return trees
 }
 
-// cleanTracked is the clean check inspectLocal makes, on its own: the
+// cleanTracked is the clean check Inspect makes, on its own: the
 // index is HEAD's and every tracked file matches it.
 func cleanTracked(repo *git.Repository, idx *index.Index, trees map[string]plumbing.Hash, dir string) bool {
 	if !indexIsHead(repo, trees) {

@@ -1,0 +1,143 @@
+package gitstore
+
+import (
+	"bufio"
+	"compress/zlib"
+	"crypto/sha1"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+)
+
+// PackDir is where a git dir keeps its packs.
+func PackDir(gitDir string) string { return filepath.Join(gitDir, "objects", "pack") }
+
+// FileBlob is a blob whose content lies in a file: too large to hold in
+// memory, it is streamed into the pack.
+type FileBlob struct {
+	Hash plumbing.Hash
+	Path string
+	Size int64
+}
+
+// WritePack stores the objects of s named by hashes, in that order, and
+// then the file blobs as one pack, with its index, in gitDir. It returns
+// the pack's name ("pack-<hash>"; "" when there is nothing to store).
+//
+// Objects are stored without deltas or compression (zlib stored blocks):
+// compressing was most of a long series' apply time, and parsing the pack
+// again to index it was most of writing a cache entry; here the index is
+// built while the pack is written. hashes must not repeat; a file blob
+// already among them, or listed twice, is stored once.
+//
+// s is only read on the calling goroutine (a store need not be safe for
+// concurrent use); objects it holds in memory are encoded on a few
+// workers.
+func WritePack(gitDir string, s storer.EncodedObjectStorer, hashes []plumbing.Hash, files []FileBlob) (string, error) {
+	files = uniqueFiles(hashes, files)
+	if len(hashes) == 0 && len(files) == 0 {
+		return "", nil
+	}
+	dir := PackDir(gitDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	tmp, err := os.CreateTemp(dir, "tmp_pack_")
+	if err != nil {
+		return "", fmt.Errorf("write pack: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	p := &packWriter{sum: sha1.New(), idx: new(idxfile.Writer)}
+	p.buf = bufio.NewWriterSize(io.MultiWriter(tmp, p.sum), 1<<16)
+	p.z, _ = zlib.NewWriterLevel(io.Discard, zlib.NoCompression)
+	err = p.write(s, hashes, files)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", fmt.Errorf("write pack: %w", err)
+	}
+	base := filepath.Join(dir, "pack-"+hex.EncodeToString(p.trailer[:]))
+	if err := writeIndex(p.idx, p.trailer, base+".idx.tmp"); err != nil {
+		return "", fmt.Errorf("write pack index: %w", err)
+	}
+	// Read-only, as git leaves them: a pack never changes.
+	if err := os.Chmod(tmp.Name(), 0o444); err != nil {
+		return "", err
+	}
+	if err := os.Rename(tmp.Name(), base+".pack"); err != nil {
+		return "", err
+	}
+	if err := os.Rename(base+".idx.tmp", base+".idx"); err != nil {
+		return "", err
+	}
+	return filepath.Base(base), nil
+}
+
+// RemovePack deletes the pack name ("pack-<hash>") and its index from
+// gitDir; a pack already gone is not an error.
+func RemovePack(gitDir, name string) error {
+	for _, ext := range []string{".idx", ".pack"} {
+		if err := os.Remove(filepath.Join(PackDir(gitDir), name+ext)); err != nil && !os.IsNotExist(err) {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeIndex writes the pack index the entries were added to, for the
+// pack whose checksum is trailer.
+func writeIndex(w *idxfile.Writer, trailer plumbing.Hash, name string) error {
+	if err := w.OnFooter(trailer); err != nil {
+		return err
+	}
+	index, err := w.Index()
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(f)
+	_, err = idxfile.NewEncoder(bw).Encode(index)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err == nil {
+		err = f.Chmod(0o444)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(name)
+	}
+	return err
+}
+
+// uniqueFiles drops file blobs already among hashes or listed twice: a
+// pack must hold each object once.
+func uniqueFiles(hashes []plumbing.Hash, files []FileBlob) []FileBlob {
+	if len(files) == 0 {
+		return nil
+	}
+	seen := make(map[plumbing.Hash]bool, len(hashes)+len(files))
+	for _, h := range hashes {
+		seen[h] = true
+	}
+	var out []FileBlob
+	for _, f := range files {
+		if !seen[f.Hash] {
+			seen[f.Hash] = true
+			out = append(out, f)
+		}
+	}
+	return out
+}

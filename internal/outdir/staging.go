@@ -1,0 +1,91 @@
+package outdir
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// Staging is a folder beside an output folder where its new tree is
+// built: on the same file system, so the tree replaces the output folder
+// by a rename.
+type Staging struct {
+	out, dir string
+}
+
+// NewStaging creates a staging folder beside out, and out's parent when
+// it is missing.
+func NewStaging(out string) (*Staging, error) {
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return nil, fmt.Errorf("create parent of %s: %w", out, err)
+	}
+	dir, err := os.MkdirTemp(filepath.Dir(out), "."+filepath.Base(out)+".epp-build-staging-")
+	if err != nil {
+		return nil, fmt.Errorf("create staging folder beside %s: %w", out, err)
+	}
+	return &Staging{out: out, dir: dir}, nil
+}
+
+// Tree is where the new tree is built; it does not exist yet.
+func (s *Staging) Tree() string { return filepath.Join(s.dir, "tree") }
+
+// Remove deletes the staging folder with what is left in it: the new
+// tree when it did not replace the output folder, the previous tree when
+// it did without a backup.
+func (s *Staging) Remove() error { return os.RemoveAll(s.dir) }
+
+// Replace moves the new tree to the output folder. An existing output
+// folder is moved aside first: to backup when one is named (and kept
+// there), else into the staging folder, removed with it only after the
+// new tree is in place.
+func (s *Staging) Replace(backup string) error {
+	work, out := s.Tree(), s.out
+	if _, err := os.Lstat(out); errors.Is(err, os.ErrNotExist) {
+		return os.Rename(work, out)
+	}
+	if empty, _ := IsEmpty(out); empty {
+		if err := os.Remove(out); err != nil {
+			return err
+		}
+		return os.Rename(work, out)
+	}
+	old := filepath.Join(s.dir, "previous")
+	if backup != "" {
+		old = backup
+	}
+	if err := os.Rename(out, old); err != nil {
+		return fmt.Errorf("move the previous %s aside: %w", out, err)
+	}
+	if err := os.Rename(work, out); err != nil {
+		_ = os.Rename(old, out)
+		return fmt.Errorf("move the new tree to %s: %w", out, err)
+	}
+	return nil
+}
+
+// BackupName is a folder beside out, named after the time, that does not
+// exist yet.
+func BackupName(out string, now time.Time) string {
+	name := out + ".epp-build-backup-" + now.UTC().Format("20060102T150405Z")
+	for i, try := 2, name; ; i++ {
+		if _, err := os.Lstat(try); errors.Is(err, os.ErrNotExist) {
+			return try
+		}
+		try = name + "-" + strconv.Itoa(i)
+	}
+}
+
+// BackupPattern says, for messages, what BackupName makes of dir.
+func BackupPattern(dir string) string { return dir + ".epp-build-backup-<time>" }
+
+// IsEmpty is whether the folder dir holds nothing.
+func IsEmpty(dir string) (bool, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false, err
+	}
+	return len(entries) == 0, nil
+}
