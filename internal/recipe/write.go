@@ -2,11 +2,14 @@ package recipe
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/epp-build/epp-build/internal/inputfile"
 )
 
 // SetPatches rewrites the patches list of the recipe in dir, keeping the
@@ -60,7 +63,7 @@ func inheritNodes(root *yaml.Node, baseDir string, seen []string) error {
 		}
 	}
 	path := filepath.Join(baseDir, FileName)
-	data, err := os.ReadFile(path)
+	data, err := readRecipe(path, baseDir)
 	if err != nil {
 		return fmt.Errorf("base recipe: %w", err)
 	}
@@ -128,7 +131,7 @@ func valueOf(m *yaml.Node, key string) *yaml.Node {
 
 func edit(dir string, change func(root *yaml.Node) error) error {
 	path := filepath.Join(dir, FileName)
-	data, err := os.ReadFile(path)
+	data, err := readRecipe(path, dir)
 	if err != nil {
 		return fmt.Errorf("recipe %s: %w", path, err)
 	}
@@ -156,6 +159,17 @@ func edit(dir string, change func(root *yaml.Node) error) error {
 		return err
 	}
 	return os.Rename(tmp, path)
+}
+
+// readRecipe reads a recipe.yaml to rewrite it; one that is not a bounded
+// regular file in its folder is refused as invalid, as Load refuses it.
+func readRecipe(path, dir string) ([]byte, error) {
+	data, err := inputfile.ReadFile(path, dir, inputfile.RecipeLimit())
+	var refused *inputfile.Error
+	if errors.As(err, &refused) {
+		return nil, refusedInput("", refused)
+	}
+	return data, err
 }
 
 func patchList(names []string) *yaml.Node {
