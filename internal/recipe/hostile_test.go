@@ -18,7 +18,7 @@ import (
 )
 
 // returns fails the test when call does not return: a recipe that hangs
-// Load must show as a failure, not as a test binary killed at its timeout.
+// a call must show as a failure, not as a test binary killed at its timeout.
 func returns(t *testing.T, call func() error) error {
 	t.Helper()
 	done := make(chan error, 1)
@@ -27,7 +27,7 @@ func returns(t *testing.T, call func() error) error {
 	case err := <-done:
 		return err
 	case <-time.After(5 * time.Second):
-		t.Fatal("Load did not return: it is reading an endless input or waiting on a FIFO")
+		t.Fatal("the call did not return: it is reading an endless input or waiting on a FIFO")
 		return nil
 	}
 }
@@ -187,4 +187,20 @@ func capiValue(key string) string {
 		}
 	}
 	panic("no " + key + " in capiPin")
+}
+
+func TestSetPatchesDoesNotWriteThroughWhatIsBesideTheRecipe(t *testing.T) {
+	dir := writeRecipe(t, t.TempDir(), "v1", pin+"patches: []\n")
+	mkfifo(t, filepath.Join(dir, FileName+".tmp"))
+	outside := filepath.Join(t.TempDir(), "elsewhere")
+	require.NoError(t, os.Symlink(outside, filepath.Join(dir, "."+FileName+".tmp")))
+	err := returns(t, func() error { return SetPatches(dir, []string{"0001-a.patch"}) })
+	require.NoError(t, err)
+	assert.NoFileExists(t, outside)
+	data, err := os.ReadFile(filepath.Join(dir, FileName))
+	require.NoError(t, err)
+	assert.Contains(t, string(data), "0001-a.patch")
+	fi, err := os.Stat(filepath.Join(dir, FileName))
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o644), fi.Mode().Perm())
 }

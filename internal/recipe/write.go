@@ -154,11 +154,32 @@ func edit(dir string, change func(root *yaml.Node) error) error {
 	if bytes.Equal(out.Bytes(), data) {
 		return nil
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, out.Bytes(), 0o644); err != nil {
+	return replaceFile(path, out.Bytes())
+}
+
+// replaceFile writes data beside path under a name no one else can have
+// made (a fixed name could be a FIFO that blocks the write or a symlink
+// that sends it elsewhere), then renames it over path.
+func replaceFile(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
 		return err
 	}
-	return os.Rename(tmp, path)
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
 }
 
 // readRecipe reads a recipe.yaml to rewrite it; one that is not a bounded
