@@ -2,11 +2,13 @@ package export
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/epp-build/epp-build/internal/inputfile"
 	"github.com/epp-build/epp-build/internal/recipe"
 )
 
@@ -19,7 +21,12 @@ func WriteRecipe(r *recipe.Recipe, patches []Patch) error {
 		if i >= len(patches) || patches[i].Name != sp.Name {
 			return fmt.Errorf("the first %d patches of %s come from %s and must stay as they are; change them there", n, r.Version, r.Base.Version)
 		}
-		if committed, err := os.ReadFile(sp.Path); err != nil || !bytes.Equal(committed, patches[i].Data) {
+		committed, err := readPatch(sp.Path)
+		var refused *inputfile.Error
+		if errors.As(err, &refused) {
+			return fmt.Errorf("patch %s of %s: %w", sp.Name, r.Base.Version, err)
+		}
+		if err != nil || !bytes.Equal(committed, patches[i].Data) {
 			return fmt.Errorf("patch %s of %s changed; write it to %s instead", sp.Name, r.Base.Version, filepath.Dir(sp.Path))
 		}
 	}
@@ -36,7 +43,9 @@ func Write(dir string, patches []Patch) error {
 	names := make([]string, 0, len(patches))
 	for _, p := range patches {
 		path := filepath.Join(dir, p.Name)
-		if old, err := os.ReadFile(path); err != nil || !bytes.Equal(old, p.Data) {
+		// Whatever is in the way (a FIFO, a link to a device) is replaced
+		// by the exported file rather than read.
+		if old, err := readPatch(path); err != nil || !bytes.Equal(old, p.Data) {
 			if err := writeAtomic(path, p.Data); err != nil {
 				return fmt.Errorf("write %s: %w", path, err)
 			}
@@ -56,6 +65,12 @@ func Write(dir string, patches []Patch) error {
 		return recipe.SetPatches(dir, names)
 	}
 	return nil
+}
+
+// readPatch reads a committed patch file only if it is a regular file of
+// its recipe folder within the patch limit.
+func readPatch(path string) ([]byte, error) {
+	return inputfile.ReadFile(path, filepath.Dir(path), inputfile.PatchLimit())
 }
 
 func writeAtomic(path string, data []byte) error {
@@ -90,8 +105,11 @@ func Compare(r *recipe.Recipe, patches []Patch) []Stale {
 		if path == "" {
 			path = filepath.Join(r.Dir, p.Name)
 		}
-		committed, err := os.ReadFile(path)
+		committed, err := readPatch(path)
+		var refused *inputfile.Error
 		switch {
+		case errors.As(err, &refused):
+			out = append(out, Stale{p.Name, err.Error()})
 		case err != nil:
 			out = append(out, Stale{p.Name, "export produces it but it is not committed"})
 		case !bytes.Equal(committed, p.Data):

@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"io"
 	"mime"
-	"os"
 	"regexp"
 	"runtime"
 	"runtime/debug"
@@ -22,6 +21,8 @@ import (
 	"sync"
 
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
+
+	"github.com/epp-build/epp-build/internal/inputfile"
 )
 
 // Patch is one change of the series: a commit's worth of file diffs with
@@ -85,7 +86,7 @@ func Parse(name string, data []byte) ([]*Patch, error) {
 // hunk lines are substrings of it, so a patch costs its own size once
 // instead of once more per line.
 func readText(path string) (string, error) {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path, "", inputfile.PatchLimit())
 	if err != nil {
 		return "", err
 	}

@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/epp-build/epp-build/internal/inputfile"
 )
 
 // FileName is the recipe file inside a version folder.
@@ -84,6 +86,9 @@ type CAPI struct {
 	// PatchPaths are Patches resolved against the folder of the recipe
 	// that declares them.
 	PatchPaths []string `yaml:"-"`
+	// dir is the folder of the recipe that declares this pin, the one its
+	// patches must stay inside.
+	dir string
 }
 
 // Package maps a Go package kept in this repository (plugins/ or ffi/) to
@@ -116,6 +121,7 @@ func load(dir string, seen []string) (*Recipe, error) {
 		}
 	}
 	if r.CAPI != nil {
+		r.CAPI.dir = r.Dir
 		for _, p := range r.CAPI.Patches {
 			r.CAPI.PatchPaths = append(r.CAPI.PatchPaths, filepath.Join(r.Dir, filepath.FromSlash(p)))
 		}
@@ -158,9 +164,13 @@ func (r *Recipe) inherit(base *Recipe) {
 
 func read(dir string) (*Recipe, error) {
 	path := filepath.Join(dir, FileName)
-	data, err := os.ReadFile(path)
+	data, err := inputfile.ReadFile(path, dir, inputfile.RecipeLimit())
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
+		var refused *inputfile.Error
+		switch {
+		case errors.As(err, &refused):
+			return nil, fmt.Errorf("recipe %s: %w", dir, refusedInput("", refused))
+		case errors.Is(err, os.ErrNotExist):
 			return nil, &NotFoundError{What: "recipe " + dir, Hint: "no " + FileName + " in this folder (is it a version folder under patches/?)"}
 		}
 		return nil, fmt.Errorf("recipe %s: %w", dir, err)
@@ -242,16 +252,50 @@ func (e *NotFoundError) Error() string { return e.What + ": " + e.Hint }
 
 // ValidationError lists every problem found in a recipe, so a user fixes
 // them in one pass.
-type ValidationError struct{ Problems []string }
+type ValidationError struct {
+	Problems []string
+	// Causes are the typed errors behind some of the problems, such as
+	// an *inputfile.Error for a patch that is not a regular file.
+	Causes []error
+}
 
 func (e *ValidationError) Error() string {
 	return strings.Join(e.Problems, "; ")
 }
 
+// Unwrap lets callers ask for the cause of a problem with errors.As.
+func (e *ValidationError) Unwrap() []error { return e.Causes }
+
+// refusedInput is an input file refused for what it is: invalid input,
+// like any other problem of the recipe.
+func refusedInput(prefix string, err *inputfile.Error) *ValidationError {
+	return &ValidationError{Problems: []string{prefix + err.Error()}, Causes: []error{err}}
+}
+
 // Validate checks the recipe and says exactly what is wrong.
 func (r *Recipe) Validate() error {
-	var p []string
+	var (
+		p      []string
+		causes []error
+	)
 	add := func(format string, args ...any) { p = append(p, fmt.Sprintf(format, args...)) }
+	// checkInput opens a listed file as Load's callers will read it, so a
+	// FIFO or an endless file is refused here rather than hanging them.
+	checkInput := func(what, path, root string) (missing bool) {
+		err := inputfile.Check(path, root, patchLimit())
+		var refused *inputfile.Error
+		switch {
+		case err == nil:
+		case errors.As(err, &refused):
+			add("%s: %v", what, err)
+			causes = append(causes, err)
+		case errors.Is(err, os.ErrNotExist):
+			return true
+		default:
+			add("%s: %v", what, err)
+		}
+		return false
+	}
 
 	u := r.Upstream
 	if u.Repository == "" {
@@ -289,8 +333,12 @@ func (r *Recipe) Validate() error {
 			case !filepath.IsLocal(filepath.FromSlash(p)) || !strings.HasSuffix(p, ".patch"):
 				add("capi.patches[%d] %q must be a .patch file inside the recipe folder (e.g. capi/0001-fix.patch)", i, p)
 			case i < len(c.PatchPaths):
-				if _, err := os.Stat(c.PatchPaths[i]); err != nil {
-					add("capi.patches[%d] %q: %v", i, p, err)
+				root := c.dir
+				if root == "" {
+					root = r.Dir
+				}
+				if checkInput(fmt.Sprintf("capi.patches[%d] %q", i, p), c.PatchPaths[i], root) {
+					add("capi.patches[%d] %q: no such file in %s", i, p, root)
 				}
 			}
 		}
@@ -309,7 +357,7 @@ func (r *Recipe) Validate() error {
 		case seen[name]:
 			add("patches[%d] %q is listed twice", i, name)
 		default:
-			if _, err := os.Stat(filepath.Join(r.Dir, name)); err != nil {
+			if checkInput(fmt.Sprintf("patches[%d] %q", i, name), filepath.Join(r.Dir, name), r.Dir) {
 				add("patches[%d] %q is listed but there is no such file in %s", i, name, r.Dir)
 			}
 		}
@@ -334,8 +382,9 @@ func (r *Recipe) Validate() error {
 			}
 		}
 	}
+	p = append(p, r.checkArguments()...)
 	if len(p) > 0 {
-		return &ValidationError{Problems: p}
+		return &ValidationError{Problems: p, Causes: causes}
 	}
 	return nil
 }

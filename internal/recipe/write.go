@@ -2,11 +2,14 @@ package recipe
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/epp-build/epp-build/internal/inputfile"
 )
 
 // SetPatches rewrites the patches list of the recipe in dir, keeping the
@@ -60,7 +63,7 @@ func inheritNodes(root *yaml.Node, baseDir string, seen []string) error {
 		}
 	}
 	path := filepath.Join(baseDir, FileName)
-	data, err := os.ReadFile(path)
+	data, err := readRecipe(path, baseDir)
 	if err != nil {
 		return fmt.Errorf("base recipe: %w", err)
 	}
@@ -128,7 +131,7 @@ func valueOf(m *yaml.Node, key string) *yaml.Node {
 
 func edit(dir string, change func(root *yaml.Node) error) error {
 	path := filepath.Join(dir, FileName)
-	data, err := os.ReadFile(path)
+	data, err := readRecipe(path, dir)
 	if err != nil {
 		return fmt.Errorf("recipe %s: %w", path, err)
 	}
@@ -151,11 +154,43 @@ func edit(dir string, change func(root *yaml.Node) error) error {
 	if bytes.Equal(out.Bytes(), data) {
 		return nil
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, out.Bytes(), 0o644); err != nil {
+	return replaceFile(path, out.Bytes())
+}
+
+// replaceFile writes data beside path under a name no one else can have
+// made (a fixed name could be a FIFO that blocks the write or a symlink
+// that sends it elsewhere), then renames it over path.
+func replaceFile(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
 		return err
 	}
-	return os.Rename(tmp, path)
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}
+
+// readRecipe reads a recipe.yaml to rewrite it; one that is not a bounded
+// regular file in its folder is refused as invalid, as Load refuses it.
+func readRecipe(path, dir string) ([]byte, error) {
+	data, err := inputfile.ReadFile(path, dir, inputfile.RecipeLimit())
+	var refused *inputfile.Error
+	if errors.As(err, &refused) {
+		return nil, refusedInput("", refused)
+	}
+	return data, err
 }
 
 func patchList(names []string) *yaml.Node {

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package inputfile
+
+const (
+	openFlags = 0
+	noFollow  = 0
+)
