@@ -164,6 +164,23 @@ func TestCloseDuringCalls(t *testing.T) {
 	assert.Equal(t, live-1, capidouble08.LivePipelines(), "destroyed once")
 }
 
+// A query waiting for the pipeline gives up when its context ends.
+func TestSelectWaitHonoursContext(t *testing.T) {
+	t.Setenv("DYNAMO_DOUBLE_QUERY_DELAY_US", "200000")
+	r := openRouter(t, false)
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.Select(context.Background(), chat("slow"))
+		done <- err
+	}()
+	time.Sleep(20 * time.Millisecond) // the slow query holds the pipeline
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel()
+	_, err := r.Select(ctx, chat("waits"))
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.NoError(t, <-done)
+}
+
 func TestCallsAfterCloseFail(t *testing.T) {
 	r := openRouter(t, false)
 	require.NoError(t, r.Close())
