@@ -10,7 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -45,16 +45,21 @@ type Selection struct {
 
 // Router owns one worker-selection pipeline. It is safe for concurrent use.
 //
-// Every C call runs under the read lock and Close takes the write lock, so
-// Close waits for calls in flight and nothing runs on a destroyed pipeline
-// (Dynamo's own scorer copied the pointer and called Rust unlocked: a
-// use-after-free on shutdown). The bookkeeping calls are also serialised by
-// book, because Dynamo's library does not allow them concurrently on one
-// pipeline.
+// Dynamo v0.8's library allows one call at a time on a pipeline: the query
+// and dynamo_router_add_request must not run concurrently on it, and
+// destroy must not overlap any call. So every call that takes the pipeline
+// (query, add_request, mark_prefill_complete, free_request, destroy) holds
+// the Router's one slot; goroutines queue for it. Close first refuses new
+// calls, then takes the slot after the call in flight and destroys once,
+// so nothing runs on a destroyed pipeline (Dynamo's own scorer copied the
+// pointer and called Rust unlocked: a use-after-free on shutdown). Freeing
+// a query's result takes no pipeline and runs outside the slot.
 type Router struct {
-	mu     sync.RWMutex
-	book   sync.Mutex
-	handle *C.WorkerSelectionPipeline // nil once closed
+	// slot holds a token while a C call runs on handle; it guards handle.
+	slot chan struct{}
+	// closing refuses calls that arrive once Close has started.
+	closing atomic.Bool
+	handle  *C.WorkerSelectionPipeline // nil once closed
 }
 
 // Open initialises the Dynamo runtime (once per process; see initRuntime) and creates a
@@ -73,7 +78,7 @@ func Open(cfg Config) (*Router, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open dynamo pipeline for model %q: %w", cfg.Model, err)
 	}
-	return &Router{handle: handle}, nil
+	return &Router{slot: make(chan struct{}, 1), handle: handle}, nil
 }
 
 func createPipeline(cfg Config) (*C.WorkerSelectionPipeline, error) {
@@ -97,16 +102,33 @@ func createPipeline(cfg Config) (*C.WorkerSelectionPipeline, error) {
 	return handle, nil
 }
 
+// acquire waits for the slot (or ctx) and returns the live pipeline; the
+// caller runs one C call on it and then calls release. ErrClosed once Close
+// has started.
+func (r *Router) acquire(ctx context.Context) (*C.WorkerSelectionPipeline, error) {
+	if r.closing.Load() {
+		return nil, ErrClosed
+	}
+	select {
+	case r.slot <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if r.handle == nil {
+		r.release()
+		return nil, ErrClosed
+	}
+	return r.handle, nil
+}
+
+func (r *Router) release() { <-r.slot }
+
 // Select picks the workers for requestJSON (an OpenAI chat or completion
-// body). The C call cannot be interrupted: ctx is checked before it starts.
+// body). ctx bounds the wait for the pipeline; the C call itself cannot be
+// interrupted.
 func (r *Router) Select(ctx context.Context, requestJSON []byte) (Selection, error) {
 	if err := ctx.Err(); err != nil {
 		return Selection{}, fmt.Errorf("select worker: %w", err)
-	}
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	if r.handle == nil {
-		return Selection{}, ErrClosed
 	}
 	req := C.CString(string(requestJSON))
 	defer C.free(unsafe.Pointer(req))
@@ -116,7 +138,15 @@ func (r *Router) Select(ctx context.Context, requestJSON []byte) (Selection, err
 		count           C.size_t
 		annotated       *C.char
 	)
-	code := C.dynamo_query_worker_selection_and_annotate(r.handle, req, &decode, &prefill, &tokens, &count, &annotated)
+	handle, err := r.acquire(ctx)
+	if err != nil {
+		if errors.Is(err, ErrClosed) {
+			return Selection{}, err
+		}
+		return Selection{}, fmt.Errorf("select worker: %w", err)
+	}
+	code := C.dynamo_query_worker_selection_and_annotate(handle, req, &decode, &prefill, &tokens, &count, &annotated)
+	r.release()
 	if err := check("dynamo_query_worker_selection_and_annotate", uint32(code)); err != nil {
 		return Selection{}, err
 	}
@@ -132,6 +162,7 @@ func (r *Router) Select(ctx context.Context, requestJSON []byte) (Selection, err
 		sel.AnnotatedRequest = []byte(C.GoString(annotated))
 	}
 	// Freed exactly once, right after the copy: nothing keeps a C pointer.
+	// The free takes no pipeline, so it does not hold the slot.
 	if err := check("dynamo_free_worker_selection_result",
 		uint32(C.dynamo_free_worker_selection_result(tokens, count, annotated))); err != nil {
 		return Selection{}, err
@@ -171,23 +202,25 @@ func (r *Router) bookkeeping(call, requestID string, do func(*C.WorkerSelectionP
 	if requestID == "" {
 		return fmt.Errorf("%s: empty request id", call)
 	}
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	if r.handle == nil {
-		return ErrClosed
-	}
 	id := C.CString(requestID)
 	defer C.free(unsafe.Pointer(id))
-	r.book.Lock()
-	defer r.book.Unlock()
-	return check(call, uint32(do(r.handle, id)))
+	handle, err := r.acquire(context.Background())
+	if err != nil {
+		return err
+	}
+	code := do(handle, id)
+	r.release()
+	return check(call, uint32(code))
 }
 
-// Close destroys the pipeline once no call is in flight; the runtime stays
-// (see initRuntime). It is idempotent; later calls on r return ErrClosed.
+// Close destroys the pipeline; the runtime stays (see initRuntime). Calls
+// that arrive after Close has started return ErrClosed; Close waits for the
+// call in flight (it holds no lock a C call needs, so it cannot deadlock
+// against one) and destroys once. It is idempotent.
 func (r *Router) Close() error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.closing.Store(true)
+	r.slot <- struct{}{}
+	defer r.release()
 	if r.handle == nil {
 		return nil
 	}

@@ -6,10 +6,12 @@ package pipeline08_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -93,6 +95,90 @@ func TestConcurrentBookkeepingIsSerialised(t *testing.T) {
 	}
 	wg.Wait()
 	assert.Equal(t, violations, capidouble08.Violations())
+}
+
+// Dynamo v0.8's library allows one call at a time on a pipeline (query,
+// add_request, mark_prefill_complete, free_request; destroy after all of
+// them). The double answers an overlapping call with ERR_BUSY and counts a
+// violation, so every call here must succeed and none may be counted.
+func TestCallsOnOnePipelineNeverOverlap(t *testing.T) {
+	t.Setenv("DYNAMO_DOUBLE_QUERY_DELAY_US", "300")
+	r := openRouter(t, true)
+	violations := capidouble08.Violations()
+	outstanding := capidouble08.OutstandingResults()
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			id := fmt.Sprintf("q-%d", i)
+			sel, err := r.Select(context.Background(), chat(id))
+			if !assert.NoError(t, err, "query %d", i) {
+				return
+			}
+			assert.NoError(t, r.AddRequest(id, sel.TokenIDs, uint64(sel.DecodeWorkerID), 0))
+			assert.NoError(t, r.MarkPrefillComplete(id))
+			assert.NoError(t, r.FreeRequest(id))
+		}()
+	}
+	wg.Wait()
+	assert.Equal(t, violations, capidouble08.Violations(), "overlapping C calls on one pipeline")
+	assert.Equal(t, outstanding, capidouble08.OutstandingResults(), "every result freed")
+}
+
+// Close while calls are running and arriving: destroy runs after the call in
+// flight, calls that come later fail with ErrClosed, nothing overlaps and
+// nothing deadlocks.
+func TestCloseDuringCalls(t *testing.T) {
+	t.Setenv("DYNAMO_DOUBLE_QUERY_DELAY_US", "300")
+	r := openRouter(t, false)
+	violations := capidouble08.Violations()
+	live := capidouble08.LivePipelines()
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			for j := 0; ; j++ {
+				id := fmt.Sprintf("c-%d-%d", i, j)
+				_, err := r.Select(context.Background(), chat(id))
+				if errors.Is(err, pipeline08.ErrClosed) {
+					return
+				}
+				assert.NoError(t, err)
+				if err := r.FreeRequest(id); errors.Is(err, pipeline08.ErrClosed) {
+					return
+				} else {
+					assert.NoError(t, err)
+				}
+			}
+		}()
+	}
+	close(start)
+	time.Sleep(5 * time.Millisecond)
+	require.NoError(t, r.Close())
+	wg.Wait()
+	assert.Equal(t, violations, capidouble08.Violations(), "a call overlapped destroy or another call")
+	assert.Equal(t, live-1, capidouble08.LivePipelines(), "destroyed once")
+}
+
+// A query waiting for the pipeline gives up when its context ends.
+func TestSelectWaitHonoursContext(t *testing.T) {
+	t.Setenv("DYNAMO_DOUBLE_QUERY_DELAY_US", "200000")
+	r := openRouter(t, false)
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.Select(context.Background(), chat("slow"))
+		done <- err
+	}()
+	time.Sleep(20 * time.Millisecond) // the slow query holds the pipeline
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel()
+	_, err := r.Select(ctx, chat("waits"))
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.NoError(t, <-done)
 }
 
 func TestCallsAfterCloseFail(t *testing.T) {

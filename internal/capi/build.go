@@ -168,7 +168,7 @@ func buildOne(ctx context.Context, e env, tc *Toolchain, opt Options, crateDir, 
 	if _, err := os.Stat(built); err != nil {
 		return nil, fmt.Errorf("cargo build for %s succeeded but %s is missing: is the crate's lib name %q and crate-type staticlib?", t.Platform, built, opt.Library)
 	}
-	header, err := findHeader(ctx, e, tc, crateDir, opt.Crate, opt.Features, outDirs, opt.HeaderName, filepath.Join(root, "tmp", key))
+	header, err := findHeader(ctx, e, tc, opt.SrcDir, crateDir, opt.Crate, opt.Features, outDirs, opt.HeaderName, filepath.Join(root, "tmp", key))
 	if err != nil {
 		return nil, err
 	}

@@ -17,7 +17,8 @@ import (
 // and writes llm_engine.h into OUT_DIR), headers a build script wrote into
 // the crate's include/ folder, or the cbindgen CLI run on the crate with
 // its own cbindgen.toml. headerName, when set, picks one file among several.
-func findHeader(ctx context.Context, e env, tc *Toolchain, crateDir, crate string, features, outDirs []string, headerName, scratch string) (string, error) {
+// srcDir is the workspace root cargo runs in ("" = crateDir).
+func findHeader(ctx context.Context, e env, tc *Toolchain, srcDir, crateDir, crate string, features, outDirs []string, headerName, scratch string) (string, error) {
 	var outHeaders []string
 	for _, dir := range outDirs {
 		outHeaders = append(outHeaders, globHeaders(dir, func(string) bool { return true })...)
@@ -36,7 +37,7 @@ func findHeader(ctx context.Context, e env, tc *Toolchain, crateDir, crate strin
 			"cbindgen's command line cannot turn cargo features on, so the crate's build script must write the header "+
 			"(into OUT_DIR, as Dynamo's does)", crateDir, strings.Join(features, ","))
 	}
-	return runCbindgen(ctx, e, crateDir, crate, headerName, scratch)
+	return runCbindgen(ctx, e, srcDir, crateDir, crate, headerName, scratch)
 }
 
 func globHeaders(root string, keep func(rel string) bool) []string {
@@ -73,7 +74,11 @@ func pick(headers []string, name, where string) (string, error) {
 	return "", fmt.Errorf("several C headers in %s (%s): say which one is the C API's", where, strings.Join(headers, ", "))
 }
 
-func runCbindgen(ctx context.Context, e env, crateDir, crate, headerName, scratch string) (string, error) {
+// runCbindgen writes the crate's header with the cbindgen CLI into scratch.
+// cbindgen reads a temporary copy of the workspace with Rust 2024's unsafe
+// attributes rewritten, which cbindgen before 0.27 cannot parse (see
+// cbindgenSourceDir); the checkout itself is never written.
+func runCbindgen(ctx context.Context, e env, srcDir, crateDir, crate, headerName, scratch string) (string, error) {
 	bin, err := e.lookPath("cbindgen")
 	if err != nil {
 		return "", &MissingToolchainError{Platform: "any", What: "the crate ships no header and cbindgen is not installed",
@@ -86,11 +91,16 @@ func runCbindgen(ctx context.Context, e env, crateDir, crate, headerName, scratc
 	if err := os.MkdirAll(scratch, 0o755); err != nil {
 		return "", err
 	}
+	dir, cleanup, err := cbindgenSourceDir(srcDir, crateDir, scratch)
+	if err != nil {
+		return "", err
+	}
+	defer cleanup()
 	// The crate's own cbindgen.toml decides the language and style, as
 	// its build script would (Dynamo's writes C++); without one, plain C.
 	args := []string{"--output", out}
-	if _, err := os.Stat(filepath.Join(crateDir, "cbindgen.toml")); err == nil {
-		args = append(args, "--config", filepath.Join(crateDir, "cbindgen.toml"))
+	if _, err := os.Stat(filepath.Join(dir, "cbindgen.toml")); err == nil {
+		args = append(args, "--config", filepath.Join(dir, "cbindgen.toml"))
 	} else {
 		args = append(args, "--lang", "c")
 	}
@@ -98,10 +108,11 @@ func runCbindgen(ctx context.Context, e env, crateDir, crate, headerName, scratc
 		args = append(args, "--crate", crate)
 	}
 	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir = crateDir
+	cmd.Dir = dir
 	cmd.Env = e
 	if msg, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("cbindgen in %s: %w\n%s", crateDir, err, tail(string(msg), stderrTailLines))
+		return "", fmt.Errorf("cbindgen in %s (read from a copy with Rust 2024's unsafe attributes rewritten): %w\n%s",
+			crateDir, err, tail(string(msg), stderrTailLines))
 	}
 	return out, nil
 }

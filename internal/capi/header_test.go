@@ -21,7 +21,7 @@ func TestFindHeaderPrefersBuildOutput(t *testing.T) {
 	crate, target := t.TempDir(), t.TempDir()
 	inc := filepath.Join(crate, "include", "api.h")
 	write(t, inc, "int a(void);")
-	h, err := findHeader(context.Background(), env(os.Environ()), nil, crate, "mycrate", nil, nil, "", t.TempDir())
+	h, err := findHeader(context.Background(), env(os.Environ()), nil, "", crate, "mycrate", nil, nil, "", t.TempDir())
 	require.NoError(t, err)
 	assert.Equal(t, inc, h, "include/ is used when the build wrote no header")
 
@@ -32,7 +32,7 @@ func TestFindHeaderPrefersBuildOutput(t *testing.T) {
 	// dir, and another crate's output: neither is this build's.
 	write(t, filepath.Join(build, "mycrate-99887766", "out", "api.h"), "int old(void);")
 	write(t, filepath.Join(build, "othercrate-99", "out", "x.h"), "")
-	h, err = findHeader(context.Background(), env(os.Environ()), nil, crate, "mycrate", nil, []string{out}, "", t.TempDir())
+	h, err = findHeader(context.Background(), env(os.Environ()), nil, "", crate, "mycrate", nil, []string{out}, "", t.TempDir())
 	require.NoError(t, err)
 	assert.Equal(t, filepath.Join(out, "nested", "api.h"), h)
 }
@@ -56,9 +56,9 @@ func TestFindHeaderAsksWhichWhenAmbiguous(t *testing.T) {
 	crate := t.TempDir()
 	write(t, filepath.Join(crate, "include", "a.h"), "")
 	write(t, filepath.Join(crate, "include", "b.h"), "")
-	_, err := findHeader(context.Background(), env(os.Environ()), nil, crate, "c", nil, nil, "", t.TempDir())
+	_, err := findHeader(context.Background(), env(os.Environ()), nil, "", crate, "c", nil, nil, "", t.TempDir())
 	require.ErrorContains(t, err, "several C headers")
-	h, err := findHeader(context.Background(), env(os.Environ()), nil, crate, "c", nil, nil, "b.h", t.TempDir())
+	h, err := findHeader(context.Background(), env(os.Environ()), nil, "", crate, "c", nil, nil, "b.h", t.TempDir())
 	require.NoError(t, err)
 	assert.Equal(t, "b.h", filepath.Base(h))
 }

@@ -12,20 +12,31 @@
 #   cbindgen/<name>.h, cbindgen.log (cbindgen mode)
 # Env (build args): CAPI_CRATE, CAPI_LIBRARY, CAPI_CRATE_DIR, CAPI_FEATURES,
 # CAPI_TARGET_SUFFIX, CAPI_HEADER_NAME; CARGO_HOME and the target folder
-# are cache mounts.
+# are cache mounts. CAPI_SRC and CAPI_OUT move /capi/src and /capi/out (tests).
 set -eu
-out=/capi/out
-src=/capi/src
+out=${CAPI_OUT:-/capi/out}
+src=${CAPI_SRC:-/capi/src}
 mkdir -p "$out"
 
 if [ "${1:-lib}" = cbindgen ]; then
   name="${CAPI_HEADER_NAME:-${CAPI_CRATE#lib}.h}"
   mkdir -p "$out/cbindgen"
-  cd "$src/${CAPI_CRATE_DIR:-.}"
   if ! command -v cbindgen >/dev/null; then
     echo "the builder image has no cbindgen (Debian package cbindgen)" >"$out/cbindgen.log"
     exit 0
   fi
+  # cbindgen before 0.27 (Debian's is 0.24) cannot parse Rust 2024's
+  # #[unsafe(no_mangle)], #[unsafe(export_name = ...)] and
+  # #[unsafe(link_section = ...)], nor `unsafe extern "C" {` blocks; they
+  # mean the same without the wrapper. cbindgen reads a copy with them
+  # rewritten (also keeping cargo metadata's Cargo.lock out of the source).
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+  (cd "$src" && tar --exclude=./target --exclude=./.git -cf - .) | (cd "$work" && tar -xf -)
+  find "$work" -name '*.rs' -type f -exec sed -E -i \
+    -e 's/\bunsafe[[:space:]]*\([[:space:]]*(no_mangle|export_name[[:space:]]*=[[:space:]]*"[^"]*"|link_section[[:space:]]*=[[:space:]]*"[^"]*")[[:space:]]*\)/\1/g' \
+    -e 's/\bunsafe[[:space:]]+(extern[[:space:]]+"[^"]*"[[:space:]]*\{)/\1/g' {} +
+  cd "$work/${CAPI_CRATE_DIR:-.}"
   if [ -f cbindgen.toml ]; then set -- --config cbindgen.toml; else set -- --lang c; fi
   if [ -n "$CAPI_CRATE" ]; then set -- "$@" --crate "$CAPI_CRATE"; fi
   cbindgen --output "$out/cbindgen/$name" "$@" >"$out/cbindgen.log" 2>&1 || rm -f "$out/cbindgen/$name"

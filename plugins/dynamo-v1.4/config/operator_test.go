@@ -3,6 +3,7 @@ package config_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"sync"
 	"testing"
@@ -36,10 +37,11 @@ import (
 // The EndpointPickerConfigs a Dynamo v1.4 deployment hands the operator,
 // which writes them, as given, into the EPP's ConfigMap
 // (deploy/operator/internal/dynamo/epp/config.go). Written from Dynamo's
-// example graphs: examples/backends/vllm/deploy/gaie/disagg.yaml and
-// recipes/qwen3-0.6b/vllm/agg/gaie/deploy.yaml at main e147ceeac (the
-// release/1.4.0 cut; docs/compat/v1.4.2.md has the sources).
+// graphs (docs/compat/v1.4.2.md has the sources); the verb %[1]s stands
+// for the pod label the filters read, since Dynamo's graphs use two (see
+// roleLabels).
 const (
+	// examples/backends/vllm/deploy/gaie/disagg.yaml at 039c6b65d909.
 	operatorDisaggConfig = `apiVersion: inference.networking.x-k8s.io/v1alpha1
 kind: EndpointPickerConfig
 plugins:
@@ -47,14 +49,14 @@ plugins:
 - name: prefill-filter
   parameters:
     allowsNoLabel: false
-    label: nvidia.com/dynamo-sub-component-type
+    label: %[1]s
     validValues:
     - prefill
   type: label-filter
 - name: decode-filter
   parameters:
     allowsNoLabel: false
-    label: nvidia.com/dynamo-sub-component-type
+    label: %[1]s
     validValues:
     - decode
   type: label-filter
@@ -82,6 +84,9 @@ schedulingProfiles:
   - pluginRef: picker
     weight: 1
 `
+	// recipes/qwen3-0.6b/vllm/agg/gaie/deploy.yaml at 2ac51ddab1f8 and
+	// examples/backends/vllm/deploy/gaie/agg.yaml at 03bc19636179 (the
+	// same plugins; they differ in the label only).
 	operatorAggConfig = `apiVersion: inference.networking.x-k8s.io/v1alpha1
 kind: EndpointPickerConfig
 plugins:
@@ -89,7 +94,7 @@ plugins:
 - name: decode-filter
   parameters:
     allowsNoLabel: true
-    label: nvidia.com/dynamo-sub-component-type
+    label: %[1]s
     validValues:
     - decode
   type: label-filter
@@ -108,6 +113,19 @@ schedulingProfiles:
     weight: 1
 `
 )
+
+// roleLabels are the pod labels Dynamo's graphs filter workers on, both
+// operator label keys (KubeLabelDynamoComponentType and
+// KubeLabelDynamoSubComponentType in deploy/operator/internal/consts).
+// The label filter takes the key from its parameters, so the plugins need
+// no change for either.
+var roleLabels = []string{
+	// examples/backends/vllm/deploy/gaie/disagg.yaml at 039c6b65d909 and
+	// agg.yaml at 03bc19636179
+	"nvidia.com/dynamo-component-type",
+	// recipes/qwen3-0.6b/vllm/agg/gaie/deploy.yaml at 2ac51ddab1f8
+	"nvidia.com/dynamo-sub-component-type",
+}
 
 // operatorPodEnv is the environment the operator gives the EPP container
 // of graph "qwen" in Kubernetes namespace "default"
@@ -129,9 +147,6 @@ var operatorPodEnv = map[string]string{
 	"DYN_ROUTER_KV_OVERLAP_SCORE_CREDIT": "0.5",
 	"DYN_ROUTER_PREFILL_LOAD_SCALE":      "2",
 }
-
-// roleLabel is the pod label the operator gives workers of each role.
-const roleLabel = "nvidia.com/dynamo-sub-component-type"
 
 // spyRouter records every router the EPP opens, with the config it was
 // opened with.
@@ -196,10 +211,10 @@ func loadAsTheEPP(t *testing.T, config string, spy *spyRouter) (*scheduling.Sche
 	return scheduling.NewSchedulerWithConfig(cfg.SchedulerConfig), handle
 }
 
-func pod(name, role string) fwksched.Endpoint {
+func pod(name, labelKey, role string) fwksched.Endpoint {
 	labels := map[string]string{}
 	if role != "" {
-		labels[roleLabel] = role
+		labels[labelKey] = role
 	}
 	return fwksched.NewEndpoint(&fwkdl.EndpointMetadata{
 		NamespacedName: types.NamespacedName{Namespace: "default", Name: name}, PodName: name,
@@ -253,14 +268,21 @@ func forwardedBody(t *testing.T, req *fwksched.InferenceRequest) string {
 }
 
 func TestOperatorDisaggregatedConfig(t *testing.T) {
+	for _, key := range roleLabels {
+		t.Run(key, func(t *testing.T) { testOperatorDisaggregatedConfig(t, key) })
+	}
+}
+
+func testOperatorDisaggregatedConfig(t *testing.T, labelKey string) {
 	spy := &spyRouter{fake: &rt.Fake{}}
-	sched, handle := loadAsTheEPP(t, operatorDisaggConfig, spy)
+	sched, handle := loadAsTheEPP(t, fmt.Sprintf(operatorDisaggConfig, labelKey), spy)
 
 	require.Len(t, spy.configs, 1, "one router for both scorers")
 	assert.Equal(t, kvrouter.Config{Namespace: "default-qwen", Component: "backend"}, spy.configs[0],
 		"the router opens the workers' component, never DYN_COMPONENT=epp")
 
-	pods := []fwksched.Endpoint{pod("prefill-0", "prefill"), pod("decode-0", "decode"), pod("decode-1", "decode"), pod("frontend-0", "")}
+	pods := []fwksched.Endpoint{pod("prefill-0", labelKey, "prefill"), pod("decode-0", labelKey, "decode"),
+		pod("decode-1", labelKey, "decode"), pod("frontend-0", labelKey, "")}
 	req := chatRequest()
 	res, err := sched.Schedule(context.Background(), req, pods)
 	require.NoError(t, err)
@@ -313,13 +335,19 @@ func TestOperatorDisaggregatedConfig(t *testing.T) {
 }
 
 func TestOperatorAggregatedConfig(t *testing.T) {
+	for _, key := range roleLabels {
+		t.Run(key, func(t *testing.T) { testOperatorAggregatedConfig(t, key) })
+	}
+}
+
+func testOperatorAggregatedConfig(t *testing.T, labelKey string) {
 	spy := &spyRouter{fake: &rt.Fake{}}
-	sched, _ := loadAsTheEPP(t, operatorAggConfig, spy)
+	sched, _ := loadAsTheEPP(t, fmt.Sprintf(operatorAggConfig, labelKey), spy)
 	require.Len(t, spy.configs, 1)
 	assert.Equal(t, kvrouter.Config{Namespace: "default-qwen", Component: "backend"}, spy.configs[0])
 
 	// allowsNoLabel: the aggregated workers carry no role label.
-	pods := []fwksched.Endpoint{pod("agg-0", ""), pod("prefill-0", "prefill")}
+	pods := []fwksched.Endpoint{pod("agg-0", labelKey, ""), pod("prefill-0", labelKey, "prefill")}
 	req := chatRequest()
 	res, err := sched.Schedule(context.Background(), req, pods)
 	require.NoError(t, err)

@@ -55,7 +55,9 @@ pub enum DynamoLlmResult {
     ERR_BAD_REQUEST = 5,
     /// The pipeline handle is not live: destroyed or never created (double only).
     ERR_INVALID_HANDLE = 6,
-    /// Destroy was called while a query on the pipeline was in flight (double only).
+    /// Destroy was called while a call on the pipeline was in flight; with
+    /// feature pipeline08 also any call overlapping another on one pipeline
+    /// (double only).
     ERR_BUSY = 7,
     /// A pointer given to free did not come from a live result (double only).
     ERR_UNKNOWN_POINTER = 8,
@@ -380,7 +382,11 @@ pub unsafe extern "C" fn dynamo_destroy_worker_selection_pipeline(
         common::record_violation();
         return ERR_INVALID_HANDLE;
     };
-    if state.in_flight.load(Ordering::SeqCst) > 0 {
+    #[cfg(feature = "pipeline08")]
+    let v08_busy = v08::busy(pipeline);
+    #[cfg(not(feature = "pipeline08"))]
+    let v08_busy = false;
+    if state.in_flight.load(Ordering::SeqCst) > 0 || v08_busy {
         // The real library would free memory a running query still uses.
         common::record_violation();
         return ERR_BUSY;

@@ -19,9 +19,15 @@ use crate::common::{self, c_str, lock};
 use DynamoLlmResult::*;
 
 /// Per pipeline: whether disaggregation is enforced, the registered request
-/// ids, and a flag that catches concurrent bookkeeping calls, which Dynamo's
-/// library does not allow on one pipeline ("must not be called concurrently
-/// on the same pipeline without synchronization").
+/// ids, and a flag held by the one call running on the pipeline. Dynamo
+/// v0.8's library allows no overlap there: its query "must not" run
+/// "concurrently on the same pipeline pointer", add_request "must not be
+/// called concurrently on the same pipeline without synchronization", and
+/// destroy must not run while any call is in flight. The double applies
+/// that to every call taking the pipeline (query, the three bookkeeping
+/// calls; destroy is refused by the parent module while any of them is in
+/// flight): a call entering while another runs returns ERR_BUSY and counts
+/// a violation, where the real library would race on the pipeline.
 struct Bookkeeping {
     enforce_disagg: bool,
     requests: Mutex<HashSet<String>>,
@@ -84,6 +90,12 @@ pub unsafe extern "C" fn dynamo_query_worker_selection_and_annotate(
     if prefill_worker_id_out.is_null() {
         return ERR_NULL_POINTER;
     }
+    // A pipeline without bookkeeping is not live: the parent query reports it.
+    let _exclusive = match book(pipeline).map(Exclusive::enter) {
+        Some(Err(code)) => return code,
+        Some(Ok(guard)) => Some(guard),
+        None => None,
+    };
     let code = super::dynamo_query_worker_selection_and_annotate(
         pipeline, request_json_c_str, decode_worker_id_out, token_ids_out, token_count_out,
         annotated_request_json_out,
@@ -98,8 +110,13 @@ pub unsafe extern "C" fn dynamo_query_worker_selection_and_annotate(
     OK
 }
 
+/// Whether a call holds the pipeline (destroy must not overlap it).
+pub(super) fn busy(pipeline: *mut WorkerSelectionPipeline) -> bool {
+    book(pipeline).is_some_and(|b| b.busy.load(Ordering::SeqCst))
+}
+
 /// Runs one bookkeeping call on a live pipeline, refusing (ERR_BUSY and a
-/// recorded violation) when another one is in flight on it.
+/// recorded violation) when another call is in flight on it.
 unsafe fn bookkeeping(
     pipeline: *mut WorkerSelectionPipeline,
     request_id_c_str: *const c_char,
@@ -119,14 +136,33 @@ unsafe fn bookkeeping(
     let Some(id) = c_str(request_id_c_str) else {
         return ERR;
     };
-    if b.busy.swap(true, Ordering::SeqCst) {
-        common::record_violation();
-        return ERR_BUSY;
-    }
+    let _exclusive = match Exclusive::enter(b) {
+        Ok(guard) => guard,
+        Err(code) => return code,
+    };
     common::query_delay();
     f(&mut lock(&b.requests), id);
-    b.busy.store(false, Ordering::SeqCst);
     OK
+}
+
+/// The one call allowed on a pipeline at a time; a second one gets ERR_BUSY
+/// and counts a violation. Released when dropped.
+struct Exclusive(&'static Bookkeeping);
+
+impl Exclusive {
+    fn enter(b: &'static Bookkeeping) -> Result<Self, DynamoLlmResult> {
+        if b.busy.swap(true, Ordering::SeqCst) {
+            common::record_violation();
+            return Err(ERR_BUSY);
+        }
+        Ok(Exclusive(b))
+    }
+}
+
+impl Drop for Exclusive {
+    fn drop(&mut self) {
+        self.0.busy.store(false, Ordering::SeqCst);
+    }
 }
 
 #[no_mangle]
