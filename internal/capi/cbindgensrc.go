@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/epp-build/epp-build/internal/filetree"
 )
 
 // Rust 2024 marks the attributes that affect linking as unsafe:
@@ -74,7 +76,7 @@ func cbindgenCopy(src, dst string) error {
 			data, _ = rewriteUnsafeAttrs(data)
 			return os.WriteFile(out, data, 0o644)
 		case strings.HasSuffix(d.Name(), ".toml") || d.Name() == "Cargo.lock" || d.Name() == "rust-toolchain":
-			return copyFile(p, out)
+			return filetree.CopyFile(p, out, 0)
 		default:
 			abs, err := filepath.Abs(p)
 			if err != nil {
