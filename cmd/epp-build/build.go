@@ -3,11 +3,13 @@ package main
 import (
 	"path/filepath"
 
+	"github.com/spf13/cobra"
+
 	"github.com/epp-build/epp-build/internal/apply"
 	"github.com/epp-build/epp-build/internal/build"
 	"github.com/epp-build/epp-build/internal/capi"
+	"github.com/epp-build/epp-build/internal/platform"
 	"github.com/epp-build/epp-build/internal/source"
-	"github.com/spf13/cobra"
 )
 
 func newBuildCommand(g *globalFlags) *cobra.Command {
@@ -80,7 +82,10 @@ tag suffix (REF-linux-arm64).
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// Flags first: nothing is fetched or compiled for a run that
 			// cannot succeed.
-			opt.Platforms = platforms
+			var err error
+			if opt.Platforms, err = platform.Parse(platforms); err != nil {
+				return err
+			}
 			if err := opt.Validate(); err != nil {
 				return err
 			}
@@ -115,9 +120,6 @@ tag suffix (REF-linux-arm64).
 					return err
 				}
 				defer in.CAPI.Close()
-			}
-			if opt.Platforms, err = build.ParsePlatforms(platforms); err != nil {
-				return err
 			}
 			if opt.CacheDir == "" {
 				if opt.CacheDir, err = cacheRoot(f.cacheDir); err != nil {

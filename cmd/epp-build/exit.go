@@ -7,9 +7,9 @@ import (
 	"github.com/epp-build/epp-build/internal/attest"
 	"github.com/epp-build/epp-build/internal/backport"
 	"github.com/epp-build/epp-build/internal/build"
-	"github.com/epp-build/epp-build/internal/capi"
 	"github.com/epp-build/epp-build/internal/cheader"
 	"github.com/epp-build/epp-build/internal/patchset"
+	"github.com/epp-build/epp-build/internal/platform"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/source"
 )
@@ -32,7 +32,7 @@ func exitCode(ctx context.Context, err error) int {
 		usage       usageError
 		unknown     *recipe.NotFoundError
 		badOptions  *build.OptionsError
-		badPlatform *capi.UnsupportedPlatformError
+		badPlatform *platform.UnsupportedError
 		stale       staleError
 		conflict    *patchset.ConflictError
 		fileErr     *patchset.FileError

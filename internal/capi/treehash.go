@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/epp-build/epp-build/internal/platform"
 )
 
 // skipDirs are never inputs of a crate build: cargo's output and VCS data.
@@ -63,7 +65,7 @@ func TreeHash(dir string) (string, error) {
 
 // cacheKey identifies one built library: same source, crate, target and
 // toolchain give the same key, so the cached library can be reused.
-func cacheKey(tree, crate, library string, features []string, t Target, tc *Toolchain) string {
+func cacheKey(tree, crate, library string, features []string, t platform.Platform, tc *Toolchain) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "capi-v1\ntree=%s\ncrate=%s\nlib=%s\ntriple=%s\nrustc=%s\ncargo=%s\ncc=%s %s\n",
 		tree, crate, library, t.RustTriple, tc.RustcVersion, tc.CargoVersion, tc.CC[t.RustTriple], tc.CCVersion[t.RustTriple])
