@@ -89,7 +89,7 @@ tag suffix (REF-linux-arm64).
 			if err := opt.Validate(); err != nil {
 				return err
 			}
-			f.progress = opt.Progress // one display mode for the fetch and BuildKit
+			f.progress = string(opt.Progress) // one display mode for the fetch and BuildKit
 			r, err := f.load(g)
 			if err != nil {
 				return err
@@ -149,7 +149,7 @@ tag suffix (REF-linux-arm64).
 	fl.StringVar(&opt.CAPISrc, "capi-src", "", "local checkout of the C API crate instead of the recipe's pin")
 	fl.StringSliceVar(&opt.CAPIFeatures, "capi-features", nil, "cargo features of the C API crate to build with (comma-separated)")
 	fl.StringVar(&opt.Compile, "compile", build.CompileHost, "where the C API and the EPP are compiled: host (here) or container (inside the BuildKit solve)")
-	fl.StringVar(&opt.Progress, "progress", "auto", "progress of the fetch and the BuildKit solve: auto, plain or quiet")
+	fl.StringVar((*string)(&opt.Progress), "progress", "auto", "progress of the fetch and the BuildKit solve: auto, plain or quiet")
 	fl.StringVar(&opt.Report, "report", "", "write the JSON build report here")
 	fl.StringVar(&opt.BuilderImage, "builder-image", "", "container mode: the builder image (Go, Rust with both std, cbindgen, gcc for both arches)")
 	fl.StringVar(&opt.BaseImage, "base-image", "", "runtime base image (default ubuntu:24.04)")

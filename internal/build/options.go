@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"time"
 
@@ -20,6 +19,7 @@ import (
 	"github.com/epp-build/epp-build/internal/image"
 	"github.com/epp-build/epp-build/internal/nodes"
 	"github.com/epp-build/epp-build/internal/platform"
+	"github.com/epp-build/epp-build/internal/progress"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/report"
 )
@@ -69,7 +69,7 @@ type Options struct {
 	// pipeline08); the crate's build script must write the matching header.
 	CAPIFeatures []string
 	Compile      string // host|container
-	Progress     string // auto|plain|quiet
+	Progress     progress.Mode
 	Report       string // JSON report path
 	// BuilderImage is the container-mode builder: Go, rustc and cargo with
 	// the std of both targets, cbindgen and the C compilers for both arches.
@@ -225,8 +225,8 @@ func (o *Options) checkOptions() (*plan, []string, error) {
 	if p.cacheExports, err = image.ParseCache(o.CacheTo, image.CacheExport, o.Insecure); err != nil {
 		problems = append(problems, err.Error())
 	}
-	if o.Progress != "" && !slices.Contains(image.ProgressModes, o.Progress) {
-		problems = append(problems, fmt.Sprintf("progress %q: use %s", o.Progress, strings.Join(image.ProgressModes, ", ")))
+	if err := o.Progress.Check(); err != nil {
+		problems = append(problems, fmt.Sprintf("progress %q: use %s", o.Progress, strings.Join(progress.Modes, ", ")))
 	}
 	return p, problems, nil
 }
