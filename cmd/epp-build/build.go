@@ -1,15 +1,10 @@
 package main
 
 import (
-	"path/filepath"
-
 	"github.com/spf13/cobra"
 
-	"github.com/epp-build/epp-build/internal/apply"
 	"github.com/epp-build/epp-build/internal/build"
-	"github.com/epp-build/epp-build/internal/capi"
 	"github.com/epp-build/epp-build/internal/platform"
-	"github.com/epp-build/epp-build/internal/source"
 )
 
 func newBuildCommand(g *globalFlags) *cobra.Command {
@@ -94,40 +89,12 @@ tag suffix (REF-linux-arm64).
 			if err != nil {
 				return err
 			}
-			log := cmd.ErrOrStderr()
-			if tree == "" {
-				cache, err := cacheRoot(f.cacheDir)
-				if err != nil {
-					return err
-				}
-				tree = filepath.Join(cache, "trees", r.Version)
-			}
-			ao, err := f.options(log, false)
+			ao, err := f.options(cmd.ErrOrStderr(), false)
 			if err != nil {
 				return err
 			}
-			res, err := apply.Recipe(cmd.Context(), r, tree, ao)
-			if err != nil {
-				return err
-			}
-			rec := res.Record
-			in := build.Input{Recipe: r, TreeDir: res.Dir, UpstreamURL: rec.Repository, UpstreamCommit: rec.UpstreamCommit, UpstreamTime: rec.UpstreamTime}
-			for _, a := range rec.Patches {
-				in.Patches = append(in.Patches, build.PatchDigest{Name: a.File, SHA256: a.SHA256})
-			}
-			if opt.CAPISrc == "" && r.CAPI != nil {
-				if in.CAPI, err = capi.FetchPin(cmd.Context(), r.CAPI, f.cacheDir, f.notice(log)); err != nil {
-					return err
-				}
-				defer in.CAPI.Close()
-			}
-			if opt.CacheDir == "" {
-				if opt.CacheDir, err = cacheRoot(f.cacheDir); err != nil {
-					return err
-				}
-			}
-			opt.Stdout, opt.Stderr = cmd.OutOrStdout(), log
-			_, err = build.Run(cmd.Context(), in, opt)
+			opt.Stdout, opt.Stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			_, err = build.Release(cmd.Context(), build.Request{Recipe: r, TreeDir: tree, Apply: ao, Options: opt})
 			return err
 		},
 	}
@@ -156,11 +123,4 @@ tag suffix (REF-linux-arm64).
 	fl.StringVar(&opt.Provenance, "provenance", "true", "BuildKit's SLSA provenance per platform: true (mode=max), false, mode=min or mode=max")
 	fl.StringVar(&opt.SBOM, "sbom", "true", "BuildKit's SPDX SBOM per platform: true (BuildKit's default generator), false or generator=IMAGE")
 	return cmd
-}
-
-func cacheRoot(flag string) (string, error) {
-	if flag != "" {
-		return flag, nil
-	}
-	return source.CacheDir()
 }

@@ -1,7 +1,8 @@
-// Package build turns a patched upstream tree into a verified multi-arch
-// EPP image: C API per arch -> EPP binaries -> one BuildKit solve -> push by
-// digest -> verify -> smoke -> tag -> report. In the container compile mode
-// the C API and the EPP are built inside that one solve.
+// Package build owns the release pipeline: Release applies a recipe and
+// fetches its C API pin, then Run turns the patched tree into a verified
+// multi-arch EPP image: C API per arch -> EPP binaries -> one BuildKit solve
+// -> push by digest -> verify -> smoke -> tag -> report. In the container
+// compile mode the C API and the EPP are built inside that one solve.
 package build
 
 import (
