@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/epp-build/epp-build/internal/apply"
 	"github.com/epp-build/epp-build/internal/attest"
 	"github.com/epp-build/epp-build/internal/backport"
 	"github.com/epp-build/epp-build/internal/build"
@@ -20,11 +21,6 @@ type usageError struct{ err error }
 func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
-// staleError is check's finding.
-type staleError struct{ msg string }
-
-func (e staleError) Error() string { return e.msg }
-
 // exitCode is the one place errors become the exit codes the README
 // lists; stage packages say what went wrong through typed errors.
 func exitCode(ctx context.Context, err error) int {
@@ -33,7 +29,7 @@ func exitCode(ctx context.Context, err error) int {
 		unknown     *recipe.NotFoundError
 		badOptions  *build.OptionsError
 		badPlatform *platform.UnsupportedError
-		stale       staleError
+		stale       *apply.StaleError
 		conflict    *patchset.ConflictError
 		fileErr     *patchset.FileError
 		parseErr    *patchset.ParseError

@@ -1,7 +1,10 @@
 // Package apply is the apply stage as the commands run it: fetch a recipe's
 // upstream (the source stage) and apply its series onto it (the patchset
-// stage) in a folder, with progress. cmd/epp-build only turns flags into
-// Options.
+// stage) in a folder, with progress. Regen is the same apply with the
+// generated folders refreshed from their source, exported again: check
+// compares that series with the committed one, regen writes it, and apply
+// --regen writes it before applying. Each returns a value; render.go
+// holds the commands' words for it.
 package apply
 
 import (

@@ -1,7 +1,8 @@
-// Package regen builds the content that a recipe's generated packages add
-// to the upstream tree: Go source kept in this repository (plugins/, ffi/)
-// with its import paths rewritten to where the series puts it.
-package regen
+package apply
+
+// What a recipe's generated packages add to the upstream tree: Go source
+// kept in this repository (plugins/, ffi/) with its import paths rewritten
+// to where the series puts it.
 
 import (
 	"fmt"
@@ -21,9 +22,9 @@ import (
 	"github.com/epp-build/epp-build/internal/recipe"
 )
 
-// Overlays returns, per patch file, the folders that patch adds from
+// overlays returns, per patch file, the folders that patch adds from
 // source kept in this repository.
-func Overlays(r *recipe.Recipe) (map[string][]patchset.Overlay, error) {
+func overlays(r *recipe.Recipe) (map[string][]patchset.Overlay, error) {
 	if len(r.Generated) == 0 {
 		return nil, nil
 	}
