@@ -87,8 +87,7 @@ func Recipe(ctx context.Context, r *recipe.Recipe, out string, opt Options) (*pa
 			task.Done()
 			return nil
 		}
-		return patchset.Base{UpstreamCommit: tree.Commit, Time: tree.Time, Via: string(tree.Via),
-			Repository: tree.Origin, Provenance: tree.Provenance(), Materialize: materialize}, nil
+		return patchset.Base{Upstream: tree.Upstream(), Materialize: materialize}, nil
 	}
 	return patchset.ApplyTo(ctx, r, patches, fetch, out, po)
 }

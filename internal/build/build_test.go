@@ -29,6 +29,7 @@ import (
 	"github.com/epp-build/epp-build/internal/image/imagetest"
 	"github.com/epp-build/epp-build/internal/platform"
 	"github.com/epp-build/epp-build/internal/report"
+	"github.com/epp-build/epp-build/internal/source"
 	"github.com/epp-build/epp-build/internal/testenv"
 )
 
@@ -56,11 +57,14 @@ func copyFixture(t testing.TB, name string) string {
 
 func testInput(t testing.TB) Input {
 	return Input{
-		TreeDir:        copyFixture(t, "epp-tree"),
-		UpstreamURL:    "https://bot:s3cret@mirror.example/gaie.git",
-		UpstreamCommit: "978c23bb96cce25f11cea2421523cb479026e2e9",
-		UpstreamTime:   time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC),
-		Patches:        []PatchDigest{{Name: "0001-test.patch", SHA256: strings.Repeat("ab", 32)}},
+		TreeDir: copyFixture(t, "epp-tree"),
+		// As the source stage hands it on: the URL already redacted.
+		Upstream: source.Upstream{
+			Repository:     "https://bot:xxxxx@mirror.example/gaie.git",
+			UpstreamCommit: "978c23bb96cce25f11cea2421523cb479026e2e9",
+			UpstreamTime:   time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC),
+		},
+		Patches: []PatchDigest{{Name: "0001-test.patch", SHA256: strings.Repeat("ab", 32)}},
 	}
 }
 

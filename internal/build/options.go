@@ -23,6 +23,7 @@ import (
 	"github.com/epp-build/epp-build/internal/progress"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/report"
+	"github.com/epp-build/epp-build/internal/source"
 )
 
 // PatchDigest names an applied patch and the SHA-256 of its file.
@@ -33,12 +34,12 @@ type TLSOptions = image.TLSOptions
 
 // Input is the patched tree the apply stage produced.
 type Input struct {
-	Recipe         *recipe.Recipe // CAPI pin in Recipe.CAPI (may be nil with --capi-src)
-	TreeDir        string         // patched upstream work tree (read-only here)
-	UpstreamURL    string         // where the upstream was read, as applied.json records it
-	UpstreamCommit string
-	UpstreamTime   time.Time // SOURCE_DATE_EPOCH
-	Patches        []PatchDigest
+	Recipe  *recipe.Recipe // CAPI pin in Recipe.CAPI (may be nil with --capi-src)
+	TreeDir string         // patched upstream work tree (read-only here)
+	// Upstream is the tree's provenance as the apply record holds it; its
+	// commit time is SOURCE_DATE_EPOCH.
+	source.Upstream
+	Patches []PatchDigest
 	// CAPI is the fetched (and patched) C API pin; nil means Options.CAPISrc.
 	CAPI *capi.Checkout
 }

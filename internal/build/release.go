@@ -64,7 +64,7 @@ func Release(ctx context.Context, req Request) (*report.Report, error) {
 // inputFrom is what the apply stage hands the build.
 func inputFrom(r *recipe.Recipe, res *patchset.Outcome) Input {
 	rec := res.Record
-	in := Input{Recipe: r, TreeDir: res.Dir, UpstreamURL: rec.Repository, UpstreamCommit: rec.UpstreamCommit, UpstreamTime: rec.UpstreamTime}
+	in := Input{Recipe: r, TreeDir: res.Dir, Upstream: rec.Upstream}
 	for _, a := range rec.Patches {
 		in.Patches = append(in.Patches, PatchDigest{Name: a.File, SHA256: a.SHA256})
 	}
