@@ -1,9 +1,5 @@
 package apply
 
-// What a recipe's generated packages add to the upstream tree: Go source
-// kept in this repository (plugins/, ffi/) with its import paths rewritten
-// to where the series puts it.
-
 import (
 	"fmt"
 	"go/format"
@@ -23,7 +19,9 @@ import (
 )
 
 // overlays returns, per patch file, the folders that patch adds from
-// source kept in this repository.
+// source kept in this repository. That source (plugins/, ffi/) lives here
+// so it builds and tests here; the patch carries it with its import paths
+// rewritten to where the series puts it in the upstream tree.
 func overlays(r *recipe.Recipe) (map[string][]patchset.Overlay, error) {
 	if len(r.Generated) == 0 {
 		return nil, nil
