@@ -8,7 +8,6 @@ import (
 	"github.com/epp-build/epp-build/internal/progress"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/source"
-	"github.com/epp-build/epp-build/internal/textsafe"
 	"github.com/spf13/cobra"
 )
 
@@ -142,48 +141,16 @@ OUT.epp-build-backup-<time> (UTC) beside it, where it stays; apply prints the pa
 			if err != nil {
 				return err
 			}
-			log := cmd.ErrOrStderr()
 			if quiet {
 				f.progress = string(progress.Quiet)
 			}
-			opt, err := f.options(log, true)
+			opt, err := f.options(cmd.ErrOrStderr(), true)
 			if err != nil {
 				return err
 			}
-			if regenFirst {
-				if err := apply.RegenRecipe(cmd.Context(), r, opt, cmd.OutOrStdout()); err != nil {
-					return err
-				}
-				if r, err = recipe.Load(r.Dir); err != nil { // the rewritten series
-					return err
-				}
-			}
-			res, err := apply.Recipe(cmd.Context(), r, out, opt)
-			if err != nil {
-				return err
-			}
-			rec := res.Record
-			if res.AlreadyApplied {
-				fmt.Fprintf(cmd.OutOrStdout(), "%s already holds %s (%d patches on %s); nothing to do\n", res.Dir, r.Version, len(rec.Patches), apply.Short(rec.UpstreamCommit))
-				return nil
-			}
-			for _, why := range res.Reasons {
-				fmt.Fprintf(log, "re-applying: %s\n", textsafe.Escape(why))
-			}
-			if res.InPlace {
-				fmt.Fprintf(log, "rewrote %d file(s) in place; the rest of the tree is untouched\n", len(res.Rewritten))
-			}
-			if res.Backup != "" {
-				fmt.Fprintf(log, "kept the previous tree with its local changes in %s\n", res.Backup)
-			}
-			for _, a := range rec.Patches {
-				for _, o := range a.Offsets {
-					fmt.Fprintf(log, "note: %s: %s hunk %s applied at offset %+d lines\n", textsafe.Escape(a.File), textsafe.Escape(o.File), textsafe.Escape(o.Hunk), o.Lines)
-				}
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "applied %d patches of %s on %s (%s) in %s, HEAD %s\n",
-				len(rec.Patches), r.Version, apply.Short(rec.UpstreamCommit), rec.Source(), res.Dir, apply.Short(rec.Head))
-			return nil
+			res, err := apply.Run(cmd.Context(), r, out, regenFirst, opt)
+			apply.WriteResult(cmd.OutOrStdout(), cmd.ErrOrStderr(), res)
+			return err
 		},
 	}
 	f.register(cmd)

@@ -1,13 +1,10 @@
 package main
 
 import (
-	"path/filepath"
-
-	"github.com/epp-build/epp-build/internal/apply"
-	"github.com/epp-build/epp-build/internal/build"
-	"github.com/epp-build/epp-build/internal/capi"
-	"github.com/epp-build/epp-build/internal/source"
 	"github.com/spf13/cobra"
+
+	"github.com/epp-build/epp-build/internal/build"
+	"github.com/epp-build/epp-build/internal/platform"
 )
 
 func newBuildCommand(g *globalFlags) *cobra.Command {
@@ -80,52 +77,24 @@ tag suffix (REF-linux-arm64).
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// Flags first: nothing is fetched or compiled for a run that
 			// cannot succeed.
-			opt.Platforms = platforms
+			var err error
+			if opt.Platforms, err = platform.Parse(platforms); err != nil {
+				return err
+			}
 			if err := opt.Validate(); err != nil {
 				return err
 			}
-			f.progress = opt.Progress // one display mode for the fetch and BuildKit
+			f.progress = string(opt.Progress) // one display mode for the fetch and BuildKit
 			r, err := f.load(g)
 			if err != nil {
 				return err
 			}
-			log := cmd.ErrOrStderr()
-			if tree == "" {
-				cache, err := cacheRoot(f.cacheDir)
-				if err != nil {
-					return err
-				}
-				tree = filepath.Join(cache, "trees", r.Version)
-			}
-			ao, err := f.options(log, false)
+			ao, err := f.options(cmd.ErrOrStderr(), false)
 			if err != nil {
 				return err
 			}
-			res, err := apply.Recipe(cmd.Context(), r, tree, ao)
-			if err != nil {
-				return err
-			}
-			rec := res.Record
-			in := build.Input{Recipe: r, TreeDir: res.Dir, UpstreamURL: rec.Repository, UpstreamCommit: rec.UpstreamCommit, UpstreamTime: rec.UpstreamTime}
-			for _, a := range rec.Patches {
-				in.Patches = append(in.Patches, build.PatchDigest{Name: a.File, SHA256: a.SHA256})
-			}
-			if opt.CAPISrc == "" && r.CAPI != nil {
-				if in.CAPI, err = capi.FetchPin(cmd.Context(), r.CAPI, f.cacheDir, f.notice(log)); err != nil {
-					return err
-				}
-				defer in.CAPI.Close()
-			}
-			if opt.Platforms, err = build.ParsePlatforms(platforms); err != nil {
-				return err
-			}
-			if opt.CacheDir == "" {
-				if opt.CacheDir, err = cacheRoot(f.cacheDir); err != nil {
-					return err
-				}
-			}
-			opt.Stdout, opt.Stderr = cmd.OutOrStdout(), log
-			_, err = build.Run(cmd.Context(), in, opt)
+			opt.Stdout, opt.Stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			_, err = build.Release(cmd.Context(), build.Request{Recipe: r, TreeDir: tree, Apply: ao, Options: opt})
 			return err
 		},
 	}
@@ -147,18 +116,11 @@ tag suffix (REF-linux-arm64).
 	fl.StringVar(&opt.CAPISrc, "capi-src", "", "local checkout of the C API crate instead of the recipe's pin")
 	fl.StringSliceVar(&opt.CAPIFeatures, "capi-features", nil, "cargo features of the C API crate to build with (comma-separated)")
 	fl.StringVar(&opt.Compile, "compile", build.CompileHost, "where the C API and the EPP are compiled: host (here) or container (inside the BuildKit solve)")
-	fl.StringVar(&opt.Progress, "progress", "auto", "progress of the fetch and the BuildKit solve: auto, plain or quiet")
+	fl.StringVar((*string)(&opt.Progress), "progress", "auto", "progress of the fetch and the BuildKit solve: auto, plain or quiet")
 	fl.StringVar(&opt.Report, "report", "", "write the JSON build report here")
 	fl.StringVar(&opt.BuilderImage, "builder-image", "", "container mode: the builder image (Go, Rust with both std, cbindgen, gcc for both arches)")
 	fl.StringVar(&opt.BaseImage, "base-image", "", "runtime base image (default ubuntu:24.04)")
 	fl.StringVar(&opt.Provenance, "provenance", "true", "BuildKit's SLSA provenance per platform: true (mode=max), false, mode=min or mode=max")
 	fl.StringVar(&opt.SBOM, "sbom", "true", "BuildKit's SPDX SBOM per platform: true (BuildKit's default generator), false or generator=IMAGE")
 	return cmd
-}
-
-func cacheRoot(flag string) (string, error) {
-	if flag != "" {
-		return flag, nil
-	}
-	return source.CacheDir()
 }

@@ -1,11 +1,7 @@
 package main
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/epp-build/epp-build/internal/apply"
-	"github.com/epp-build/epp-build/internal/export"
 	"github.com/spf13/cobra"
 )
 
@@ -33,22 +29,9 @@ stale patch; fix with ` + "`epp-build regen`" + ` (or apply, edit, export --to t
 			if err != nil {
 				return err
 			}
-			patches, err := apply.Regenerate(cmd.Context(), r, opt)
-			if err != nil {
-				return err
-			}
-			stale := export.Compare(r, patches)
-			if len(stale) == 0 {
-				fmt.Fprintf(cmd.OutOrStdout(), "%s: %d patches up to date\n", r.Version, len(patches))
-				return nil
-			}
-			var b strings.Builder
-			fmt.Fprintf(&b, "%s: %d stale patch(es):", r.Version, len(stale))
-			for _, s := range stale {
-				b.WriteString("\n  " + s.String())
-			}
-			b.WriteString("\nfix: epp-build regen --recipe " + r.Dir)
-			return staleError{b.String()}
+			res, err := apply.Check(cmd.Context(), r, opt)
+			apply.WriteChecked(cmd.OutOrStdout(), res)
+			return err
 		},
 	}
 	f.register(cmd)

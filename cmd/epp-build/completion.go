@@ -6,8 +6,8 @@ import (
 	"github.com/epp-build/epp-build/internal/progress"
 
 	"github.com/epp-build/epp-build/internal/build"
-	"github.com/epp-build/epp-build/internal/capi"
 	"github.com/epp-build/epp-build/internal/outfmt"
+	"github.com/epp-build/epp-build/internal/platform"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/source"
 	"github.com/spf13/cobra"
@@ -83,7 +83,7 @@ func platformCompletion(_ *cobra.Command, _ []string, toComplete string) ([]stri
 		given, prefix = toComplete[:i+1], toComplete[i+1:]
 	}
 	var out []string
-	for _, p := range capi.SupportedPlatforms {
+	for _, p := range platform.Supported {
 		if strings.HasPrefix(p, prefix) && !strings.Contains(","+given, ","+p+",") {
 			out = append(out, given+p)
 		}

@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 
+	"github.com/epp-build/epp-build/internal/apply"
 	"github.com/epp-build/epp-build/internal/attest"
 	"github.com/epp-build/epp-build/internal/backport"
 	"github.com/epp-build/epp-build/internal/build"
-	"github.com/epp-build/epp-build/internal/capi"
 	"github.com/epp-build/epp-build/internal/cheader"
 	"github.com/epp-build/epp-build/internal/guard"
 	"github.com/epp-build/epp-build/internal/patchset"
+	"github.com/epp-build/epp-build/internal/platform"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/source"
 )
@@ -21,11 +22,6 @@ type usageError struct{ err error }
 func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
-// staleError is check's finding.
-type staleError struct{ msg string }
-
-func (e staleError) Error() string { return e.msg }
-
 // exitCode is the one place errors become the exit codes the README
 // lists; stage packages say what went wrong through typed errors.
 func exitCode(ctx context.Context, err error) int {
@@ -33,8 +29,8 @@ func exitCode(ctx context.Context, err error) int {
 		usage       usageError
 		unknown     *recipe.NotFoundError
 		badOptions  *build.OptionsError
-		badPlatform *capi.UnsupportedPlatformError
-		stale       staleError
+		badPlatform *platform.UnsupportedError
+		stale       *apply.StaleError
 		conflict    *patchset.ConflictError
 		fileErr     *patchset.FileError
 		parseErr    *patchset.ParseError

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/epp-build/epp-build/internal/export"
-	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/spf13/cobra"
 )
 
@@ -25,30 +24,11 @@ without --to it prints the series to stdout.`,
 			if dir == "" {
 				return usageError{fmt.Errorf("--dir is required: a tree made by `epp-build apply`")}
 			}
-			patches, err := export.Series(dir)
+			patches, err := export.Run(dir, to)
 			if err != nil {
 				return err
 			}
-			if to == "" {
-				for _, p := range patches {
-					if _, err := cmd.OutOrStdout().Write(p.Data); err != nil {
-						return err
-					}
-				}
-				return nil
-			}
-			// A recipe that extends another keeps the inherited patches
-			// where they are.
-			if r, err := recipe.Load(to); err == nil && r.Extends != "" {
-				err = export.WriteRecipe(r, patches)
-				if err != nil {
-					return err
-				}
-			} else if err := export.Write(to, patches); err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "exported %d patches to %s\n", len(patches), to)
-			return nil
+			return export.WriteRun(cmd.OutOrStdout(), patches, to)
 		},
 	}
 	cmd.Flags().StringVar(&dir, "dir", "", "the work tree `DIR` made by epp-build apply")

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"github.com/epp-build/epp-build/internal/attest"
@@ -34,13 +32,7 @@ Registry credentials come from the Docker config; they are never printed.`,
 			if err != nil {
 				return err
 			}
-			switch output {
-			case outfmt.JSON:
-				return printJSON(cmd, img)
-			case outfmt.Markdown:
-				return img.WriteMarkdown(cmd.OutOrStdout())
-			}
-			return img.WriteText(cmd.OutOrStdout())
+			return render(cmd, output, img, img.WriteMarkdown, img.WriteText)
 		},
 	}
 	outputFlag(cmd, &output)
@@ -64,15 +56,11 @@ mismatched attestation exits 5, naming it and its platform.
   epp-build verify 127.0.0.1:5000/dynamo/epp@sha256:... --insecure`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			img, err := attest.Read(cmd.Context(), args[0], ro)
+			img, err := attest.Verify(cmd.Context(), args[0], ro)
 			if err != nil {
 				return err
 			}
-			if err := img.Check(attest.WantAll); err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "verified %s: index %s, %d platforms with provenance and SBOM, report %s\n",
-				args[0], img.IndexDigest, len(img.Platforms), img.ReportDigest)
+			attest.WriteVerified(cmd.OutOrStdout(), args[0], img)
 			return nil
 		},
 	}

@@ -2,13 +2,9 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/epp-build/epp-build/internal/apply"
 	"github.com/epp-build/epp-build/internal/backport"
-	"github.com/epp-build/epp-build/internal/export"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/spf13/cobra"
 )
@@ -47,21 +43,11 @@ With --extends, a new version is created that extends BASE: v1.4.3 = v1.4.2 + pi
   epp-build pick --version v1.4.2 --from ../gaie --reason "backport" 1a2b3c4d 5e6f7a8b..9c0d1e2f`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if f.version == "" {
-				return usageError{fmt.Errorf("--version is required")}
-			}
-			created := ""
-			if extends != "" {
-				dir, err := backport.NewVersion(g.patches, f.version, extends)
-				if err != nil {
-					return usageError{err}
-				}
-				created = dir
-			}
-			err := pick(cmd, g, &f, opt, args)
-			if err != nil && created != "" {
-				os.RemoveAll(created)
-			}
+			res, err := backport.PickInto(cmd.Context(), backport.PickRequest{
+				Root: g.patches, Version: f.version, Extends: extends, Sources: args, Options: opt,
+				Load: func() (*recipe.Recipe, error) { return f.load(g) }, Apply: applier(&f, cmd),
+			})
+			backport.WritePicked(cmd.OutOrStdout(), res)
 			return err
 		},
 	}
@@ -71,31 +57,4 @@ With --extends, a new version is created that extends BASE: v1.4.3 = v1.4.2 + pi
 	cmd.Flags().StringVar(&opt.Upstream, "upstream-link", "", "Upstream: trailer for every pick (PR or commit URL)")
 	cmd.Flags().StringVar(&opt.Reason, "reason", "", "Reason: trailer for every pick (why the line carries it)")
 	return cmd
-}
-
-func pick(cmd *cobra.Command, g *globalFlags, f *recipeFlags, opt backport.PickOptions, args []string) error {
-	r, err := f.load(g)
-	if err != nil {
-		return err
-	}
-	picks, err := backport.Collect(args, opt)
-	if err != nil {
-		return usageError{err}
-	}
-	tmp, err := os.MkdirTemp("", "epp-build-pick-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	series, _, err := backport.Pick(cmd.Context(), r, applier(f, cmd), picks, filepath.Join(tmp, "tree"))
-	if err != nil {
-		return err
-	}
-	if err := export.WriteRecipe(r, series); err != nil {
-		return err
-	}
-	for _, p := range series[len(series)-len(picks):] {
-		fmt.Fprintf(cmd.OutOrStdout(), "picked %s into %s\n", p.Name, r.Version)
-	}
-	return nil
 }

@@ -2,12 +2,9 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"text/tabwriter"
 
 	"github.com/epp-build/epp-build/internal/backport"
-	"github.com/epp-build/epp-build/internal/patchset"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/spf13/cobra"
 )
@@ -46,55 +43,13 @@ hash from the module proxy;
   epp-build rebase --version v1.4.2 --onto v0.0.0-20260416154104-206d40dca75d --as v1.2.9`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if dir == "" {
-				d, err := backport.DefaultDir(g.patches)
-				if err != nil {
-					return err
-				}
-				dir = d
-				if !cont && !skip && !abort {
-					if err := backport.ClearFinished(dir); err != nil {
-						return err
-					}
-				}
-			}
 			log := cmd.ErrOrStderr()
-			var steps []backport.Step
-			var err error
-			switch {
-			case abort:
-				if err := backport.Abort(dir); err != nil {
-					return err
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "rebase aborted; %s removed, recipes untouched\n", dir)
-				return nil
-			case cont:
-				steps, err = backport.Continue(cmd.Context(), dir, log)
-			case skip:
-				steps, err = backport.Skip(cmd.Context(), dir, log)
-			default:
-				if onto == "" {
-					return usageError{fmt.Errorf("--onto is required: the upstream tag or commit to rebase onto")}
-				}
-				r, lerr := f.load(g)
-				if lerr != nil {
-					return lerr
-				}
-				if err = backport.CanStart(r, as, dir); err != nil {
-					break
-				}
-				var u recipe.Upstream
-				u, err = backport.NewPin(cmd.Context(), r.Upstream, backport.Onto{
-					Ref: onto, Commit: ontoCommit, ModuleVersion: modVersion, ModuleHash: modHash, Repository: f.upstream,
-				}, log)
-				if err == nil {
-					steps, err = backport.Start(cmd.Context(), r, u, as, dir, materializer(&f, log), log)
-				}
-			}
-			printSteps(cmd, steps)
-			if err == nil && !abort {
-				fmt.Fprintf(cmd.OutOrStdout(), "rebase finished; the work tree %s is yours to inspect or remove\n", dir)
-			}
+			res, err := backport.Rebase(cmd.Context(), backport.RebaseRequest{
+				Root: g.patches, Dir: dir, Continue: cont, Skip: skip, Abort: abort, As: as,
+				Onto: backport.Onto{Ref: onto, Commit: ontoCommit, ModuleVersion: modVersion, ModuleHash: modHash, Repository: f.upstream},
+				Load: func() (*recipe.Recipe, error) { return f.load(g) }, Materialize: materializer(&f, log), Log: log,
+			})
+			backport.WriteRebased(cmd.OutOrStdout(), res)
 			return err
 		},
 	}
@@ -121,24 +76,4 @@ func materializer(f *recipeFlags, log io.Writer) backport.Materializer {
 		}
 		return opt.Checkout(ctx, u, dst)
 	}
-}
-
-func printSteps(cmd *cobra.Command, steps []backport.Step) {
-	if len(steps) == 0 {
-		return
-	}
-	tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "PATCH\tOUTCOME")
-	for _, s := range steps {
-		fmt.Fprintf(tw, "%s\t%s%s\n", s.Patch, s.Outcome, offsets(s.Offsets))
-	}
-	tw.Flush()
-}
-
-func offsets(moved []patchset.Offset) string {
-	out := ""
-	for _, o := range moved {
-		out += fmt.Sprintf(" (%s %+d)", o.File, o.Lines)
-	}
-	return out
 }

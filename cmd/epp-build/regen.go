@@ -26,7 +26,9 @@ fails until you do.`,
 			if err != nil {
 				return err
 			}
-			return apply.RegenRecipe(cmd.Context(), r, opt, cmd.OutOrStdout())
+			res, err := apply.Regen(cmd.Context(), r, opt)
+			apply.WriteRegenerated(cmd.OutOrStdout(), res)
+			return err
 		},
 	}
 	f.register(cmd)

@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/epp-build/epp-build/internal/outfmt"
-	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/review"
 )
 
@@ -16,6 +16,18 @@ func printJSON(cmd *cobra.Command, v any) error {
 	enc := json.NewEncoder(cmd.OutOrStdout())
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// render prints v as -o/--output asks: JSON here, Markdown or text by the
+// stage's render functions.
+func render(cmd *cobra.Command, f outfmt.Format, v any, markdown, text func(io.Writer) error) error {
+	switch f {
+	case outfmt.JSON:
+		return printJSON(cmd, v)
+	case outfmt.Markdown:
+		return markdown(cmd.OutOrStdout())
+	}
+	return text(cmd.OutOrStdout())
 }
 
 // outputFlag registers -o/--output: text (alias table), json or markdown.
@@ -43,13 +55,8 @@ func newLogCommand(g *globalFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			switch output {
-			case outfmt.JSON:
-				return printJSON(cmd, entries)
-			case outfmt.Markdown:
-				return review.WriteLogMarkdown(cmd.OutOrStdout(), entries)
-			}
-			return review.WriteLog(cmd.OutOrStdout(), r.Version, entries)
+			return render(cmd, output, entries, func(w io.Writer) error { return review.WriteLogMarkdown(w, entries) },
+				func(w io.Writer) error { return review.WriteLog(w, r.Version, entries) })
 		},
 	}
 	f.register(cmd)
@@ -76,26 +83,12 @@ patches are the same change), for CI.`,
   epp-build diff-series v1.4.2 v1.4.3 --exit-code`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var sides [2][]review.Entry
-			for i, v := range args {
-				r, err := recipe.LoadVersion(g.patches, v)
-				if err != nil {
-					return err
-				}
-				if sides[i], err = review.Log(r); err != nil {
-					return err
-				}
+			changes, err := review.DiffVersions(g.patches, args[0], args[1])
+			if err != nil {
+				return err
 			}
-			changes := review.DiffSeries(sides[0], sides[1])
-			var err error
-			switch output {
-			case outfmt.JSON:
-				err = printJSON(cmd, changes)
-			case outfmt.Markdown:
-				err = review.WriteDiffMarkdown(cmd.OutOrStdout(), args[0], args[1], changes)
-			default:
-				err = review.WriteDiff(cmd.OutOrStdout(), args[0], args[1], changes)
-			}
+			err = render(cmd, output, changes, func(w io.Writer) error { return review.WriteDiffMarkdown(w, args[0], args[1], changes) },
+				func(w io.Writer) error { return review.WriteDiff(w, args[0], args[1], changes) })
 			if err == nil && exitCode && review.Differ(changes) {
 				return seriesDiffer
 			}
@@ -124,27 +117,12 @@ trailer saying why the order matters. It exits 7 when it finds anything.`,
 			if err != nil {
 				return usageError{err}
 			}
-			w := cmd.OutOrStdout()
-			switch output {
-			case outfmt.JSON:
-				err = printJSON(cmd, problems)
-			case outfmt.Markdown:
-				err = review.WriteLintMarkdown(w, problems)
-			default:
-				for _, p := range problems {
-					fmt.Fprintln(w, p.String())
-				}
-				if len(problems) == 0 {
-					fmt.Fprintln(w, "no problems")
-				}
-			}
-			if err != nil {
-				return err
-			}
-			if len(problems) > 0 {
+			err = render(cmd, output, problems, func(w io.Writer) error { return review.WriteLintMarkdown(w, problems) },
+				func(w io.Writer) error { return review.WriteLint(w, problems) })
+			if err == nil && len(problems) > 0 {
 				return lintError{len(problems)}
 			}
-			return nil
+			return err
 		},
 	}
 	outputFlag(cmd, &output)

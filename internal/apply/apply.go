@@ -1,7 +1,10 @@
 // Package apply is the apply stage as the commands run it: fetch a recipe's
 // upstream (the source stage) and apply its series onto it (the patchset
-// stage) in a folder, with progress. cmd/epp-build only turns flags into
-// Options.
+// stage) in a folder, with progress. Regen is the same apply with the
+// generated folders refreshed from their source, exported again: check
+// compares that series with the committed one, regen writes it, and apply
+// --regen writes it before applying. Each returns a value; render.go
+// holds the commands' words for it.
 package apply
 
 import (
@@ -84,8 +87,7 @@ func Recipe(ctx context.Context, r *recipe.Recipe, out string, opt Options) (*pa
 			task.Done()
 			return nil
 		}
-		return patchset.Base{UpstreamCommit: tree.Commit, Time: tree.Time, Via: string(tree.Via),
-			Repository: tree.Origin, Provenance: tree.Provenance(), Materialize: materialize}, nil
+		return patchset.Base{Upstream: tree.Upstream(), Materialize: materialize}, nil
 	}
 	return patchset.ApplyTo(ctx, r, patches, fetch, out, po)
 }

@@ -3,19 +3,28 @@ package apply
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/epp-build/epp-build/internal/export"
 	"github.com/epp-build/epp-build/internal/recipe"
-	"github.com/epp-build/epp-build/internal/regen"
 )
 
+// Regenerated is a recipe's series as apply + export produce it with the
+// generated folders refreshed from their source, against the committed one.
+type Regenerated struct {
+	Version string
+	Patches []export.Patch
+	// Stale are the committed patches that differ from Patches.
+	Stale []export.Stale
+}
+
 // Regenerate applies r's series with the generated folders refreshed from
-// their source, in a temporary folder, and exports it.
-func Regenerate(ctx context.Context, r *recipe.Recipe, opt Options) ([]export.Patch, error) {
-	overlays, err := regen.Overlays(r)
+// their source, in a temporary folder, exports it and compares it with
+// the committed series. Nothing in the recipe is written.
+func Regenerate(ctx context.Context, r *recipe.Recipe, opt Options) (*Regenerated, error) {
+	ov, err := overlays(r)
 	if err != nil {
 		return nil, err
 	}
@@ -24,28 +33,57 @@ func Regenerate(ctx context.Context, r *recipe.Recipe, opt Options) ([]export.Pa
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	opt.Overlays, opt.PatchLines = overlays, false
+	opt.Overlays, opt.PatchLines = ov, false
 	res, err := Recipe(ctx, r, filepath.Join(tmp, "tree"), opt)
 	if err != nil {
 		return nil, err
 	}
-	return export.Series(res.Dir)
+	patches, err := export.Series(res.Dir)
+	if err != nil {
+		return nil, err
+	}
+	return &Regenerated{Version: r.Version, Patches: patches, Stale: export.Compare(r, patches)}, nil
 }
 
-// RegenRecipe rewrites r's patch files with the generated folders
-// refreshed from their source, and says on stdout which changed.
-func RegenRecipe(ctx context.Context, r *recipe.Recipe, opt Options, stdout io.Writer) error {
-	patches, err := Regenerate(ctx, r, opt)
+// Regen rewrites r's patch files from Regenerate's series.
+func Regen(ctx context.Context, r *recipe.Recipe, opt Options) (*Regenerated, error) {
+	g, err := Regenerate(ctx, r, opt)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	stale := export.Compare(r, patches)
-	if err := export.WriteRecipe(r, patches); err != nil {
-		return err
+	if err := export.WriteRecipe(r, g.Patches); err != nil {
+		return nil, err
 	}
-	fmt.Fprintf(stdout, "%s: %d patches, %d rewritten\n", r.Version, len(patches), len(stale))
-	for _, s := range stale {
-		fmt.Fprintf(stdout, "  %s\n", s.Patch)
+	return g, nil
+}
+
+// StaleError is check's finding: the committed series is not what apply +
+// export produce.
+type StaleError struct {
+	Version string
+	Dir     string // the recipe folder, for the fix it names
+	Stale   []export.Stale
+}
+
+func (e *StaleError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %d stale patch(es):", e.Version, len(e.Stale))
+	for _, s := range e.Stale {
+		b.WriteString("\n  " + s.String())
 	}
-	return nil
+	b.WriteString("\nfix: epp-build regen --recipe " + e.Dir)
+	return b.String()
+}
+
+// Check regenerates r's series and fails with a *StaleError when the
+// committed one differs from it.
+func Check(ctx context.Context, r *recipe.Recipe, opt Options) (*Regenerated, error) {
+	g, err := Regenerate(ctx, r, opt)
+	if err != nil {
+		return nil, err
+	}
+	if len(g.Stale) > 0 {
+		return g, &StaleError{Version: r.Version, Dir: r.Dir, Stale: g.Stale}
+	}
+	return g, nil
 }

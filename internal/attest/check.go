@@ -1,9 +1,13 @@
 package attest
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
+
+	"github.com/epp-build/epp-build/internal/image"
 )
 
 // Want is what Check requires of an image.
@@ -93,4 +97,23 @@ func (img *Image) checkReport() []string {
 		problems = append(problems, fmt.Sprintf("the report records %s, which the index lacks", p))
 	}
 	return problems
+}
+
+// Verify reads the image at ref and checks it has every attestation
+// epp-build attaches (a *VerifyError when one is missing or wrong).
+func Verify(ctx context.Context, ref string, ro image.RegistryOptions) (*Image, error) {
+	img, err := Read(ctx, ref, ro)
+	if err != nil {
+		return nil, err
+	}
+	if err := img.Check(WantAll); err != nil {
+		return nil, err
+	}
+	return img, nil
+}
+
+// WriteVerified says what a verified image holds.
+func WriteVerified(w io.Writer, ref string, img *Image) {
+	fmt.Fprintf(w, "verified %s: index %s, %d platforms with provenance and SBOM, report %s\n",
+		ref, img.IndexDigest, len(img.Platforms), img.ReportDigest)
 }

@@ -1,6 +1,9 @@
 // Package backport moves fixes between release lines: pick patches or
 // commits into a version's series with their provenance, and rebase a
 // series onto another upstream pin, stopping at conflicts like git rebase.
+// command.go sequences the pick and rebase commands; the apply and fetch
+// they need are passed in (Applier, Materializer), so backport does not
+// depend on how the caller fetches.
 package backport
 
 import (

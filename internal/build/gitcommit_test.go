@@ -27,11 +27,3 @@ func TestGitCommitOfTheCAPICheckout(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "Cargo.toml"), []byte("[package]\nname='x'\n"), 0o644))
 	assert.Equal(t, head+"-dirty", gitCommit(context.Background(), dir))
 }
-
-func TestParsePlatformsForTheCommandLine(t *testing.T) {
-	got, err := ParsePlatforms([]string{"linux/arm64/v8,linux/amd64", "linux/arm64"})
-	require.NoError(t, err)
-	assert.Equal(t, []string{"linux/arm64", "linux/amd64"}, got)
-	_, err = ParsePlatforms([]string{"linux/riscv64"})
-	require.ErrorContains(t, err, `"linux/riscv64" is not supported`)
-}

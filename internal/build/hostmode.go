@@ -23,7 +23,7 @@ func buildOnHost(ctx context.Context, m modeInput) (*built, error) {
 	t0 := time.Now()
 	capiRes, err := capi.Build(ctx, capi.Options{
 		SrcDir: m.capiSrc.Root, CrateDir: m.capiSrc.CrateDir, Crate: p.crate, Library: p.library,
-		Features: opt.CAPIFeatures, Targets: p.targets, CacheDir: opt.CacheDir, Env: opt.Env, Log: m.log,
+		Features: opt.CAPIFeatures, Platforms: opt.Platforms, CacheDir: opt.CacheDir, Env: opt.Env, Log: m.log,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("C API: %w", err)
@@ -35,8 +35,8 @@ func buildOnHost(ctx context.Context, m modeInput) (*built, error) {
 		Go: runtime.Version(), Rustc: firstLine(tc.RustcVersion), Cargo: tc.CargoVersion, CC: map[string]string{},
 		CompileMode: CompileHost, BaseImage: p.baseImage,
 	}
-	for _, t := range p.targets {
-		m.rep.Inputs.Toolchains.CC[t.Platform] = filepath.Base(tc.CC[t.RustTriple]) + " " + tc.CCVersion[t.RustTriple]
+	for _, t := range opt.Platforms {
+		m.rep.Inputs.Toolchains.CC[t.String()] = filepath.Base(tc.CC[t.RustTriple]) + " " + tc.CCVersion[t.RustTriple]
 	}
 
 	// Build copy of the tree with the libraries staged next to the binding.
@@ -76,7 +76,7 @@ func buildOnHost(ctx context.Context, m modeInput) (*built, error) {
 	m.stage("solve", t0)
 	b := &built{digest: solved.Digest, binSizes: binSizes, capi: map[string]capi.Artifact{}}
 	for _, a := range capiRes.Artifacts {
-		b.capi[a.Target.Platform] = a
+		b.capi[a.Platform.String()] = a
 	}
 	return b, nil
 }
@@ -91,8 +91,8 @@ func hostContext(ctx context.Context, opt Options, p *plan, work, src, bindingDi
 		return "", nil, err
 	}
 	var targets []compile.HostTarget
-	for _, t := range p.targets {
-		targets = append(targets, compile.HostTarget{Platform: t.Platform, GOARCH: t.GOARCH,
+	for _, t := range opt.Platforms {
+		targets = append(targets, compile.HostTarget{Platform: t,
 			CC: tc.CC[t.RustTriple], LibDir: filepath.Join(bindingDir, "lib", t.GOARCH)})
 	}
 	bins, err := compile.Host(ctx, compile.HostOptions{ModuleDir: src, Package: p.mainPkg,
@@ -102,7 +102,7 @@ func hostContext(ctx context.Context, opt Options, p *plan, work, src, bindingDi
 		return "", nil, fmt.Errorf("compile: %w", err)
 	}
 	for _, b := range bins {
-		sizes[b.Platform] = b.Size
+		sizes[b.Platform.String()] = b.Size
 	}
 	if err := os.WriteFile(filepath.Join(hostDir, "Dockerfile"), []byte(image.HostDockerfile(binaryName)), 0o644); err != nil {
 		return "", nil, err

@@ -1,14 +1,14 @@
-// Package build turns a patched upstream tree into a verified multi-arch
-// EPP image: C API per arch -> EPP binaries -> one BuildKit solve -> push by
-// digest -> verify -> smoke -> tag -> report. In the container compile mode
-// the C API and the EPP are built inside that one solve.
+// Package build owns the release pipeline: Release applies a recipe and
+// fetches its C API pin, then Run turns the patched tree into a verified
+// multi-arch EPP image: C API per arch -> EPP binaries -> one BuildKit solve
+// -> push by digest -> verify -> smoke -> tag -> report. In the container
+// compile mode the C API and the EPP are built inside that one solve.
 package build
 
 import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"time"
 
@@ -19,8 +19,11 @@ import (
 	"github.com/epp-build/epp-build/internal/capi"
 	"github.com/epp-build/epp-build/internal/image"
 	"github.com/epp-build/epp-build/internal/nodes"
+	"github.com/epp-build/epp-build/internal/platform"
+	"github.com/epp-build/epp-build/internal/progress"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/report"
+	"github.com/epp-build/epp-build/internal/source"
 )
 
 // PatchDigest names an applied patch and the SHA-256 of its file.
@@ -31,12 +34,12 @@ type TLSOptions = image.TLSOptions
 
 // Input is the patched tree the apply stage produced.
 type Input struct {
-	Recipe         *recipe.Recipe // CAPI pin in Recipe.CAPI (may be nil with --capi-src)
-	TreeDir        string         // patched upstream work tree (read-only here)
-	UpstreamURL    string         // where the upstream was read, as applied.json records it
-	UpstreamCommit string
-	UpstreamTime   time.Time // SOURCE_DATE_EPOCH
-	Patches        []PatchDigest
+	Recipe  *recipe.Recipe // CAPI pin in Recipe.CAPI (may be nil with --capi-src)
+	TreeDir string         // patched upstream work tree (read-only here)
+	// Upstream is the tree's provenance as the apply record holds it; its
+	// commit time is SOURCE_DATE_EPOCH.
+	source.Upstream
+	Patches []PatchDigest
 	// CAPI is the fetched (and patched) C API pin; nil means Options.CAPISrc.
 	CAPI *capi.Checkout
 }
@@ -49,8 +52,8 @@ const (
 
 // Options are the build command's settings.
 type Options struct {
-	Image     string   // registry ref with tag, e.g. 127.0.0.1:5000/dynamo/epp:v0.7.0
-	Platforms []string // linux/amd64 and/or linux/arm64 (comma lists allowed)
+	Image     string              // registry ref with tag, e.g. 127.0.0.1:5000/dynamo/epp:v0.7.0
+	Platforms []platform.Platform // parsed once, by platform.Parse
 	Push      bool
 	OCITar    string
 	// BuildKit is the daemon: one address for every platform, or
@@ -68,7 +71,7 @@ type Options struct {
 	// pipeline08); the crate's build script must write the matching header.
 	CAPIFeatures []string
 	Compile      string // host|container
-	Progress     string // auto|plain|quiet
+	Progress     progress.Mode
 	Report       string // JSON report path
 	// BuilderImage is the container-mode builder: Go, rustc and cargo with
 	// the std of both targets, cbindgen and the C compilers for both arches.
@@ -104,7 +107,8 @@ const (
 var ErrNoCAPI = errors.New("no C API source: the recipe has no capi pin; pass --capi-src DIR (a checkout of the C API's workspace, or the crate)")
 
 type plan struct {
-	targets    []capi.Target
+	// platforms are the OCI names of Options.Platforms, as BuildKit, the
+	// registry and the report take them.
 	platforms  []string
 	tag        name.Tag
 	repository string
@@ -127,8 +131,8 @@ type OptionsError struct{ Problems []string }
 func (e *OptionsError) Error() string { return "build: " + strings.Join(e.Problems, "; ") }
 
 // Validate checks the options alone, so a caller can refuse bad flags
-// before fetching or compiling anything. An unsupported platform is a
-// *capi.UnsupportedPlatformError, anything else an *OptionsError.
+// before fetching or compiling anything. No platform is
+// platform.ErrNone, anything else an *OptionsError.
 func (o *Options) Validate() error {
 	_, problems, err := o.checkOptions()
 	if err != nil {
@@ -175,14 +179,11 @@ func (o *Options) validate(in Input) (*plan, error) {
 func (o *Options) checkOptions() (*plan, []string, error) {
 	p := &plan{}
 	var problems []string
-	targets, err := capi.ParsePlatforms(o.Platforms)
-	if err != nil {
-		return nil, nil, err // unsupported platform: the most specific message
+	if len(o.Platforms) == 0 {
+		return nil, nil, platform.ErrNone
 	}
-	p.targets = targets
-	for _, t := range targets {
-		p.platforms = append(p.platforms, t.Platform)
-	}
+	p.platforms = platform.Strings(o.Platforms)
+	var err error
 	if !o.Push && o.OCITar == "" {
 		problems = append(problems, "nothing to export: pass --push and/or --oci-tar FILE")
 	}
@@ -215,7 +216,7 @@ func (o *Options) checkOptions() (*plan, []string, error) {
 	if p.attest, err = attest.ParseRequest(o.Provenance, o.SBOM); err != nil {
 		problems = append(problems, err.Error())
 	}
-	if p.nodes, err = nodes.Parse(o.BuildKit, p.platforms); err != nil {
+	if p.nodes, err = nodes.Parse(o.BuildKit, o.Platforms); err != nil {
 		problems = append(problems, err.Error())
 	} else if p.nodes.PerPlatform && o.OCITar != "" {
 		problems = append(problems, "--oci-tar needs one BuildKit node for every platform; with PLATFORM=ADDR nodes use --push")
@@ -226,8 +227,8 @@ func (o *Options) checkOptions() (*plan, []string, error) {
 	if p.cacheExports, err = image.ParseCache(o.CacheTo, image.CacheExport, o.Insecure); err != nil {
 		problems = append(problems, err.Error())
 	}
-	if o.Progress != "" && !slices.Contains(image.ProgressModes, o.Progress) {
-		problems = append(problems, fmt.Sprintf("progress %q: use %s", o.Progress, strings.Join(image.ProgressModes, ", ")))
+	if err := o.Progress.Check(); err != nil {
+		problems = append(problems, fmt.Sprintf("progress %q: use %s", o.Progress, strings.Join(progress.Modes, ", ")))
 	}
 	return p, problems, nil
 }
@@ -235,19 +236,4 @@ func (o *Options) checkOptions() (*plan, []string, error) {
 // bindingHeader is the header of the cgo binding for a C API generation.
 func bindingHeader(generation string) string {
 	return "dynamo_llm_" + generation + ".h"
-}
-
-// ParsePlatforms validates --platform values (each may be a comma list)
-// and returns them normalised, deduplicated, in order. Anything but
-// linux/amd64 and linux/arm64 is a *capi.UnsupportedPlatformError.
-func ParsePlatforms(specs []string) ([]string, error) {
-	ts, err := capi.ParsePlatforms(specs)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]string, len(ts))
-	for i, t := range ts {
-		out[i] = t.Platform
-	}
-	return out, nil
 }

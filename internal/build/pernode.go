@@ -12,6 +12,7 @@ import (
 
 	"github.com/epp-build/epp-build/internal/image"
 	"github.com/epp-build/epp-build/internal/nodes"
+	"github.com/epp-build/epp-build/internal/progress"
 )
 
 // solveImage builds the image on the plan's nodes. One node: one
@@ -33,8 +34,8 @@ func solveImage(ctx context.Context, plan *nodes.Plan, so image.SolveOptions, ro
 		o.CacheImports = image.CacheForPlatform(so.CacheImports, platforms)
 		o.CacheExports = image.CacheForPlatform(so.CacheExports, platforms)
 		o.Out = &linePrefixer{w: out, prefix: "[" + platforms + "] "}
-		if o.Progress == "" || o.Progress == "auto" {
-			o.Progress = "plain" // two live displays at once would garble a terminal
+		if o.Progress == "" || o.Progress == progress.Auto {
+			o.Progress = progress.Plain // two live displays at once would garble a terminal
 		}
 		eg.Go(func() error {
 			res, err := image.Solve(ectx, n.Client, o)

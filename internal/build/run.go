@@ -17,7 +17,6 @@ import (
 	"github.com/epp-build/epp-build/internal/capi"
 	"github.com/epp-build/epp-build/internal/image"
 	"github.com/epp-build/epp-build/internal/recipe"
-	"github.com/epp-build/epp-build/internal/redact"
 	"github.com/epp-build/epp-build/internal/report"
 )
 
@@ -48,7 +47,7 @@ func Run(ctx context.Context, in Input, opt Options) (*report.Report, error) {
 	stdout, stderr := writerOr(opt.Stdout), writerOr(opt.Stderr)
 	rep := report.New()
 	rep.Inputs = report.Inputs{
-		Upstream:        redact.URL(in.UpstreamURL),
+		Upstream:        in.Repository, // redacted by the source stage
 		UpstreamCommit:  in.UpstreamCommit,
 		SourceDateEpoch: in.UpstreamTime.Unix(),
 		Patches:         in.Patches,

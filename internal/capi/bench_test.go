@@ -8,13 +8,15 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/epp-build/epp-build/internal/platform"
 )
 
 // BenchmarkBothArchesConcurrentVsSequential builds the test crate cold for
 // amd64 and arm64, once concurrently and once one after the other, and
 // reports both times and their ratio. Run with -benchtime=1x.
 func BenchmarkBothArchesConcurrentVsSequential(b *testing.B) {
-	ts, err := ParsePlatforms([]string{"linux/amd64", "linux/arm64"})
+	ts, err := platform.Parse([]string{"linux/amd64", "linux/arm64"})
 	require.NoError(b, err)
 	if _, err := FindToolchain(context.Background(), os.Environ(), ts); err != nil {
 		b.Skip("toolchains for both arches: " + err.Error())
@@ -24,7 +26,7 @@ func BenchmarkBothArchesConcurrentVsSequential(b *testing.B) {
 	cold := func(sequential bool) time.Duration {
 		start := time.Now()
 		res, err := Build(context.Background(), Options{SrcDir: src, Crate: testCrate, Library: testLibrary,
-			Targets: ts, CacheDir: b.TempDir(), Env: offlineEnv(), Sequential: sequential})
+			Platforms: ts, CacheDir: b.TempDir(), Env: offlineEnv(), Sequential: sequential})
 		require.NoError(b, err)
 		for _, a := range res.Artifacts {
 			require.False(b, a.CacheHit)

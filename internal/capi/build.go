@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/epp-build/epp-build/internal/filetree"
+	"github.com/epp-build/epp-build/internal/platform"
 	"github.com/gofrs/flock"
 	"golang.org/x/sync/errgroup"
 )
@@ -32,7 +33,7 @@ type Options struct {
 	// then come from the crate's build script (or its include/ folder):
 	// cbindgen's command line cannot turn features on.
 	Features   []string
-	Targets    []Target
+	Platforms  []platform.Platform
 	CacheDir   string
 	Env        []string // process environment for cargo; nil = os.Environ()
 	Sequential bool     // build targets one after the other (benchmarks)
@@ -41,7 +42,7 @@ type Options struct {
 
 // Artifact is one target's built (or cached) library and header.
 type Artifact struct {
-	Target   Target
+	Platform platform.Platform
 	Library  string // path of lib<Library>.a in the cache
 	Header   string // path of the header in the cache
 	Key      string
@@ -53,7 +54,7 @@ type Artifact struct {
 type Result struct {
 	TreeHash  string
 	Toolchain *Toolchain
-	Artifacts []Artifact // in Options.Targets order
+	Artifacts []Artifact // in Options.Platforms order
 }
 
 type meta struct {
@@ -78,7 +79,7 @@ func CheckFeatures(features []string) error {
 // Build builds (or takes from the cache) the library for every target,
 // concurrently unless opt.Sequential.
 func Build(ctx context.Context, opt Options) (*Result, error) {
-	if opt.Library == "" || opt.SrcDir == "" || opt.CacheDir == "" || len(opt.Targets) == 0 {
+	if opt.Library == "" || opt.SrcDir == "" || opt.CacheDir == "" || len(opt.Platforms) == 0 {
 		return nil, errors.New("capi: SrcDir, Library, CacheDir and Targets are required")
 	}
 	if err := CheckFeatures(opt.Features); err != nil {
@@ -98,7 +99,7 @@ func Build(ctx context.Context, opt Options) (*Result, error) {
 			return nil, fmt.Errorf("C API source %s: no Cargo.toml (want the workspace root and the crate folder %q inside it): %w", dir, opt.CrateDir, err)
 		}
 	}
-	tc, err := FindToolchain(ctx, environ, opt.Targets)
+	tc, err := FindToolchain(ctx, environ, opt.Platforms)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +107,7 @@ func Build(ctx context.Context, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{TreeHash: tree, Toolchain: tc, Artifacts: make([]Artifact, len(opt.Targets))}
+	res := &Result{TreeHash: tree, Toolchain: tc, Artifacts: make([]Artifact, len(opt.Platforms))}
 	g, gctx := errgroup.WithContext(ctx)
 	if opt.Sequential {
 		g.SetLimit(1)
@@ -117,7 +118,7 @@ func Build(ctx context.Context, opt Options) (*Result, error) {
 		defer logMu.Unlock()
 		fmt.Fprintf(log, format, args...)
 	}
-	for i, t := range opt.Targets {
+	for i, t := range opt.Platforms {
 		g.Go(func() error {
 			a, err := buildOne(gctx, env(environ), tc, opt, crateDir, tree, t, logf)
 			if err != nil {
@@ -133,7 +134,7 @@ func Build(ctx context.Context, opt Options) (*Result, error) {
 	return res, nil
 }
 
-func buildOne(ctx context.Context, e env, tc *Toolchain, opt Options, crateDir, tree string, t Target, logf func(string, ...any)) (*Artifact, error) {
+func buildOne(ctx context.Context, e env, tc *Toolchain, opt Options, crateDir, tree string, t platform.Platform, logf func(string, ...any)) (*Artifact, error) {
 	start := time.Now()
 	key := cacheKey(tree, opt.Crate, opt.Library, opt.Features, t, tc)
 	root := filepath.Join(opt.CacheDir, "capi")
@@ -150,11 +151,11 @@ func buildOne(ctx context.Context, e env, tc *Toolchain, opt Options, crateDir, 
 
 	libName := "lib" + opt.Library + ".a"
 	if a, ok := readEntry(entry, libName); ok {
-		a.Target, a.Key, a.CacheHit, a.Duration = t, key, true, time.Since(start)
-		logf("capi %s: cached (%s)\n", t.Platform, key)
+		a.Platform, a.Key, a.CacheHit, a.Duration = t, key, true, time.Since(start)
+		logf("capi %s: cached (%s)\n", t.String(), key)
 		return a, nil
 	}
-	logf("capi %s: cargo %s\n", t.Platform, strings.Join(cargoArgs(opt.Crate, opt.Features, t), " "))
+	logf("capi %s: cargo %s\n", t.String(), strings.Join(cargoArgs(opt.Crate, opt.Features, t), " "))
 	// A target dir per triple lets both targets build at once (cargo locks
 	// its target dir) and keeps incremental state between cache misses. One
 	// per feature set too: each keeps its own build-script output, and the
@@ -166,7 +167,7 @@ func buildOne(ctx context.Context, e env, tc *Toolchain, opt Options, crateDir, 
 	}
 	built := filepath.Join(targetDir, t.RustTriple, "release", libName)
 	if _, err := os.Stat(built); err != nil {
-		return nil, fmt.Errorf("cargo build for %s succeeded but %s is missing: is the crate's lib name %q and crate-type staticlib?", t.Platform, built, opt.Library)
+		return nil, fmt.Errorf("cargo build for %s succeeded but %s is missing: is the crate's lib name %q and crate-type staticlib?", t.String(), built, opt.Library)
 	}
 	header, err := findHeader(ctx, e, tc, opt.SrcDir, crateDir, opt.Crate, opt.Features, outDirs, opt.HeaderName, filepath.Join(root, "tmp", key))
 	if err != nil {
@@ -179,8 +180,8 @@ func buildOne(ctx context.Context, e env, tc *Toolchain, opt Options, crateDir, 
 	if !ok {
 		return nil, fmt.Errorf("C API cache entry %s unreadable after writing", entry)
 	}
-	a.Target, a.Key, a.Duration = t, key, time.Since(start)
-	logf("capi %s: built in %s\n", t.Platform, a.Duration.Round(time.Millisecond))
+	a.Platform, a.Key, a.Duration = t, key, time.Since(start)
+	logf("capi %s: built in %s\n", t.String(), a.Duration.Round(time.Millisecond))
 	return a, nil
 }
 

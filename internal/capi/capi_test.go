@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/epp-build/epp-build/internal/cheader"
+	"github.com/epp-build/epp-build/internal/platform"
 	"github.com/epp-build/epp-build/internal/testenv"
 )
 
@@ -33,57 +34,29 @@ func crateCopy(t *testing.T) string {
 	return dst
 }
 
-func targets(t *testing.T, platforms ...string) []Target {
+func targets(t *testing.T, platforms ...string) []platform.Platform {
 	t.Helper()
-	ts, err := ParsePlatforms(platforms)
+	ts, err := platform.Parse(platforms)
 	require.NoError(t, err)
 	return ts
 }
 
 // requireToolchain skips (or fails in CI) when a target cannot be built here.
-func requireToolchain(t *testing.T, ts []Target) {
+func requireToolchain(t *testing.T, ts []platform.Platform) {
 	t.Helper()
 	testenv.Tool(t, "cargo", "builds the test C API crate")
 	if _, err := FindToolchain(context.Background(), os.Environ(), ts); err != nil {
-		testenv.Require(t, "a Rust toolchain for "+ts[len(ts)-1].Platform, err.Error())
+		testenv.Require(t, "a Rust toolchain for "+ts[len(ts)-1].String(), err.Error())
 	}
 }
 
 func offlineEnv() []string { return append(os.Environ(), "CARGO_NET_OFFLINE=true") }
 
-func TestParsePlatforms(t *testing.T) {
-	ts, err := ParsePlatforms([]string{"linux/amd64,linux/arm64", "linux/amd64"})
-	require.NoError(t, err)
-	require.Len(t, ts, 2)
-	assert.Equal(t, "x86_64-unknown-linux-gnu", ts[0].RustTriple)
-	assert.Equal(t, "aarch64-unknown-linux-gnu", ts[1].RustTriple)
-	assert.Equal(t, "arm64", ts[1].GOARCH)
-
-	_, err = ParsePlatforms([]string{"linux/amd64,linux/s390x"})
-	var up *UnsupportedPlatformError
-	require.ErrorAs(t, err, &up)
-	assert.Equal(t, "linux/s390x", up.Platform)
-	assert.Contains(t, err.Error(), "linux/amd64 and/or linux/arm64")
-
-	_, err = ParsePlatforms([]string{" , "})
-	require.Error(t, err)
-}
-
-func TestTargetUsesNativeCompilerOnItsOwnArch(t *testing.T) {
-	a, err := targetFor("linux/arm64", "amd64")
-	require.NoError(t, err)
-	assert.Equal(t, "aarch64-linux-gnu-gcc", a.CC)
-	assert.Contains(t, a.CCPackages, "gcc-aarch64-linux-gnu")
-	n, err := targetFor("linux/arm64", "arm64")
-	require.NoError(t, err)
-	assert.Equal(t, "gcc", n.CC)
-}
-
 func TestBuildCachesByInputs(t *testing.T) {
 	ts := targets(t, "linux/amd64")
 	requireToolchain(t, ts)
 	src, cache := crateCopy(t), t.TempDir()
-	opt := Options{SrcDir: src, Crate: testCrate, Library: testLibrary, Targets: ts, CacheDir: cache, Env: offlineEnv()}
+	opt := Options{SrcDir: src, Crate: testCrate, Library: testLibrary, Platforms: ts, CacheDir: cache, Env: offlineEnv()}
 
 	first, err := Build(context.Background(), opt)
 	require.NoError(t, err)
@@ -117,12 +90,12 @@ func TestBuildBothArchesGivesEachArchItsOwnCode(t *testing.T) {
 	ts := targets(t, "linux/amd64", "linux/arm64")
 	requireToolchain(t, ts)
 	res, err := Build(context.Background(), Options{SrcDir: crateCopy(t), Crate: testCrate, Library: testLibrary,
-		Targets: ts, CacheDir: t.TempDir(), Env: offlineEnv()})
+		Platforms: ts, CacheDir: t.TempDir(), Env: offlineEnv()})
 	require.NoError(t, err)
 	require.Len(t, res.Artifacts, 2)
 	want := map[string]elf.Machine{"linux/amd64": elf.EM_X86_64, "linux/arm64": elf.EM_AARCH64}
 	for _, a := range res.Artifacts {
-		assert.Equal(t, want[a.Target.Platform], firstObjectMachine(t, a.Library), a.Target.Platform)
+		assert.Equal(t, want[a.Platform.String()], firstObjectMachine(t, a.Library), a.Platform.String())
 	}
 }
 
@@ -157,7 +130,7 @@ func TestCargoFailureShowsStderrTail(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(src, "src", "lib.rs"),
 		[]byte("pub extern \"C\" fn broken() -> u32 { undefined_name_for_test }\n"), 0o644))
 	_, err := Build(context.Background(), Options{SrcDir: src, Crate: testCrate, Library: testLibrary,
-		Targets: ts, CacheDir: t.TempDir(), Env: offlineEnv()})
+		Platforms: ts, CacheDir: t.TempDir(), Env: offlineEnv()})
 	var ce *CargoError
 	require.ErrorAs(t, err, &ce)
 	assert.Equal(t, "linux/amd64", ce.Platform)
@@ -180,7 +153,7 @@ func TestMissingCrossCompilerNamesThePackage(t *testing.T) {
 	environ := append(os.Environ(), "PATH="+bin, "RUSTC="+tc.Rustc)
 
 	_, err = Build(context.Background(), Options{SrcDir: crateCopy(t), Crate: testCrate, Library: testLibrary,
-		Targets: ts, CacheDir: t.TempDir(), Env: environ})
+		Platforms: ts, CacheDir: t.TempDir(), Env: environ})
 	var me *MissingToolchainError
 	require.ErrorAs(t, err, &me)
 	assert.Equal(t, "linux/arm64", me.Platform)
@@ -207,7 +180,7 @@ func TestCancelStopsCargo(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &cancelOnWrite{match: "cargo build", cancel: cancel}
 	_, err := Build(ctx, Options{SrcDir: crateCopy(t), Crate: testCrate, Library: testLibrary,
-		Targets: ts, CacheDir: t.TempDir(), Env: offlineEnv(), Log: w})
+		Platforms: ts, CacheDir: t.TempDir(), Env: offlineEnv(), Log: w})
 	require.Error(t, err)
 	assert.True(t, errors.Is(err, context.Canceled), "got %v", err)
 }
@@ -230,7 +203,7 @@ func TestTestDoubleMatchesTheRealPipelineBinding(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "capi-double")
 	require.NoError(t, os.CopyFS(src, os.DirFS(filepath.Join("..", "..", "testdata", "capi-double"))))
 	res, err := Build(context.Background(), Options{SrcDir: src, Crate: testCrate, Library: testLibrary,
-		Targets: ts, CacheDir: t.TempDir(), Env: offlineEnv()})
+		Platforms: ts, CacheDir: t.TempDir(), Env: offlineEnv()})
 	require.NoError(t, err)
 	assert.Equal(t, "dynamo_llm_capi.h", filepath.Base(res.Artifacts[0].Header), "the header the build script wrote is used")
 
@@ -255,7 +228,7 @@ func TestCargoFeaturesSelectTheLibraryAndItsHeader(t *testing.T) {
 	cache := t.TempDir()
 	build := func(features ...string) *Result {
 		res, err := Build(context.Background(), Options{SrcDir: src, Crate: testCrate, Library: testLibrary,
-			Features: features, Targets: ts, CacheDir: cache, Env: offlineEnv()})
+			Features: features, Platforms: ts, CacheDir: cache, Env: offlineEnv()})
 		require.NoError(t, err)
 		return res
 	}
@@ -297,7 +270,7 @@ func TestEachCheckoutGetsItsOwnBuildScriptHeader(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(hdr, append(data, []byte("/* "+marker+" */\n")...), 0o644))
 		res, err := Build(context.Background(), Options{SrcDir: src, Crate: testCrate, Library: testLibrary,
-			Targets: ts, CacheDir: cache, Env: offlineEnv()})
+			Platforms: ts, CacheDir: cache, Env: offlineEnv()})
 		require.NoError(t, err)
 		got, err := os.ReadFile(res.Artifacts[0].Header)
 		require.NoError(t, err)
@@ -309,7 +282,7 @@ func TestEachCheckoutGetsItsOwnBuildScriptHeader(t *testing.T) {
 
 func TestCargoFeaturesAreFeatureNames(t *testing.T) {
 	_, err := Build(context.Background(), Options{SrcDir: t.TempDir(), Library: testLibrary,
-		Features: []string{"pipeline08 --locked"}, Targets: []Target{{Platform: "linux/amd64"}}, CacheDir: t.TempDir()})
+		Features: []string{"pipeline08 --locked"}, Platforms: []platform.Platform{{GOOS: "linux", GOARCH: "amd64"}}, CacheDir: t.TempDir()})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `cargo feature "pipeline08 --locked"`)
 }

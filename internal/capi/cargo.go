@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"strings"
 	"syscall"
+
+	"github.com/epp-build/epp-build/internal/platform"
 )
 
 // CargoError is a failed cargo build; it carries the tail of cargo's stderr
@@ -62,7 +64,7 @@ func envVarTriple(triple string) string {
 }
 
 // cargoArgs are the arguments of the cargo build of one target.
-func cargoArgs(crate string, features []string, t Target) []string {
+func cargoArgs(crate string, features []string, t platform.Platform) []string {
 	args := []string{"build", "--release"}
 	if crate != "" {
 		args = append(args, "-p", crate)
@@ -86,7 +88,7 @@ func featureSuffix(features []string) string {
 // runCargo builds the crate for one target into targetDir, from the
 // workspace root, and returns the build-script output folders of the
 // package that produced the static library (see libraryOutDirs).
-func runCargo(ctx context.Context, base env, tc *Toolchain, root, crate string, features []string, targetDir string, t Target) ([]string, error) {
+func runCargo(ctx context.Context, base env, tc *Toolchain, root, crate string, features []string, targetDir string, t platform.Platform) ([]string, error) {
 	args := cargoArgs(crate, features, t)
 	cmd := exec.CommandContext(ctx, tc.Cargo, append(args, "--message-format=json-render-diagnostics")...)
 	cmd.Dir = root
@@ -103,9 +105,9 @@ func runCargo(ctx context.Context, base env, tc *Toolchain, root, crate string, 
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("cargo build for %s: %w", t.Platform, ctx.Err())
+			return nil, fmt.Errorf("cargo build for %s: %w", t.String(), ctx.Err())
 		}
-		return nil, &CargoError{Platform: t.Platform, Args: args, Err: err, StderrTail: tail(stderr.String(), stderrTailLines),
+		return nil, &CargoError{Platform: t.String(), Args: args, Err: err, StderrTail: tail(stderr.String(), stderrTailLines),
 			Dependencies: dependencyFailure(stderr.String())}
 	}
 	return libraryOutDirs(&stdout)

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/epp-build/epp-build/internal/platform"
 )
 
 func write(t *testing.T, path, content string) {
@@ -77,8 +79,8 @@ func TestStageChecksPrototypesAndPlacesLibraries(t *testing.T) {
 	good := filepath.Join(cache, "good", "capi.h")
 	write(t, good, "uint32_t dynamo_llm_init(const char *ns, int64_t id);\n")
 	res := &Result{Artifacts: []Artifact{
-		{Target: Target{Platform: "linux/amd64", GOARCH: "amd64"}, Library: lib, Header: good},
-		{Target: Target{Platform: "linux/arm64", GOARCH: "arm64"}, Library: lib, Header: good},
+		{Platform: platform.Platform{GOOS: "linux", GOARCH: "amd64"}, Library: lib, Header: good},
+		{Platform: platform.Platform{GOOS: "linux", GOARCH: "arm64"}, Library: lib, Header: good},
 	}}
 	_, err = Stage(res, dir, "dynamo_llm_pipeline.h", "dynamo_llm_capi")
 	require.NoError(t, err)

@@ -55,7 +55,7 @@ func Stage(res *Result, bindingDir, bindingHeader, library string) ([]Feature, e
 		if err != nil {
 			return nil, fmt.Errorf("stage C API: %w", err)
 		}
-		libs = append(libs, Library{Platform: a.Target.Platform, HeaderName: filepath.Base(a.Header), Header: h,
+		libs = append(libs, Library{Platform: a.Platform.String(), HeaderName: filepath.Base(a.Header), Header: h,
 			Symbols: func() (map[string]bool, error) { return ArchiveSymbols(a.Library) }})
 	}
 	features, err := CheckLibraries(bindingDir, bindingHeader, libs)
@@ -63,8 +63,8 @@ func Stage(res *Result, bindingDir, bindingHeader, library string) ([]Feature, e
 		return nil, err
 	}
 	for _, a := range res.Artifacts {
-		if err := filetree.CopyFile(a.Library, filepath.Join(bindingDir, "lib", a.Target.GOARCH, "lib"+library+".a"), 0); err != nil {
-			return nil, fmt.Errorf("stage C API for %s: %w", a.Target.Platform, err)
+		if err := filetree.CopyFile(a.Library, filepath.Join(bindingDir, "lib", a.Platform.GOARCH, "lib"+library+".a"), 0); err != nil {
+			return nil, fmt.Errorf("stage C API for %s: %w", a.Platform.String(), err)
 		}
 	}
 	h := res.Artifacts[0].Header

@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/epp-build/epp-build/internal/platform"
 )
 
 // Toolchain is the Rust compiler, cargo and per-target C compilers chosen
@@ -134,16 +136,16 @@ func hasStd(ctx context.Context, e env, rustc, triple string) (bool, string) {
 // FindToolchain picks a rustc with the standard library for every target,
 // the cargo that goes with it and each target's C compiler. Anything
 // missing is a *MissingToolchainError naming the package to install.
-func FindToolchain(ctx context.Context, environ []string, targets []Target) (*Toolchain, error) {
+func FindToolchain(ctx context.Context, environ []string, targets []platform.Platform) (*Toolchain, error) {
 	e := env(environ)
 	candidates := rustcCandidates(e)
 	if len(candidates) == 0 {
-		return nil, &MissingToolchainError{Platform: targets[0].Platform, What: "no rustc found (PATH or $RUSTC)",
+		return nil, &MissingToolchainError{Platform: targets[0].String(), What: "no rustc found (PATH or $RUSTC)",
 			Packages: []string{"rustc-web", "cargo-web"}}
 	}
 	var rustc string
 	var notes []string
-	var missing *Target
+	var missing *platform.Platform
 	for _, c := range candidates {
 		ok := true
 		for i := range targets {
@@ -162,7 +164,7 @@ func FindToolchain(ctx context.Context, environ []string, targets []Target) (*To
 		}
 	}
 	if rustc == "" {
-		return nil, &MissingToolchainError{Platform: missing.Platform,
+		return nil, &MissingToolchainError{Platform: missing.String(),
 			What:     "no Rust standard library for " + missing.RustTriple,
 			Detail:   strings.Join(notes, "; "),
 			Packages: append([]string{"rustc-web", "cargo-web"}, missing.RustStdPackages...)}
@@ -173,7 +175,7 @@ func FindToolchain(ctx context.Context, environ []string, targets []Target) (*To
 		return nil, fmt.Errorf("rustc version: %w", err)
 	}
 	if tc.Cargo, err = findCargo(e, rustc); err != nil {
-		return nil, &MissingToolchainError{Platform: targets[0].Platform, What: "no cargo found", Detail: err.Error(),
+		return nil, &MissingToolchainError{Platform: targets[0].String(), What: "no cargo found", Detail: err.Error(),
 			Packages: []string{"cargo-web"}}
 	}
 	if tc.CargoVersion, err = output(ctx, e, tc.Cargo, "-V"); err != nil {
@@ -182,7 +184,7 @@ func FindToolchain(ctx context.Context, environ []string, targets []Target) (*To
 	for _, t := range targets {
 		cc, err := e.lookPath(t.CC)
 		if err != nil {
-			return nil, &MissingToolchainError{Platform: t.Platform, What: "C compiler " + t.CC + " not found",
+			return nil, &MissingToolchainError{Platform: t.String(), What: "C compiler " + t.CC + " not found",
 				Detail: err.Error(), Packages: t.CCPackages}
 		}
 		v, err := output(ctx, e, cc, "-dumpfullversion")

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/epp-build/epp-build/internal/filetree"
+	"github.com/epp-build/epp-build/internal/platform"
 )
 
 // TreeHash fingerprints the crate source under dir, leaving out cargo's
@@ -22,7 +23,7 @@ func TreeHash(dir string) (string, error) {
 
 // cacheKey identifies one built library: same source, crate, target and
 // toolchain give the same key, so the cached library can be reused.
-func cacheKey(tree, crate, library string, features []string, t Target, tc *Toolchain) string {
+func cacheKey(tree, crate, library string, features []string, t platform.Platform, tc *Toolchain) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "capi-v1\ntree=%s\ncrate=%s\nlib=%s\ntriple=%s\nrustc=%s\ncargo=%s\ncc=%s %s\n",
 		tree, crate, library, t.RustTriple, tc.RustcVersion, tc.CargoVersion, tc.CC[t.RustTriple], tc.CCVersion[t.RustTriple])

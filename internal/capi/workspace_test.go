@@ -54,7 +54,7 @@ func buildCheckout(t *testing.T, c *Checkout) (*Result, []Feature, string) {
 	testenv.Tool(t, "cbindgen", "the fixture's header comes from cbindgen and the crate's cbindgen.toml")
 	var log bytes.Buffer
 	res, err := Build(context.Background(), Options{SrcDir: c.Root, CrateDir: c.CrateDir, Crate: testCrate, Library: testLibrary,
-		Targets: ts, CacheDir: t.TempDir(), Env: offlineEnv(), Log: &log})
+		Platforms: ts, CacheDir: t.TempDir(), Env: offlineEnv(), Log: &log})
 	require.NoError(t, err)
 	features, err := Stage(res, routersBindingDir(t), "dynamo_llm_routers.h", testLibrary)
 	require.NoError(t, err)

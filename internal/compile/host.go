@@ -19,14 +19,17 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/epp-build/epp-build/internal/platform"
 )
 
 // HostTarget is what one platform's build needs.
 type HostTarget struct {
-	Platform string // linux/arm64
-	GOARCH   string // arm64
-	CC       string // C compiler for that arch
-	LibDir   string // folder holding the static C API library for that arch
+	Platform platform.Platform
+	// CC is the C compiler found for that arch (the C API's toolchain), which
+	// may differ from the table's name: a path, or $CC.
+	CC     string
+	LibDir string // folder holding the static C API library for that arch
 }
 
 // HostOptions describes a host-mode build of one Go main package.
@@ -47,8 +50,7 @@ type HostOptions struct {
 
 // Binary is one built executable.
 type Binary struct {
-	Platform string
-	GOARCH   string
+	Platform platform.Platform
 	Path     string
 	Size     int64
 	Duration time.Duration
@@ -99,7 +101,7 @@ func Host(ctx context.Context, opt HostOptions) ([]Binary, error) {
 	for i, t := range opt.Targets {
 		g.Go(func() error {
 			start := time.Now()
-			dst := filepath.Join(opt.OutDir, t.GOARCH, opt.Binary)
+			dst := filepath.Join(opt.OutDir, t.Platform.GOARCH, opt.Binary)
 			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 				return err
 			}
@@ -115,7 +117,7 @@ func Host(ctx context.Context, opt HostOptions) ([]Binary, error) {
 						return err
 					}
 					st, _ := os.Stat(dst)
-					out[i] = Binary{Platform: t.Platform, GOARCH: t.GOARCH, Path: dst, Size: st.Size(), Duration: time.Since(start), Cached: true}
+					out[i] = Binary{Platform: t.Platform, Path: dst, Size: st.Size(), Duration: time.Since(start), Cached: true}
 					mu.Lock()
 					fmt.Fprintf(log, "compile %s: cached (%s)\n", t.Platform, key)
 					mu.Unlock()
@@ -127,7 +129,7 @@ func Host(ctx context.Context, opt HostOptions) ([]Binary, error) {
 			cmd.Dir = opt.ModuleDir
 			killGroupOnCancel(cmd)
 			cmd.Env = append(append([]string(nil), base...),
-				"CGO_ENABLED=1", "GOOS=linux", "GOARCH="+t.GOARCH, "CC="+t.CC,
+				"CGO_ENABLED=1", "GOOS="+t.Platform.GOOS, "GOARCH="+t.Platform.GOARCH, "CC="+t.CC,
 				"CGO_LDFLAGS=-L"+t.LibDir)
 			var buf bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &buf, &buf
@@ -135,7 +137,7 @@ func Host(ctx context.Context, opt HostOptions) ([]Binary, error) {
 				if gctx.Err() != nil {
 					return fmt.Errorf("go build for %s: %w", t.Platform, gctx.Err())
 				}
-				return &GoBuildError{Platform: t.Platform, Err: err, Output: tailLines(buf.String(), 30)}
+				return &GoBuildError{Platform: t.Platform.String(), Err: err, Output: tailLines(buf.String(), 30)}
 			}
 			st, err := os.Stat(dst)
 			if err != nil {
@@ -146,7 +148,7 @@ func Host(ctx context.Context, opt HostOptions) ([]Binary, error) {
 					return fmt.Errorf("cache binary for %s: %w", t.Platform, err)
 				}
 			}
-			out[i] = Binary{Platform: t.Platform, GOARCH: t.GOARCH, Path: dst, Size: st.Size(), Duration: time.Since(start)}
+			out[i] = Binary{Platform: t.Platform, Path: dst, Size: st.Size(), Duration: time.Since(start)}
 			mu.Lock()
 			fmt.Fprintf(log, "compile %s: %s (%d bytes) in %s\n", t.Platform, dst, st.Size(), out[i].Duration.Round(time.Millisecond))
 			mu.Unlock()

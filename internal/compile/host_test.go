@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/epp-build/epp-build/internal/platform"
 	"github.com/epp-build/epp-build/internal/testenv"
 )
 
@@ -41,8 +42,8 @@ func hostTargets(t *testing.T) []HostTarget {
 	testenv.Tool(t, "aarch64-linux-gnu-gcc", "cross-links the cgo binary for arm64 (gcc-aarch64-linux-gnu)")
 	lib := t.TempDir()
 	return []HostTarget{
-		{Platform: "linux/amd64", GOARCH: "amd64", CC: "gcc", LibDir: lib},
-		{Platform: "linux/arm64", GOARCH: "arm64", CC: "aarch64-linux-gnu-gcc", LibDir: lib},
+		{Platform: platform.Platform{GOOS: "linux", GOARCH: "amd64"}, CC: "gcc", LibDir: lib},
+		{Platform: platform.Platform{GOOS: "linux", GOARCH: "arm64"}, CC: "aarch64-linux-gnu-gcc", LibDir: lib},
 	}
 }
 
@@ -58,7 +59,7 @@ func TestHostBuildsStaticBinariesPerArchAndCachesThem(t *testing.T) {
 		assert.False(t, b.Cached)
 		f, err := elf.Open(b.Path)
 		require.NoError(t, err)
-		assert.Equal(t, want[b.GOARCH], f.Machine, b.Platform)
+		assert.Equal(t, want[b.Platform.GOARCH], f.Machine, b.Platform)
 		interp := f.Section(".interp")
 		f.Close()
 		assert.Nil(t, interp, "%s: statically linked, no dynamic loader", b.Platform)

@@ -11,10 +11,9 @@ import (
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
-)
 
-// elfMachines maps an architecture to its ELF e_machine value.
-var elfMachines = map[string]uint16{"amd64": 62, "arm64": 183}
+	"github.com/epp-build/epp-build/internal/platform"
+)
 
 var errNotFound = errors.New("not in the image")
 
@@ -52,12 +51,12 @@ func entrypointMachine(img v1.Image, file string) (uint16, error) {
 // checkEntrypointArch fails when the entrypoint is an ELF file for another
 // architecture than the platform's. A missing file (for example an
 // entrypoint found through PATH) is not an error: it cannot be checked.
-func checkEntrypointArch(img v1.Image, platform string, entrypoint []string) (bool, error) {
+func checkEntrypointArch(img v1.Image, name string, entrypoint []string) (bool, error) {
 	if len(entrypoint) == 0 || !strings.HasPrefix(entrypoint[0], "/") {
 		return false, nil
 	}
-	arch := platform[strings.LastIndex(platform, "/")+1:]
-	want, known := elfMachines[arch]
+	arch := name[strings.LastIndex(name, "/")+1:]
+	want, known := platform.ELFMachine(arch)
 	if !known {
 		return false, nil
 	}
@@ -66,10 +65,10 @@ func checkEntrypointArch(img v1.Image, platform string, entrypoint []string) (bo
 		return false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("%s entrypoint: %w", platform, err)
+		return false, fmt.Errorf("%s entrypoint: %w", name, err)
 	}
 	if got != want {
-		return true, fmt.Errorf("%s entrypoint %s is built for ELF machine %d, not %s (%d): a binary of the wrong arch", platform, entrypoint[0], got, arch, want)
+		return true, fmt.Errorf("%s entrypoint %s is built for ELF machine %d, not %s (%d): a binary of the wrong arch", name, entrypoint[0], got, arch, want)
 	}
 	return true, nil
 }

@@ -7,26 +7,28 @@ import (
 
 	"github.com/moby/buildkit/client"
 	"github.com/moby/buildkit/util/progress/progressui"
+
+	"github.com/epp-build/epp-build/internal/progress"
 )
 
-// ProgressModes are the accepted --progress values.
-var ProgressModes = []string{"auto", "plain", "quiet"}
+// displayModes are BuildKit's names for the progress modes; BuildKit's
+// display decides tty vs plain for Auto.
+var displayModes = map[progress.Mode]progressui.DisplayMode{
+	"":                progressui.AutoMode,
+	progress.Auto:     progressui.AutoMode,
+	progress.Terminal: progressui.TtyMode,
+	progress.Plain:    progressui.PlainMode,
+	progress.Quiet:    progressui.QuietMode,
+}
 
 // display consumes solve status until the channel closes, rendering it in
-// the chosen mode. BuildKit's display decides tty vs plain for "auto".
-func display(ctx context.Context, mode string, out io.Writer, ch chan *client.SolveStatus) error {
-	var m progressui.DisplayMode
-	switch mode {
-	case "", "auto":
-		m = progressui.AutoMode
-	case "plain":
-		m = progressui.PlainMode
-	case "quiet":
-		m = progressui.QuietMode
-	default:
+// the chosen mode. The mode was parsed by the caller; display only shows.
+func display(ctx context.Context, mode progress.Mode, out io.Writer, ch chan *client.SolveStatus) error {
+	m, ok := displayModes[mode]
+	if !ok {
 		for range ch {
 		}
-		return fmt.Errorf("progress mode %q: use auto, plain or quiet", mode)
+		return fmt.Errorf("progress display: %w", &progress.ModeError{Value: string(mode)})
 	}
 	if out == nil {
 		out = io.Discard

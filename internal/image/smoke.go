@@ -14,6 +14,8 @@ import (
 	"github.com/moby/buildkit/session"
 	"github.com/tonistiigi/fsutil"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/epp-build/epp-build/internal/progress"
 )
 
 // SmokeOptions say which pushed image to run and how to report.
@@ -21,7 +23,7 @@ type SmokeOptions struct {
 	Ref        string // repository@digest of the pushed index
 	Images     []PlatformImage
 	WorkDir    string // scratch folder for the smoke build context
-	Progress   string
+	Progress   progress.Mode
 	Out        io.Writer
 	Keychain   authn.Keychain
 	RunnableOn map[string]bool // platforms buildkitd can run; nil = ask it

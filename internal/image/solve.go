@@ -17,6 +17,8 @@ import (
 	"github.com/moby/buildkit/session"
 	"github.com/tonistiigi/fsutil"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/epp-build/epp-build/internal/progress"
 )
 
 // SolveOptions describe one multi-platform image solve.
@@ -36,7 +38,7 @@ type SolveOptions struct {
 	ImageName       string
 	Insecure        bool
 	SourceDateEpoch time.Time
-	Progress        string
+	Progress        progress.Mode
 	Out             io.Writer
 	Keychain        authn.Keychain
 	// Attestations are BuildKit attestation frontend attributes without

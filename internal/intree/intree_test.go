@@ -99,7 +99,7 @@ func applyVersion(t *testing.T, version string) string {
 		if err != nil {
 			testenv.Require(t, "the Go module proxy", err.Error())
 		}
-		return patchset.Base{UpstreamCommit: tree.Commit, Time: tree.Time, Via: string(tree.Via), Materialize: tree.Materialize}, nil
+		return patchset.Base{Upstream: tree.Upstream(), Materialize: tree.Materialize}, nil
 	}
 	out := filepath.Join(t.TempDir(), "tree")
 	_, err = patchset.ApplyTo(ctx, r, patches, fetch, out, patchset.Options{Branch: "epp-build/" + version})

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/epp-build/epp-build/internal/image"
+	"github.com/epp-build/epp-build/internal/platform"
 	"github.com/epp-build/epp-build/internal/redact"
 )
 
@@ -50,7 +51,9 @@ var platformKey = regexp.MustCompile(`^([a-z0-9_]+/[a-z0-9_]+(?:/[a-z0-9_]+)?)=(
 // list): either one plain address for every platform, or PLATFORM=ADDR
 // pairs naming exactly one address for each platform in platforms, and no
 // other. No value means $BUILDKIT_HOST (resolved at Connect).
-func Parse(specs []string, platforms []string) (*Plan, error) {
+func Parse(specs []string, requested []platform.Platform) (*Plan, error) {
+	// A node is told its platforms by their OCI names, as BuildKit takes them.
+	platforms := platform.Strings(requested)
 	var plain []string
 	pairs := map[string]string{}
 	var order []string

@@ -10,9 +10,19 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/epp-build/epp-build/internal/image"
+	"github.com/epp-build/epp-build/internal/platform"
 )
 
-var both = []string{"linux/amd64", "linux/arm64"}
+var (
+	both      = []string{"linux/amd64", "linux/arm64"}
+	platforms = func() []platform.Platform {
+		ps, err := platform.Parse(both)
+		if err != nil {
+			panic(err)
+		}
+		return ps
+	}()
+)
 
 func TestParse(t *testing.T) {
 	for _, tc := range []struct {
@@ -33,7 +43,7 @@ func TestParse(t *testing.T) {
 			map[string][]string{"kube-pod://bk?namespace=ci": {"linux/amd64"}, "tcp://b:2": {"linux/arm64"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := Parse(tc.specs, both)
+			p, err := Parse(tc.specs, platforms)
 			require.NoError(t, err)
 			assert.Equal(t, tc.perPlatform, p.PerPlatform)
 			got := map[string][]string{}
@@ -60,7 +70,7 @@ func TestParseRefusesWhatCannotGiveOneNodePerPlatform(t *testing.T) {
 		{"credentials masked", []string{"linux/amd64=tcp://u:s3cret@a:1", "linux/amd64=tcp://b:1"}, "tcp://u:xxxxx@a:1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Parse(tc.specs, both)
+			_, err := Parse(tc.specs, platforms)
 			var se *SpecError
 			require.ErrorAs(t, err, &se)
 			assert.Contains(t, err.Error(), tc.want)
@@ -71,7 +81,7 @@ func TestParseRefusesWhatCannotGiveOneNodePerPlatform(t *testing.T) {
 
 func TestConnectNamesTheUnreachableNode(t *testing.T) {
 	down := "unix://" + filepath.Join(t.TempDir(), "nobody.sock")
-	p, err := Parse([]string{"linux/arm64=" + down, "linux/amd64=" + down + "2"}, both)
+	p, err := Parse([]string{"linux/arm64=" + down, "linux/amd64=" + down + "2"}, platforms)
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/epp-build/epp-build/internal/recipe"
+	"github.com/epp-build/epp-build/internal/source"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
@@ -22,15 +23,9 @@ import (
 // Base is the upstream tree a series applies to, as the source stage
 // delivers it.
 type Base struct {
-	// UpstreamCommit is the pinned commit, Time its commit time; Via says
-	// which source gave it.
-	UpstreamCommit string
-	Time           time.Time
-	Via            string
-	// Repository is where the tree was read, redacted (the --upstream URL
-	// or folder when one was given); Provenance says where the copy came
-	// from for messages ("from cache (fetched via git from URL at TIME)").
-	Repository, Provenance string
+	// Upstream is the tree's provenance, as the source stage made it; it
+	// goes into the Record unchanged.
+	source.Upstream
 	// Materialize makes dst (which must not exist) a git work tree at the
 	// upstream base.
 	Materialize func(ctx context.Context, dst string) error
@@ -153,10 +148,7 @@ func ApplyTo(ctx context.Context, r *recipe.Recipe, patches []*Patch, fetch func
 			return nil, refuse()
 		}
 	}
-	rec := &Record{
-		Version: r.Version, Repository: upstreamURL(r, base), Ref: r.Upstream.Ref, Provenance: base.Provenance,
-		UpstreamCommit: base.UpstreamCommit, UpstreamTime: base.Time, Via: base.Via, Result: *res,
-	}
+	rec := &Record{Version: r.Version, Upstream: recordedUpstream(r, base), Result: *res}
 	if err := WriteRecord(work, rec); err != nil {
 		return nil, err
 	}

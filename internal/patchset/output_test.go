@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/epp-build/epp-build/internal/recipe"
+	"github.com/epp-build/epp-build/internal/source"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -19,7 +20,7 @@ import (
 func cloneBase(t *testing.T, base string) func(context.Context) (Base, error) {
 	return func(context.Context) (Base, error) {
 		return Base{
-			UpstreamCommit: gitfixture.Git(t, base, "rev-parse", "HEAD"), Via: "test",
+			Upstream: source.Upstream{UpstreamCommit: gitfixture.Git(t, base, "rev-parse", "HEAD"), Via: "test"},
 			Materialize: func(_ context.Context, dst string) error {
 				gitfixture.Git(t, filepath.Dir(dst), "clone", "-q", base, dst)
 				return nil

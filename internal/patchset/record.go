@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/redact"
+	"github.com/epp-build/epp-build/internal/source"
 )
 
 // RecordFile is where apply keeps what it did, inside the work tree's .git
@@ -21,25 +21,23 @@ const RecordFile = "epp-build/applied.json"
 // A re-run compares against it to tell whether anything changed and why.
 type Record struct {
 	Version string `json:"version"`
-	// Repository is where the upstream was read (redacted): the recipe's
-	// URL only when nothing else was used.
-	Repository     string    `json:"repository"`
-	Ref            string    `json:"ref"`
-	UpstreamCommit string    `json:"upstreamCommit"`
-	UpstreamTime   time.Time `json:"upstreamTime"`
-	Via            string    `json:"via"`
-	// Provenance says where the upstream copy came from, as apply showed it.
-	Provenance string `json:"provenance,omitempty"`
+	// Upstream is the base's provenance: where the upstream was read, its
+	// ref, commit and time, and how it was fetched.
+	source.Upstream
 	Result
 }
 
-// upstreamURL is the repository a record names: where base was read, else
-// the recipe's, never with credentials.
-func upstreamURL(r *recipe.Recipe, base Base) string {
-	if base.Repository != "" {
-		return redact.URL(base.Repository)
+// recordedUpstream is base's provenance; a base that does not say where it
+// was read or its ref is the recipe's.
+func recordedUpstream(r *recipe.Recipe, base Base) source.Upstream {
+	u := base.Upstream
+	if u.Repository == "" {
+		u.Repository = redact.URL(r.Upstream.Repository)
 	}
-	return redact.URL(r.Upstream.Repository)
+	if u.Ref == "" {
+		u.Ref = r.Upstream.Ref
+	}
+	return u
 }
 
 // Source says where the record's upstream came from, for messages.

@@ -29,15 +29,34 @@ const (
 // Modes are the values --progress accepts.
 var Modes = []string{string(Auto), string(Plain), string(Quiet)}
 
-// ParseMode reads a --progress value.
+// ModeError is a --progress value that is no mode.
+type ModeError struct{ Value string }
+
+func (e *ModeError) Error() string {
+	return fmt.Sprintf("--progress %q: use %s", e.Value, strings.Join(Modes, ", "))
+}
+
+// ParseMode reads a --progress value; "" is Auto.
 func ParseMode(s string) (Mode, error) {
-	switch m := Mode(s); m {
-	case "":
+	m := Mode(s)
+	if m == "" {
 		return Auto, nil
-	case Auto, Plain, Quiet:
-		return m, nil
 	}
-	return "", fmt.Errorf("--progress %q: use %s", s, strings.Join(Modes, ", "))
+	if err := m.Check(); err != nil {
+		return "", err
+	}
+	return m, nil
+}
+
+// Check is nil for a mode --progress accepts ("" is Auto), else a
+// *ModeError: a stage that takes a Mode from a flag it bound directly
+// refuses a bad one with the other bad options, before any work.
+func (m Mode) Check() error {
+	switch m {
+	case "", Auto, Plain, Quiet:
+		return nil
+	}
+	return &ModeError{Value: string(m)}
 }
 
 // Intervals between two updates of the same task: a terminal line can

@@ -89,6 +89,16 @@ func TestParseMode(t *testing.T) {
 	assert.ErrorContains(t, err, "use auto, plain, quiet")
 }
 
+func TestCheckSharesParseModesTable(t *testing.T) {
+	for _, m := range []Mode{"", Auto, Plain, Quiet} {
+		assert.NoError(t, m.Check(), m)
+	}
+	var me *ModeError
+	require.ErrorAs(t, Mode("loud").Check(), &me)
+	assert.Equal(t, "loud", me.Value)
+	assert.EqualError(t, me, `--progress "loud": use auto, plain, quiet`)
+}
+
 func TestBytes(t *testing.T) {
 	assert.Equal(t, "512 B", Bytes(512))
 	assert.Equal(t, "1.5 KiB", Bytes(1536))

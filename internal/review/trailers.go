@@ -1,5 +1,6 @@
-// Package review reads a release's series for people: the per-patch log,
-// the comparison of two versions' series, and the lint rules.
+// Package review reads a release's series for people: the list of
+// versions, the per-patch log, the comparison of two versions' series, and
+// the lint rules, with their text and Markdown renderings.
 package review
 
 import (

@@ -1,7 +1,4 @@
-// Package regen builds the content that a recipe's generated packages add
-// to the upstream tree: Go source kept in this repository (plugins/, ffi/)
-// with its import paths rewritten to where the series puts it.
-package regen
+package apply
 
 import (
 	"fmt"
@@ -21,9 +18,11 @@ import (
 	"github.com/epp-build/epp-build/internal/recipe"
 )
 
-// Overlays returns, per patch file, the folders that patch adds from
-// source kept in this repository.
-func Overlays(r *recipe.Recipe) (map[string][]patchset.Overlay, error) {
+// overlays returns, per patch file, the folders that patch adds from
+// source kept in this repository. That source (plugins/, ffi/) lives here
+// so it builds and tests here; the patch carries it with its import paths
+// rewritten to where the series puts it in the upstream tree.
+func overlays(r *recipe.Recipe) (map[string][]patchset.Overlay, error) {
 	if len(r.Generated) == 0 {
 		return nil, nil
 	}

@@ -1,0 +1,63 @@
+package apply
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/epp-build/epp-build/internal/textsafe"
+)
+
+// The commands' words for what the stage returned; the work is elsewhere.
+
+// WriteRegenerated says how many patches a regen rewrote, and which.
+func WriteRegenerated(stdout io.Writer, g *Regenerated) {
+	if g == nil {
+		return
+	}
+	fmt.Fprintf(stdout, "%s: %d patches, %d rewritten\n", g.Version, len(g.Patches), len(g.Stale))
+	for _, s := range g.Stale {
+		fmt.Fprintf(stdout, "  %s\n", s.Patch)
+	}
+}
+
+// WriteChecked says a checked series is up to date.
+func WriteChecked(stdout io.Writer, g *Regenerated) {
+	if g == nil || len(g.Stale) > 0 {
+		return
+	}
+	fmt.Fprintf(stdout, "%s: %d patches up to date\n", g.Version, len(g.Patches))
+}
+
+// WriteResult reports an apply: the regen (if any) and the result on
+// stdout, why it re-applied and where hunks moved on log.
+func WriteResult(stdout, log io.Writer, res *Result) {
+	if res == nil {
+		return
+	}
+	WriteRegenerated(stdout, res.Regenerated)
+	o := res.Outcome
+	if o == nil {
+		return
+	}
+	r, rec := res.Recipe, o.Record
+	if o.AlreadyApplied {
+		fmt.Fprintf(stdout, "%s already holds %s (%d patches on %s); nothing to do\n", o.Dir, r.Version, len(rec.Patches), Short(rec.UpstreamCommit))
+		return
+	}
+	for _, why := range o.Reasons {
+		fmt.Fprintf(log, "re-applying: %s\n", textsafe.Escape(why))
+	}
+	if o.InPlace {
+		fmt.Fprintf(log, "rewrote %d file(s) in place; the rest of the tree is untouched\n", len(o.Rewritten))
+	}
+	if o.Backup != "" {
+		fmt.Fprintf(log, "kept the previous tree with its local changes in %s\n", o.Backup)
+	}
+	for _, a := range rec.Patches {
+		for _, off := range a.Offsets {
+			fmt.Fprintf(log, "note: %s: %s hunk %s applied at offset %+d lines\n", textsafe.Escape(a.File), textsafe.Escape(off.File), textsafe.Escape(off.Hunk), off.Lines)
+		}
+	}
+	fmt.Fprintf(stdout, "applied %d patches of %s on %s (%s) in %s, HEAD %s\n",
+		len(rec.Patches), r.Version, Short(rec.UpstreamCommit), rec.Source(), o.Dir, Short(rec.Head))
+}

@@ -1,0 +1,165 @@
+package backport
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/epp-build/epp-build/internal/export"
+	"github.com/epp-build/epp-build/internal/recipe"
+)
+
+// The pick and rebase commands' sequencing: each command makes one call
+// here and prints what it returns (render.go).
+
+// PickRequest is one pick: the picks go into Version, created extending
+// Extends when that is set.
+type PickRequest struct {
+	Root    string // the folder of the versions (--patches)
+	Version string
+	Extends string
+	Sources []string // patch files, or revisions of Options.Repo
+	Options PickOptions
+	// Load reads Version's recipe; it runs after Version is created.
+	Load  func() (*recipe.Recipe, error)
+	Apply Applier
+}
+
+// Picked names the patches a pick added to a version.
+type Picked struct {
+	Version string
+	Names   []string
+}
+
+// PickInto adds the picks to the version's series and writes it; a
+// version it created is removed again when a pick fails.
+func PickInto(ctx context.Context, req PickRequest) (*Picked, error) {
+	if req.Version == "" {
+		return nil, &UsageError{fmt.Errorf("--version is required")}
+	}
+	created := ""
+	if req.Extends != "" {
+		dir, err := NewVersion(req.Root, req.Version, req.Extends)
+		if err != nil {
+			return nil, &UsageError{err}
+		}
+		created = dir
+	}
+	res, err := pickInto(ctx, req)
+	if err != nil && created != "" {
+		os.RemoveAll(created)
+	}
+	return res, err
+}
+
+func pickInto(ctx context.Context, req PickRequest) (*Picked, error) {
+	r, err := req.Load()
+	if err != nil {
+		return nil, err
+	}
+	picks, err := Collect(req.Sources, req.Options)
+	if err != nil {
+		return nil, &UsageError{err}
+	}
+	tmp, err := os.MkdirTemp("", "epp-build-pick-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	series, _, err := Pick(ctx, r, req.Apply, picks, filepath.Join(tmp, "tree"))
+	if err != nil {
+		return nil, err
+	}
+	if err := export.WriteRecipe(r, series); err != nil {
+		return nil, err
+	}
+	res := &Picked{Version: r.Version}
+	for _, p := range series[len(series)-len(picks):] {
+		res.Names = append(res.Names, p.Name)
+	}
+	return res, nil
+}
+
+// RebaseRequest is one rebase command: a start (Onto), or Continue, Skip
+// or Abort of the rebase in Dir.
+type RebaseRequest struct {
+	Root string // the folder of the versions (--patches): the default Dir's key
+	// Dir is the rebase's work tree; "" = the default folder for Root.
+	Dir                   string
+	Continue, Skip, Abort bool
+	// Onto is the new pin to start at; As the new version ("" = over
+	// the recipe's own).
+	Onto Onto
+	As   string
+	// Load reads the recipe to rebase (a start only).
+	Load        func() (*recipe.Recipe, error)
+	Materialize Materializer
+	Log         io.Writer
+}
+
+// Rebased is where a rebase stands after one command.
+type Rebased struct {
+	Dir     string
+	Steps   []Step
+	Aborted bool
+	// Finished is true when the series was written: the rebase is over.
+	Finished bool
+}
+
+// Rebase runs one rebase command. At a stop the result still lists the
+// steps so far, with the *ConflictStop.
+func Rebase(ctx context.Context, req RebaseRequest) (*Rebased, error) {
+	res := &Rebased{Dir: req.Dir}
+	if res.Dir == "" {
+		d, err := DefaultDir(req.Root)
+		if err != nil {
+			return nil, err
+		}
+		res.Dir = d
+		if !req.Continue && !req.Skip && !req.Abort {
+			if err := ClearFinished(d); err != nil {
+				return nil, err
+			}
+		}
+	}
+	var err error
+	switch {
+	case req.Abort:
+		if err := Abort(res.Dir); err != nil {
+			return nil, err
+		}
+		res.Aborted = true
+		return res, nil
+	case req.Continue:
+		res.Steps, err = Continue(ctx, res.Dir, req.Log)
+	case req.Skip:
+		res.Steps, err = Skip(ctx, res.Dir, req.Log)
+	default:
+		res.Steps, err = start(ctx, req, res.Dir)
+		if res.Steps == nil && err != nil {
+			return res, err
+		}
+	}
+	res.Finished = err == nil
+	return res, err
+}
+
+func start(ctx context.Context, req RebaseRequest, dir string) ([]Step, error) {
+	if req.Onto.Ref == "" {
+		return nil, &UsageError{fmt.Errorf("--onto is required: the upstream tag or commit to rebase onto")}
+	}
+	r, err := req.Load()
+	if err != nil {
+		return nil, err
+	}
+	if err := CanStart(r, req.As, dir); err != nil {
+		return nil, err
+	}
+	u, err := NewPin(ctx, r.Upstream, req.Onto, req.Log)
+	if err != nil {
+		return nil, err
+	}
+	return Start(ctx, r, u, req.As, dir, req.Materialize, req.Log)
+}

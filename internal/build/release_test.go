@@ -1,0 +1,32 @@
+package build
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/epp-build/epp-build/internal/apply"
+	"github.com/epp-build/epp-build/internal/platform"
+	"github.com/epp-build/epp-build/internal/recipe"
+)
+
+// TestReleaseRefusesBadOptionsBeforeApplying: a recipe whose upstream
+// cannot be fetched is never reached when the options cannot work.
+func TestReleaseRefusesBadOptionsBeforeApplying(t *testing.T) {
+	r := &recipe.Recipe{Version: "v0.0.0", Upstream: recipe.Upstream{Repository: filepath.Join(t.TempDir(), "missing")}}
+	cache := t.TempDir()
+	req := Request{Recipe: r, Apply: apply.Options{Fetcher: apply.Fetcher{CacheDir: cache}}}
+
+	_, err := Release(context.Background(), req)
+	require.ErrorIs(t, err, platform.ErrNone)
+
+	req.Options.Platforms = platforms(t, "linux/amd64")
+	_, err = Release(context.Background(), req)
+	var oe *OptionsError
+	require.ErrorAs(t, err, &oe)
+	assert.Contains(t, err.Error(), "nothing to export")
+	assert.NoDirExists(t, filepath.Join(cache, "trees"), "nothing applied")
+}

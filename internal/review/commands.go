@@ -1,0 +1,34 @@
+package review
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/epp-build/epp-build/internal/recipe"
+)
+
+// DiffVersions compares the series of versions a and b under root.
+func DiffVersions(root, a, b string) ([]Change, error) {
+	var sides [2][]Entry
+	for i, v := range []string{a, b} {
+		r, err := recipe.LoadVersion(root, v)
+		if err != nil {
+			return nil, err
+		}
+		if sides[i], err = Log(r); err != nil {
+			return nil, err
+		}
+	}
+	return DiffSeries(sides[0], sides[1]), nil
+}
+
+// WriteLint prints one problem a line, or that there are none.
+func WriteLint(w io.Writer, problems []Problem) error {
+	for _, p := range problems {
+		fmt.Fprintln(w, p.String())
+	}
+	if len(problems) == 0 {
+		fmt.Fprintln(w, "no problems")
+	}
+	return nil
+}
