@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"regexp"
 
+	"github.com/epp-build/epp-build/internal/atomicfile"
+
 	"github.com/epp-build/epp-build/internal/recipe"
 )
 
@@ -107,10 +109,5 @@ func save(dir string, st *state) error {
 	if err != nil {
 		return err
 	}
-	path := filepath.Join(dir, ".git", stateFile)
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return atomicfile.Write(filepath.Join(dir, ".git", stateFile), data, 0o644)
 }

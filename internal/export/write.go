@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/epp-build/epp-build/internal/atomicfile"
+
 	"github.com/epp-build/epp-build/internal/inputfile"
 	"github.com/epp-build/epp-build/internal/recipe"
 )
@@ -46,7 +48,7 @@ func Write(dir string, patches []Patch) error {
 		// Whatever is in the way (a FIFO, a link to a device) is replaced
 		// by the exported file rather than read.
 		if old, err := readPatch(path); err != nil || !bytes.Equal(old, p.Data) {
-			if err := writeAtomic(path, p.Data); err != nil {
+			if err := atomicfile.Write(path, p.Data, 0o644); err != nil {
 				return fmt.Errorf("write %s: %w", path, err)
 			}
 		}
@@ -71,14 +73,6 @@ func Write(dir string, patches []Patch) error {
 // its recipe folder within the patch limit.
 func readPatch(path string) ([]byte, error) {
 	return inputfile.ReadFile(path, filepath.Dir(path), inputfile.PatchLimit())
-}
-
-func writeAtomic(path string, data []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
 }
 
 // Stale is a difference between the committed series and what export

@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
+
+	"github.com/epp-build/epp-build/internal/atomicfile"
 
 	"gopkg.in/yaml.v3"
 
@@ -154,32 +155,7 @@ func edit(dir string, change func(root *yaml.Node) error) error {
 	if bytes.Equal(out.Bytes(), data) {
 		return nil
 	}
-	return replaceFile(path, out.Bytes())
-}
-
-// replaceFile writes data beside path under a name no one else can have
-// made (a fixed name could be a FIFO that blocks the write or a symlink
-// that sends it elsewhere), then renames it over path.
-func replaceFile(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
+	return atomicfile.Write(path, out.Bytes(), 0o644)
 }
 
 // readRecipe reads a recipe.yaml to rewrite it; one that is not a bounded
