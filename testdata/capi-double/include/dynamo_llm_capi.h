@@ -47,7 +47,9 @@ enum dynamo_llm_result_t
    */
   ERR_INVALID_HANDLE = 6,
   /**
-   * Destroy was called while a query on the pipeline was in flight (double only).
+   * Destroy was called while a call on the pipeline was in flight; with
+   * feature pipeline08 also any call overlapping another on one pipeline
+   * (double only).
    */
   ERR_BUSY = 7,
   /**
