@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/testutil/gitfixture"
 )
 
@@ -170,6 +171,47 @@ func TestPathsGitRefusesAreRefused(t *testing.T) {
 			var refused *UnsafeError
 			require.ErrorAs(t, err, &refused)
 			assert.Equal(t, "", gitfixture.Git(t, dir, "status", "--porcelain"), "a refused patch writes nothing")
+		})
+	}
+}
+
+// TestPathsGitRefusesAreRefusedFreshAndInPlace: a re-apply that updates
+// the output in place refuses them as a fresh apply does, and leaves the
+// output as it was.
+func TestPathsGitRefusesAreRefusedFreshAndInPlace(t *testing.T) {
+	base := linkBase(t)
+	v1 := seriesFromGit(t, base, func() {
+		gitfixture.WriteFiles(t, base, map[string]string{"README.md": "# Changed\n"})
+		gitfixture.Git(t, base, "commit", "-q", "-am", "Change the readme")
+	})
+	r := &recipe.Recipe{Version: "v1", Upstream: recipe.Upstream{Commit: gitfixture.Git(t, base, "rev-parse", "HEAD")}}
+	opt := Options{Branch: "epp-build/v1"}
+	out := filepath.Join(t.TempDir(), "out")
+	_, err := ApplyTo(context.Background(), r, v1, cloneBase(t, base), out, opt)
+	require.NoError(t, err)
+	head := gitfixture.Git(t, out, "rev-parse", "HEAD")
+	noFetch := func(context.Context) (Base, error) {
+		t.Fatal("a re-apply in place needs no upstream")
+		return Base{}, nil
+	}
+	for _, c := range gitPathCases() {
+		if !c.refused {
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) {
+			_, patches := gitPathPatch(t, c)
+			var refused *UnsafeError
+
+			fresh := filepath.Join(t.TempDir(), "fresh")
+			_, err := ApplyTo(context.Background(), r, patches, cloneBase(t, base), fresh, opt)
+			require.ErrorAs(t, err, &refused, "fresh")
+			_, err = os.Lstat(fresh)
+			assert.ErrorIs(t, err, os.ErrNotExist, "a refused fresh apply makes no output")
+
+			_, err = ApplyTo(context.Background(), r, patches, noFetch, out, opt)
+			require.ErrorAs(t, err, &refused, "in place")
+			assert.Equal(t, head, gitfixture.Git(t, out, "rev-parse", "HEAD"))
+			assert.Equal(t, "", gitfixture.Git(t, out, "status", "--porcelain", "--untracked-files=all"), "a refused re-apply writes nothing")
 		})
 	}
 }
