@@ -106,6 +106,8 @@ func gitPathCases() []gitPathCase {
 		c("gi7eb~12", asSymlink, true),
 		c("~1234567", asSymlink, true),
 		c(".gitmodules\u200c", asSymlink, true),
+		c(".gitmodules/b", asSymlink, true),
+		c("sub/.gitmodules:x/y", asSymlink, true),
 		c(".gitmodules", asLinkRename, true),
 		c("gitmod~1", asLinkRename, true),
 		// Look-alikes git accepts.
@@ -114,6 +116,8 @@ func gitPathCases() []gitPathCase {
 		c("foo.git/config", asFile, false),
 		c(".github/workflows/ci.yml", asFile, false),
 		c(".git.$DATA", asFile, false),
+		c(".git~1/config", asFile, false),
+		c(".g\xffit/config", asFile, false),
 		c("docs/.g\u200cithub", asFile, false),
 		c(".gitmodules", asFile, false),
 		c("sub/.gitmodules", asFile, false),
