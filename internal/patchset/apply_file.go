@@ -56,6 +56,11 @@ func applyFileDiff(t *tree, p *Patch, f *gitdiff.File) ([]Offset, error) {
 			return nil, fail("read: %v", err)
 		}
 		src, oldMode = data, t.mode(f.OldName)
+		if isSymlink(oldMode) {
+			if err := checkPath(p, f.OldName, true); err != nil {
+				return nil, err
+			}
+		}
 		if want, _ := canonMode(f.OldMode); f.OldMode != 0 && want != oldMode {
 			return nil, fail("the patch expects mode %o, the file has %o", uint32(want), uint32(oldMode))
 		}
@@ -85,6 +90,12 @@ func applyFileDiff(t *tree, p *Patch, f *gitdiff.File) ([]Offset, error) {
 	}
 	if mode == 0 {
 		mode = filemode.Regular
+	}
+	// Only now is the mode of a rename or copy without mode lines known.
+	if isSymlink(mode) {
+		if err := checkPath(p, f.NewName, true); err != nil {
+			return nil, err
+		}
 	}
 	if f.IsRename {
 		t.remove(f.OldName)

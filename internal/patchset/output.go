@@ -79,6 +79,11 @@ func LoadSeries(r *recipe.Recipe) ([]*Patch, error) {
 // applied needs no upstream at all. A clean out of the same upstream is
 // updated in place (see inplace.go) and needs no upstream either.
 func ApplyTo(ctx context.Context, r *recipe.Recipe, patches []*Patch, fetch func(context.Context) (Base, error), out string, opt Options) (*Outcome, error) {
+	// The in-place path writes without going through ApplyToRepo, so the
+	// patches are checked here, before out is looked at.
+	if err := Check(patches); err != nil {
+		return nil, err
+	}
 	out, err := filepath.Abs(out)
 	if err != nil {
 		return nil, err

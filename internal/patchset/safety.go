@@ -1,6 +1,7 @@
 package patchset
 
 import (
+	"os"
 	"path"
 	"strings"
 
@@ -8,22 +9,45 @@ import (
 )
 
 // checkPaths refuses paths that would escape the tree or reach into git's
-// own files. Symlinks are checked later, against the tree being patched.
+// own files, under any name git refuses (see gitpath.go). Paths through a
+// symlink are checked later, against the tree being patched, and so is the
+// mode of a file diff without mode lines (a rename of a symlink), which
+// only that tree knows.
 func checkPaths(p *Patch) error {
 	for _, f := range p.Files {
-		for _, name := range []string{f.OldName, f.NewName} {
-			if name == "" {
-				continue
-			}
-			if reason := unsafePath(name); reason != "" {
-				return &UnsafeError{Patch: p.Name(), Path: name, Reason: reason}
-			}
+		oldLink := headerSymlink(f.OldMode)
+		newLink := headerSymlink(f.NewMode) || f.NewMode == 0 && !f.IsNew && oldLink
+		if err := checkPath(p, f.OldName, oldLink); err != nil {
+			return err
+		}
+		if err := checkPath(p, f.NewName, newLink); err != nil {
+			return err
 		}
 		if f.OldName == "" && f.NewName == "" {
 			return &UnsafeError{Patch: p.Name(), Path: "", Reason: "a file diff without a file name"}
 		}
 	}
 	return nil
+}
+
+// checkPath refuses name as the path of a symlink or of a file.
+func checkPath(p *Patch, name string, symlink bool) error {
+	if name == "" {
+		return nil
+	}
+	reason := unsafePath(name)
+	if reason == "" {
+		reason = gitAliasReason(name, symlink)
+	}
+	if reason != "" {
+		return &UnsafeError{Patch: p.Name(), Path: name, Reason: reason}
+	}
+	return nil
+}
+
+func headerSymlink(m os.FileMode) bool {
+	c, ok := canonMode(m)
+	return ok && isSymlink(c)
 }
 
 func unsafePath(name string) string {
