@@ -12,15 +12,15 @@ import (
 // rest of the reference kept so the message still names it.
 func TestTextMasksUserinfoWithoutScheme(t *testing.T) {
 	cases := map[string]string{
-		"alice:s3cret@registry.example/repo:tag":                             "alice:xxxxx@registry.example/repo:tag",
-		`image reference "alice:s3cret@host/repo:tag": bad`:                  `image reference "alice:xxxxx@host/repo:tag": bad`,
-		"type=registry,ref=alice:s3cret@host/repo:cache,mode=max":            "type=registry,ref=alice:xxxxx@host/repo:cache,mode=max",
-		"alice:s3cret@127.0.0.1:5000/repo":                                   "alice:xxxxx@127.0.0.1:5000/repo",
-		"could not parse reference: alice:s3cret@registry.example":           "could not parse reference: alice:xxxxx@registry.example",
-		"alice:p@ss:w0rd@registry.example/repo":                              "alice:xxxxx@registry.example/repo",
-		"push to alice:s3cret@localhost/repo failed":                         "push to alice:xxxxx@localhost/repo failed",
-		"GOPROXY=https://u:pw@b,bob:pw2@proxy.example/mod":                   "GOPROXY=https://u:xxxxx@b,bob:xxxxx@proxy.example/mod",
-		"already masked alice:xxxxx@registry.example/repo stays as it is":    "already masked alice:xxxxx@registry.example/repo stays as it is",
+		"alice:s3cret@registry.example/repo:tag":                            "alice:xxxxx@registry.example/repo:tag",
+		`image reference "alice:s3cret@host/repo:tag": bad`:                 `image reference "alice:xxxxx@host/repo:tag": bad`,
+		"type=registry,ref=alice:s3cret@host/repo:cache,mode=max":           "type=registry,ref=alice:xxxxx@host/repo:cache,mode=max",
+		"alice:s3cret@127.0.0.1:5000/repo":                                  "alice:xxxxx@127.0.0.1:5000/repo",
+		"could not parse reference: alice:s3cret@registry.example":          "could not parse reference: alice:xxxxx@registry.example",
+		"alice:p@ss:w0rd@registry.example/repo":                             "alice:xxxxx@registry.example/repo",
+		"push to alice:s3cret@localhost/repo failed":                        "push to alice:xxxxx@localhost/repo failed",
+		"GOPROXY=https://u:pw@b,bob:pw2@proxy.example/mod":                  "GOPROXY=https://u:xxxxx@b,bob:xxxxx@proxy.example/mod",
+		"already masked alice:xxxxx@registry.example/repo stays as it is":   "already masked alice:xxxxx@registry.example/repo stays as it is",
 		"https://alice:s3cret@registry.example/v2/ and alice:s3cret@h.io/r": "https://alice:xxxxx@registry.example/v2/ and alice:xxxxx@h.io/r",
 	}
 	for in, want := range cases {
