@@ -2,6 +2,8 @@ package redact
 
 import (
 	"encoding/base64"
+	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -87,4 +89,13 @@ func TestRememberAppliesToTheOneRule(t *testing.T) {
 	assert.Equal(t, "https://host/xxxxx/x", URL("https://host/remembered-s3cret/x"))
 	got := Excerpt([]byte("401\nremembered-s3cret\n" + basic))
 	assert.Equal(t, "401 xxxxx xxxxx", got)
+}
+
+// TestErrorKeepsTheChain: a redacted error still answers errors.Is.
+func TestErrorKeepsTheChain(t *testing.T) {
+	cause := errors.New("could not parse reference: alice:s3cret@registry.example/repo:tag")
+	err := Error(fmt.Errorf("read: %w", cause))
+	assert.Equal(t, "read: could not parse reference: alice:xxxxx@registry.example/repo:tag", err.Error())
+	assert.ErrorIs(t, err, cause)
+	assert.NoError(t, Error(nil))
 }

@@ -193,3 +193,18 @@ func Excerpt(body []byte) string {
 	}
 	return s
 }
+
+// Error returns err with its text passed through Text, for an error whose
+// text was written by someone else (a library, a server) and may quote a
+// credential; errors.Is and errors.As still reach err.
+func Error(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &redactedError{err: err}
+}
+
+type redactedError struct{ err error }
+
+func (e *redactedError) Error() string { return Text(e.err.Error()) }
+func (e *redactedError) Unwrap() error { return e.err }
