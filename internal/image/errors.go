@@ -60,7 +60,9 @@ func classify(registry string, attempts int, err error) error {
 	case serverErrorText.MatchString(msg):
 		return &RegistryServerError{Registry: registry, Attempts: attempts, Err: err}
 	}
-	return err
+	// Any other registry or BuildKit failure may still quote a reference
+	// with userinfo or a token URL.
+	return redact.Error(err)
 }
 
 func retryable(err error) bool {
