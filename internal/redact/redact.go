@@ -1,6 +1,14 @@
 // Package redact is the one rule for showing or storing anything that may
 // carry a credential: URLs (userinfo, token query parameters), free text
-// that mentions URLs or Authorization headers, and server response bodies.
+// that mentions URLs, scheme-less USER:PASS@HOST references or
+// Authorization headers, and server response bodies. Credentials the
+// process knows it sends are registered with Remember, and the same rule
+// masks them in any form a server repeats them.
+//
+// A login without a password is not a secret: ssh://git@host and the
+// SCP-style git@host:org/repo.git keep it, so the message still says
+// which account was used. Over http(s) a lone user name is masked, since
+// there it is usually a token.
 package redact
 
 import (
@@ -129,7 +137,7 @@ var (
 	// cache ref. The password may hold "@" (the last one before a host
 	// wins) but not "/", so repo:tag@sha256:... is not read as one; the
 	// host is checked in maskBareUserinfo.
-	bareUserinfo = regexp.MustCompile(`([^\s"'<>,|=(\[/@:]+):([^\s"'<>,|/]+)@([A-Za-z0-9][A-Za-z0-9.-]*)(:[0-9]+)?([/\s"'<>,|)\]]|$)`)
+	bareUserinfo = regexp.MustCompile(`([^\s"'<>,|=(\[/@:]+):([^\s"'<>,|/]+)@(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9][A-Za-z0-9.-]*)(:[0-9]+)?([/\s"'<>,|)\]]|$)`)
 	// paramInText is name=value outside a URL (a form body, a log line).
 	paramInText = regexp.MustCompile(`(?i)\b(access_token|private_token|refresh_token|id_token|auth_token|client_secret|api_key|apikey|token|password|passwd|secret|sig|signature|x-amz-signature|x-amz-credential|x-amz-security-token|x-goog-signature|x-goog-credential)=[^&\s"',;]+`)
 )
@@ -149,7 +157,7 @@ func maskBareUserinfo(s string) string {
 		if notUserinfo[strings.ToLower(user)] || notUserinfo[strings.ToLower(host)] || pass == Mask {
 			return m
 		}
-		if !strings.Contains(host, ".") && port == "" && next != "/" {
+		if !strings.ContainsAny(host, ".[") && port == "" && next != "/" {
 			return m
 		}
 		return user + ":" + Mask + "@" + host + port + next
