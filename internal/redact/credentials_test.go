@@ -20,6 +20,7 @@ func TestTextMasksUserinfoWithoutScheme(t *testing.T) {
 		"alice:s3cret@127.0.0.1:5000/repo":                                  "alice:xxxxx@127.0.0.1:5000/repo",
 		"could not parse reference: alice:s3cret@registry.example":          "could not parse reference: alice:xxxxx@registry.example",
 		"alice:p@ss:w0rd@registry.example/repo":                             "alice:xxxxx@registry.example/repo",
+		"git:s3cret@github.com:org/repo.git":                                "git:xxxxx@github.com:org/repo.git",
 		"alice:s3cret@[::1]:5000/repo":                                      "alice:xxxxx@[::1]:5000/repo",
 		"push to alice:s3cret@localhost/repo failed":                        "push to alice:xxxxx@localhost/repo failed",
 		"GOPROXY=https://u:pw@b,bob:pw2@proxy.example/mod":                  "GOPROXY=https://u:xxxxx@b,bob:xxxxx@proxy.example/mod",

@@ -136,8 +136,9 @@ var (
 	// image reference (alice:pw@registry.example/repo:tag) or a BuildKit
 	// cache ref. The password may hold "@" (the last one before a host
 	// wins) but not "/", so repo:tag@sha256:... is not read as one; the
-	// host is checked in maskBareUserinfo.
-	bareUserinfo = regexp.MustCompile(`([^\s"'<>,|=(\[/@:]+):([^\s"'<>,|/]+)@(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9][A-Za-z0-9.-]*)(:[0-9]+)?([/\s"'<>,|)\]]|$)`)
+	// host is checked in maskBareUserinfo. A ":" may follow the host, for
+	// the SCP-style git user:pass@host:org/repo.git.
+	bareUserinfo = regexp.MustCompile(`([^\s"'<>,|=(\[/@:]+):([^\s"'<>,|/]+)@(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9][A-Za-z0-9.-]*)(:[0-9]+)?([/:\s"'<>,|)\]]|$)`)
 	// paramInText is name=value outside a URL (a form body, a log line).
 	paramInText = regexp.MustCompile(`(?i)\b(access_token|private_token|refresh_token|id_token|auth_token|client_secret|api_key|apikey|token|password|passwd|secret|sig|signature|x-amz-signature|x-amz-credential|x-amz-security-token|x-goog-signature|x-goog-credential)=[^&\s"',;]+`)
 )
