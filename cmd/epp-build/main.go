@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"syscall"
 
+	"github.com/epp-build/epp-build/internal/redact"
 	"github.com/epp-build/epp-build/internal/textsafe"
 )
 
@@ -33,8 +34,10 @@ func main() {
 	err := root.ExecuteContext(ctx)
 	if err != nil {
 		// Errors quote patch metadata (file names, subjects): never let
-		// it drive the terminal.
-		fmt.Fprintln(os.Stderr, "epp-build:", textsafe.EscapeLines(err.Error()))
+		// it drive the terminal. They also quote flag values and
+		// libraries' and servers' text, any of which may hold a
+		// credential, so the one redaction rule sees every message last.
+		fmt.Fprintln(os.Stderr, "epp-build:", textsafe.EscapeLines(redact.Text(err.Error())))
 	}
 	code := exitCode(ctx, err)
 	stop()

@@ -52,7 +52,8 @@ const maxStatement = 16 << 20
 func Read(ctx context.Context, ref string, ro image.RegistryOptions) (*Image, error) {
 	r, err := name.ParseReference(ref, ro.NameOptions()...)
 	if err != nil {
-		return nil, fmt.Errorf("image reference %q: %w (want REGISTRY/REPO:TAG or REGISTRY/REPO@sha256:...)", redact.Text(ref), err)
+		// The parser's message quotes the reference, userinfo and all.
+		return nil, redact.Error(fmt.Errorf("image reference %q: %w (want REGISTRY/REPO:TAG or REGISTRY/REPO@sha256:...)", ref, err))
 	}
 	registry := r.Context().RegistryStr()
 	opts := ro.RemoteOptions(ctx)

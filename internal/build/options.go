@@ -22,6 +22,7 @@ import (
 	"github.com/epp-build/epp-build/internal/platform"
 	"github.com/epp-build/epp-build/internal/progress"
 	"github.com/epp-build/epp-build/internal/recipe"
+	"github.com/epp-build/epp-build/internal/redact"
 	"github.com/epp-build/epp-build/internal/report"
 	"github.com/epp-build/epp-build/internal/source"
 )
@@ -128,7 +129,9 @@ type plan struct {
 // work starts.
 type OptionsError struct{ Problems []string }
 
-func (e *OptionsError) Error() string { return "build: " + strings.Join(e.Problems, "; ") }
+// Error passes the problems through the one redaction rule: they quote
+// flag values, which may be references with user:pass@ in them.
+func (e *OptionsError) Error() string { return redact.Text("build: " + strings.Join(e.Problems, "; ")) }
 
 // Validate checks the options alone, so a caller can refuse bad flags
 // before fetching or compiling anything. No platform is
@@ -196,7 +199,7 @@ func (o *Options) checkOptions() (*plan, []string, error) {
 		}
 		tag, err := name.NewTag(o.Image, nopts...)
 		if err != nil {
-			problems = append(problems, fmt.Sprintf("image %q: %v (want REGISTRY/REPO:TAG, no digest)", o.Image, err))
+			problems = append(problems, redact.Text(fmt.Sprintf("image %q: %v (want REGISTRY/REPO:TAG, no digest)", o.Image, err)))
 		} else {
 			p.tag = tag
 			p.repository = tag.Context().Name()

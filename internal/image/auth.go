@@ -9,6 +9,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/moby/buildkit/session"
 	"github.com/moby/buildkit/session/auth/authprovider"
+
+	"github.com/epp-build/epp-build/internal/redact"
 )
 
 // authAttachable answers buildkitd's credential requests from a
@@ -43,6 +45,7 @@ func keychainAuth(ctx context.Context, kc authn.Keychain, host string) (types.Au
 	if err != nil {
 		return types.AuthConfig{}, fmt.Errorf("credentials for %s: %w", host, err)
 	}
+	rememberAuth(cfg)
 	return types.AuthConfig{
 		Username:      cfg.Username,
 		Password:      cfg.Password,
@@ -51,4 +54,49 @@ func keychainAuth(ctx context.Context, kc authn.Keychain, host string) (types.Au
 		RegistryToken: cfg.RegistryToken,
 		ServerAddress: host,
 	}, nil
+}
+
+// rememberAuth registers a registry credential with the one redaction
+// rule: a registry or BuildKit error may repeat it (user:password, the
+// token, the base64 of the Docker config's auth), and only its value can
+// be recognised there.
+func rememberAuth(cfg *authn.AuthConfig) {
+	if cfg == nil {
+		return
+	}
+	redact.Remember(cfg.Username, cfg.Password)
+	for _, token := range []string{cfg.Auth, cfg.IdentityToken, cfg.RegistryToken} {
+		redact.Remember("", token)
+	}
+}
+
+// rememberingKeychain registers every credential kc hands out.
+type rememberingKeychain struct{ kc authn.Keychain }
+
+func (k rememberingKeychain) Resolve(r authn.Resource) (authn.Authenticator, error) {
+	a, err := k.kc.Resolve(r)
+	if err != nil || a == nil || a == authn.Anonymous {
+		return a, err
+	}
+	return rememberingAuthenticator{a}, nil
+}
+
+type rememberingAuthenticator struct{ a authn.Authenticator }
+
+func (r rememberingAuthenticator) Authorization() (*authn.AuthConfig, error) {
+	cfg, err := r.a.Authorization()
+	if err == nil {
+		rememberAuth(cfg)
+	}
+	return cfg, err
+}
+
+// AuthorizationContext keeps credential helpers cancellable through the
+// wrapper.
+func (r rememberingAuthenticator) AuthorizationContext(ctx context.Context) (*authn.AuthConfig, error) {
+	cfg, err := authn.Authorization(ctx, r.a)
+	if err == nil {
+		rememberAuth(cfg)
+	}
+	return cfg, err
 }

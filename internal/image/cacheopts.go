@@ -35,7 +35,8 @@ func (e *CacheOptionError) Error() string {
 	if e.Direction == CacheExport {
 		flag = "--cache-to"
 	}
-	return fmt.Sprintf("%s %q: %s", flag, e.Value, e.Reason)
+	// Reason may quote a field of the value (a ref with user:pass@).
+	return redact.Text(fmt.Sprintf("%s %q: %s", flag, e.Value, e.Reason))
 }
 
 // ParseCache turns --cache-from (direction import) or --cache-to (export)

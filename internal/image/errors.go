@@ -3,6 +3,8 @@ package image
 import (
 	"fmt"
 	"regexp"
+
+	"github.com/epp-build/epp-build/internal/redact"
 )
 
 // RegistryServerError means the registry kept answering 5xx (or could not
@@ -14,23 +16,27 @@ type RegistryServerError struct {
 }
 
 func (e *RegistryServerError) Error() string {
+	// The registry's and BuildKit's text may quote a token URL or an
+	// Authorization header.
 	if e.Attempts > 0 {
-		return fmt.Sprintf("registry %s failed after %d attempt(s): %v (is the registry up and healthy?)", e.Registry, e.Attempts, e.Err)
+		return redact.Text(fmt.Sprintf("registry %s failed after %d attempt(s): %v (is the registry up and healthy?)", e.Registry, e.Attempts, e.Err))
 	}
-	return fmt.Sprintf("registry %s failed after retries: %v (is the registry up and healthy?)", e.Registry, e.Err)
+	return redact.Text(fmt.Sprintf("registry %s failed after retries: %v (is the registry up and healthy?)", e.Registry, e.Err))
 }
 
 func (e *RegistryServerError) Unwrap() error { return e.Err }
 
 // RegistryAuthError means the registry refused the credentials (or their
-// absence). It never includes the credentials themselves.
+// absence). It never includes the credentials themselves: a refusal's
+// text may echo them (basic-auth userinfo, a token URL, the header), so
+// it is shown through the one redaction rule.
 type RegistryAuthError struct {
 	Registry string
 	Err      error
 }
 
 func (e *RegistryAuthError) Error() string {
-	return fmt.Sprintf("registry %s refused access: %v (log in with `docker login %s` or point DOCKER_CONFIG at a config with credentials for it)", e.Registry, e.Err, e.Registry)
+	return redact.Text(fmt.Sprintf("registry %s refused access: %v (log in with `docker login %s` or point DOCKER_CONFIG at a config with credentials for it)", e.Registry, e.Err, e.Registry))
 }
 
 func (e *RegistryAuthError) Unwrap() error { return e.Err }
@@ -54,7 +60,9 @@ func classify(registry string, attempts int, err error) error {
 	case serverErrorText.MatchString(msg):
 		return &RegistryServerError{Registry: registry, Attempts: attempts, Err: err}
 	}
-	return err
+	// Any other registry or BuildKit failure may still quote a reference
+	// with userinfo or a token URL.
+	return redact.Error(err)
 }
 
 func retryable(err error) bool {

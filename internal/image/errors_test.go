@@ -38,3 +38,17 @@ func TestAuthErrorSaysHowToFixIt(t *testing.T) {
 	assert.Contains(t, err.Error(), "docker login reg.example:5000")
 	assert.Contains(t, err.Error(), "DOCKER_CONFIG")
 }
+
+// TestRegistryErrorsShowNoCredentials: whatever a registry or BuildKit
+// says, typed or not, reaches the user through the one redaction rule.
+func TestRegistryErrorsShowNoCredentials(t *testing.T) {
+	for _, msg := range []string{
+		"401 Unauthorized: denied alice:s3cret@reg.example:5000/x:y",
+		"503 Service Unavailable: retry at https://alice:s3cret@reg.example:5000/v2/token?access_token=s3cret",
+		"failed to push alice:s3cret@reg.example:5000/x:y: 400 Bad Request",
+	} {
+		err := classify("reg.example:5000", 1, errors.New(msg))
+		assert.NotContains(t, err.Error(), "s3cret", msg)
+		assert.Contains(t, err.Error(), "alice:xxxxx@reg.example:5000", msg)
+	}
+}

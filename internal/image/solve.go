@@ -19,6 +19,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/epp-build/epp-build/internal/progress"
+	"github.com/epp-build/epp-build/internal/redact"
 )
 
 // SolveOptions describe one multi-platform image solve.
@@ -92,7 +93,7 @@ func Solve(ctx context.Context, c *client.Client, opt SolveOptions) (*SolveResul
 			return nil, pe.err
 		}
 		if isCacheExport(err) {
-			return nil, err // names the cache's own registry; not retried, as buildx
+			return nil, redact.Error(err) // names the cache's own registry (its ref may carry userinfo); not retried, as buildx
 		}
 		err = classify(registry, attempt, err)
 		if !retryable(err) || attempt > retries {

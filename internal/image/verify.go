@@ -14,6 +14,8 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
+
+	"github.com/epp-build/epp-build/internal/redact"
 )
 
 // RegistryOptions say how to talk to the registry from this process.
@@ -38,6 +40,7 @@ func (o RegistryOptions) remoteOpts(ctx context.Context) []remote.Option {
 	if kc == nil {
 		kc = authn.DefaultKeychain
 	}
+	kc = rememberingKeychain{kc}
 	d, steps := o.Backoff, o.Steps
 	if d == 0 {
 		d = time.Second
@@ -89,11 +92,11 @@ const attestationPlatform = "unknown/unknown"
 func Verify(ctx context.Context, ref string, platforms []string, ro RegistryOptions) (*Verified, error) {
 	r, err := name.ParseReference(ref, ro.nameOpts()...)
 	if err != nil {
-		return nil, fmt.Errorf("verify %s: %w", ref, err)
+		return nil, redact.Error(fmt.Errorf("verify %s: %w", ref, err))
 	}
 	idx, err := remote.Index(r, ro.remoteOpts(ctx)...)
 	if err != nil {
-		return nil, registryError(r.Context().RegistryStr(), fmt.Errorf("read index %s: %w", ref, err))
+		return nil, registryError(r.Context().RegistryStr(), fmt.Errorf("read index %s: %w", redact.Text(ref), err))
 	}
 	return verifyIndex(idx, ref, platforms)
 }

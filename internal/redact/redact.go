@@ -1,6 +1,14 @@
 // Package redact is the one rule for showing or storing anything that may
 // carry a credential: URLs (userinfo, token query parameters), free text
-// that mentions URLs or Authorization headers, and server response bodies.
+// that mentions URLs, scheme-less USER:PASS@HOST references or
+// Authorization headers, and server response bodies. Credentials the
+// process knows it sends are registered with Remember, and the same rule
+// masks them in any form a server repeats them.
+//
+// A login without a password is not a secret: ssh://git@host and the
+// SCP-style git@host:org/repo.git keep it, so the message still says
+// which account was used. Over http(s) a lone user name is masked, since
+// there it is usually a token.
 package redact
 
 import (
@@ -31,7 +39,7 @@ var secretParams = map[string]bool{
 // xxxxx@ over http(s). Something that does not parse as a URL is treated as text.
 func URL(raw string) string {
 	if masked, ok := maskURL(raw); ok {
-		return masked
+		return known.mask(masked)
 	}
 	return Text(raw)
 }
@@ -124,18 +132,50 @@ var (
 	// scheme followed by its token (what a server echoing headers shows).
 	authValue   = regexp.MustCompile(`(?i)((?:proxy-)?authorization["']?\s*[:=]\s*\[?["']?)(?:(basic|bearer|token|digest|negotiate)\s+)?[^\s"',;\]}]+`)
 	schemeValue = regexp.MustCompile(`(?i)\b(basic|bearer)\s+[A-Za-z0-9+/=._~-]{6,}`)
+	// bareUserinfo is USER:PASS@HOST with no scheme in front, as in an
+	// image reference (alice:pw@registry.example/repo:tag) or a BuildKit
+	// cache ref. The password may hold "@" (the last one before a host
+	// wins) but not "/", so repo:tag@sha256:... is not read as one; the
+	// host is checked in maskBareUserinfo. A ":" may follow the host, for
+	// the SCP-style git user:pass@host:org/repo.git.
+	bareUserinfo = regexp.MustCompile(`([^\s"'<>,|=(\[/@:]+):([^\s"'<>,|/]+)@(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9][A-Za-z0-9.-]*)(:[0-9]+)?([/:\s"'<>,|)\]]|$)`)
 	// paramInText is name=value outside a URL (a form body, a log line).
 	paramInText = regexp.MustCompile(`(?i)\b(access_token|private_token|refresh_token|id_token|auth_token|client_secret|api_key|apikey|token|password|passwd|secret|sig|signature|x-amz-signature|x-amz-credential|x-amz-security-token|x-goog-signature|x-goog-credential)=[^&\s"',;]+`)
 )
 
-// Text masks every credential the rules recognise in s: URLs, Authorization
-// values, bare Basic/Bearer tokens and credential parameters.
+// notUserinfo are the words before a colon that make USER:PASS@HOST
+// something else: a digest algorithm (sha256:abc@...) or a mail link.
+var notUserinfo = map[string]bool{"sha256": true, "sha384": true, "sha512": true, "blake3": true, "mailto": true}
+
+// maskBareUserinfo masks the password of a scheme-less USER:PASS@HOST when
+// HOST looks like a registry or git host: it has a dot or a port, or a
+// path follows it. A lone USER@HOST is kept: without a scheme that is the
+// SCP-style git login (git@github.com:org/repo.git), a name, not a secret.
+func maskBareUserinfo(s string) string {
+	return bareUserinfo.ReplaceAllStringFunc(s, func(m string) string {
+		sub := bareUserinfo.FindStringSubmatch(m)
+		user, pass, host, port, next := sub[1], sub[2], sub[3], sub[4], sub[5]
+		if notUserinfo[strings.ToLower(user)] || notUserinfo[strings.ToLower(host)] || pass == Mask {
+			return m
+		}
+		if !strings.ContainsAny(host, ".[") && port == "" && next != "/" {
+			return m
+		}
+		return user + ":" + Mask + "@" + host + port + next
+	})
+}
+
+// Text masks every credential the rules recognise in s: known secrets (see
+// Remember), URLs, scheme-less USER:PASS@HOST, Authorization values, bare
+// Basic/Bearer tokens and credential parameters.
 func Text(s string) string {
+	s = known.mask(s)
 	s = urlInText.ReplaceAllStringFunc(s, func(u string) string {
 		masked, _ := maskURL(u)
 		return masked
 	})
 	s = userinfoInText.ReplaceAllString(s, "${1}:"+Mask+"@")
+	s = maskBareUserinfo(s)
 	s = authValue.ReplaceAllStringFunc(s, func(m string) string {
 		sub := authValue.FindStringSubmatch(m)
 		if sub[2] != "" {
@@ -154,7 +194,7 @@ const ExcerptLen = 200
 // line, control characters escaped, credentials masked, at most ExcerptLen
 // characters.
 func Excerpt(body []byte) string {
-	s := strings.Join(strings.Fields(strings.ToValidUTF8(string(body), "\uFFFD")), " ")
+	s := strings.Join(strings.Fields(known.mask(strings.ToValidUTF8(string(body), "\uFFFD"))), " ")
 	s = Text(textsafe.Escape(s))
 	if utf8.RuneCountInString(s) > ExcerptLen {
 		r := []rune(s)
@@ -162,3 +202,18 @@ func Excerpt(body []byte) string {
 	}
 	return s
 }
+
+// Error returns err with its text passed through Text, for an error whose
+// text was written by someone else (a library, a server) and may quote a
+// credential; errors.Is and errors.As still reach err.
+func Error(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &redactedError{err: err}
+}
+
+type redactedError struct{ err error }
+
+func (e *redactedError) Error() string { return Text(e.err.Error()) }
+func (e *redactedError) Unwrap() error { return e.err }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	neturl "net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,7 +32,26 @@ type remoteRepo struct {
 	url, shown string
 }
 
-func newRemoteRepo(url string) remoteRepo { return remoteRepo{url: url, shown: redact.URL(url)} }
+func newRemoteRepo(url string) remoteRepo {
+	rememberUserinfo(url)
+	return remoteRepo{url: url, shown: redact.URL(url)}
+}
+
+// rememberUserinfo registers the credentials in raw's userinfo with the
+// one redaction rule: the server may repeat them in its error body in
+// any shape, and only their values can be recognised there. Over http(s)
+// a lone user name is the token; elsewhere it is a login.
+func rememberUserinfo(raw string) {
+	u, err := neturl.Parse(raw)
+	if err != nil || u.User == nil {
+		return
+	}
+	if password, ok := u.User.Password(); ok {
+		redact.Remember(u.User.Username(), password)
+	} else if u.Scheme == "http" || u.Scheme == "https" {
+		redact.Remember("", u.User.Username())
+	}
+}
 
 // fetchGit fetches exactly the pinned ref, one commit deep, and caches it.
 func fetchGit(ctx context.Context, c *cache, req Request) (*Tree, error) {

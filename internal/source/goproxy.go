@@ -108,6 +108,7 @@ func parseGOPROXY(v string) ([]proxyEntry, error) {
 			if err != nil || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "file") {
 				return nil, fmt.Errorf("GOPROXY entry %q is not an http(s):// or file:// URL, direct or off", redact.Text(item))
 			}
+			rememberUserinfo(item)
 		}
 		item = strings.TrimSuffix(item, "/")
 		out = append(out, proxyEntry{url: item, shown: redact.URL(item), anyError: sep == '|'})
@@ -205,6 +206,7 @@ func (p *proxyClient) get(ctx context.Context, base, rel string, open func() (io
 		}
 		if req.URL.User == nil {
 			if login, password, ok := lookupNetrc(p.netrc, req.URL.Hostname()); ok {
+				redact.Remember(login, password)
 				req.SetBasicAuth(login, password)
 			}
 		}
