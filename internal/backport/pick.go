@@ -40,12 +40,22 @@ type PickOptions struct {
 	// Repo, when set, is a local repository and the sources are its
 	// revisions or ranges (A..B).
 	Repo string
+	// Author ("Name <email>"), Date and Subject are the header of a
+	// plain diff (plain.go); ConfigDir is where git's user.name and
+	// user.email are read when Author is empty.
+	Author, Date, Subject string
+	ConfigDir             string
 }
 
 // Collect reads the patches to pick: patch files (one or many patches
 // each) or, with opt.Repo, commits; each gets Upstream: and Reason:
 // trailers unless it already has them.
 func Collect(sources []string, opt PickOptions) ([]*patchset.Patch, error) {
+	if opt.Repo != "" {
+		if err := headerFlagsUnused(opt, opt.Repo); err != nil {
+			return nil, err
+		}
+	}
 	var out []*patchset.Patch
 	for _, src := range sources {
 		var ps []*patchset.Patch
@@ -53,7 +63,11 @@ func Collect(sources []string, opt PickOptions) ([]*patchset.Patch, error) {
 		if opt.Repo != "" {
 			ps, err = fromRepo(opt.Repo, src, opt.Upstream)
 		} else {
-			ps, err = patchset.ParseFile(src, filepath.Base(src))
+			plain := false
+			ps, err = patchset.ParseFileOrDiff(src, filepath.Base(src), plainHeader(opt, &plain))
+			if err == nil && !plain {
+				err = headerFlagsUnused(opt, src)
+			}
 			for _, p := range ps {
 				p.Header.Body = withTrailer(p.Header.Body, "Upstream", opt.Upstream)
 			}
