@@ -33,7 +33,10 @@ top (each keeps its author, date and message, and gets Upstream: and Reason: tra
 and, when every pick applied, writes them into the version folder. Sources are patch
 files (one or many patches each, mbox included) or, with --from, revisions and ranges
 (A..B) of a local repository; a repository whose origin is a web host gives each
-commit its URL as Upstream: unless --upstream-link says otherwise.
+commit its URL as Upstream: unless --upstream-link says otherwise. An Upstream: trailer
+in a picked commit's message is dropped (the series says where the pick was made from),
+and --reason is added even when the message has a Reason: of its own. An author with a
+control character in the name or email is refused.
 
 A plain diff (` + "`git diff`" + ` output, or ` + "`diff -u`" + ` with a/ and b/ prefixes, such as
 Dynamo's deploy/inference-gateway/epp-patches/*) has no author, date or subject: --author

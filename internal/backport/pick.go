@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/epp-build/epp-build/internal/redact"
@@ -78,7 +79,9 @@ func Collect(sources []string, opt PickOptions) ([]*patchset.Patch, error) {
 		out = append(out, ps...)
 	}
 	for _, p := range out {
-		p.Header.Body = withTrailer(p.Header.Body, "Reason", opt.Reason)
+		// The user's reason is why this line carries the pick: a Reason:
+		// the message brings along does not stand in for it.
+		p.Header.Body = withLine(p.Header.Body, "Reason", opt.Reason)
 		tr := review.Trailers(p.Header.Body)
 		if len(tr["Upstream"]) == 0 {
 			return nil, fmt.Errorf("pick %q: no Upstream: trailer and no --upstream-link: say where the change comes from (a PR or commit URL)", p.Header.Title)
@@ -103,6 +106,9 @@ func fromRepo(repoDir, rev, upstream string) ([]*patchset.Patch, error) {
 	web := webURL(repo)
 	var out []*patchset.Patch
 	for _, c := range commits {
+		if err := identityText("commit "+c.Hash.String()[:12], c.Author); err != nil {
+			return nil, err
+		}
 		data, err := export.FormatCommit(repo.Storer, c)
 		if err != nil {
 			return nil, err
@@ -115,7 +121,9 @@ func fromRepo(repoDir, rev, upstream string) ([]*patchset.Patch, error) {
 		if link == "" && web != "" {
 			link = web + "/commit/" + c.Hash.String()
 		}
-		ps[0].Header.Body = withTrailer(ps[0].Header.Body, "Upstream", link)
+		// Upstream: is where the pick was made from; a message can say
+		// anything, so its own Upstream: goes.
+		ps[0].Header.Body = withTrailer(withoutTrailer(ps[0].Header.Body, "Upstream"), "Upstream", link)
 		out = append(out, ps...)
 	}
 	return out, nil
@@ -181,6 +189,46 @@ func withTrailer(body, key, value string) string {
 	if value == "" || len(review.Trailers(body)[key]) > 0 {
 		return body
 	}
+	return addTrailer(body, key, value)
+}
+
+// withLine adds "key: value" to the body's trailer block unless that very
+// line is there already or value is empty.
+func withLine(body, key, value string) string {
+	if value == "" || slices.Contains(review.Trailers(body)[key], value) {
+		return body
+	}
+	return addTrailer(body, key, value)
+}
+
+// withoutTrailer drops key's lines, in any case as git reads trailer
+// keys, from the body's trailer block.
+func withoutTrailer(body, key string) string {
+	if len(review.Trailers(body)) == 0 {
+		return body
+	}
+	body = strings.TrimSpace(body)
+	head, block := "", body
+	if i := strings.LastIndex(body, "\n\n"); i >= 0 {
+		head, block = body[:i], body[i+2:]
+	}
+	var keep []string
+	for _, l := range strings.Split(block, "\n") {
+		if k, _, _ := strings.Cut(strings.TrimSpace(l), ":"); !strings.EqualFold(k, key) {
+			keep = append(keep, l)
+		}
+	}
+	switch {
+	case len(keep) == 0:
+		return head
+	case head == "":
+		return strings.Join(keep, "\n")
+	default:
+		return head + "\n\n" + strings.Join(keep, "\n")
+	}
+}
+
+func addTrailer(body, key, value string) string {
 	body = strings.TrimRight(body, "\n")
 	switch {
 	case body == "":

@@ -2,7 +2,6 @@ package backport
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
@@ -91,17 +90,6 @@ func parseDate(s string) (time.Time, error) {
 	}
 	return t, nil
 }
-
-// plainText refuses a header value with a control character: a newline
-// in it would end the header line it is written on and start another.
-func plainText(where, field, value string) error {
-	if strings.IndexFunc(value, isControl) >= 0 {
-		return &patchset.ParseError{Patch: where, Err: fmt.Errorf("%s %q has a control character; refused", field, value)}
-	}
-	return nil
-}
-
-func isControl(r rune) bool { return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) }
 
 // headerFlagsUnused refuses --author, --date and --subject for a patch
 // file with its own header: they would be ignored.
