@@ -212,9 +212,15 @@ func parseOne(text string) (*Patch, error) {
 	if err != nil {
 		return nil, err
 	}
-	header, err := gitdiff.ParsePatchHeader(preamble, gitdiff.WithSubjectCleanMode(gitdiff.SubjectCleanPatchOnly))
+	clean := gitdiff.WithSubjectCleanMode(gitdiff.SubjectCleanPatchOnly)
+	header, err := gitdiff.ParsePatchHeader(preamble, clean)
 	if err != nil {
 		return nil, fmt.Errorf("header: %w", err)
+	}
+	if strings.HasPrefix(strings.TrimSpace(preamble), "From") {
+		if err := applyInBodyHeaders(header, clean); err != nil {
+			return nil, fmt.Errorf("in-body header: %w", err)
+		}
 	}
 	if header.Author == nil || header.AuthorDate.IsZero() || strings.TrimSpace(header.Title) == "" {
 		return nil, fmt.Errorf("header needs From:, Date: and Subject: lines (write patches with `git format-patch` or `epp-build export`)")
