@@ -36,7 +36,9 @@ files (one or many patches each, mbox included) or, with --from, revisions and r
 commit its URL as Upstream: unless --upstream-link says otherwise. An Upstream: trailer
 in a picked commit's message is dropped (the series says where the pick was made from),
 and --reason is added even when the message has a Reason: of its own. An author with a
-control character in the name or email is refused.
+control character in the name or email is refused, and so is a commit whose message
+holds a diff (git am would apply it as file changes) or starts its body with From:,
+Subject: or Date: (git am would read them as the commit's).
 
 A plain diff (` + "`git diff`" + ` output, or ` + "`diff -u`" + ` with a/ and b/ prefixes, such as
 Dynamo's deploy/inference-gateway/epp-patches/*) has no author, date or subject: --author

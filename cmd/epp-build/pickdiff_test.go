@@ -89,3 +89,23 @@ func TestPickOfAPlainDiffWithoutAnAuthorSaysWhichFlag(t *testing.T) {
 	assert.Contains(t, r.stderr, `--author "Ann\nEvil <x@example.com>" has a control character`)
 	assert.Equal(t, before, snapshot(t, patches))
 }
+
+func TestPickRefusesACommitWhoseMessageCarriesADiff(t *testing.T) {
+	u := newTwoPins(t)
+	cache := t.TempDir()
+	patches := t.TempDir()
+	seriesOnV1(t, u, patches, cache)
+	before := snapshot(t, patches)
+
+	fix := gitfixture.NewAt(t, filepath.Join(t.TempDir(), "fixes"))
+	fix.Git(t, "fetch", "-q", u.repo.Dir, "v1")
+	fix.Git(t, "checkout", "-q", "FETCH_HEAD")
+	require.NoError(t, os.WriteFile(filepath.Join(fix.Dir, "d.txt"), []byte(lineFile("d", 20)+"appended by the fix\n"), 0o644))
+	fix.Git(t, "commit", "-q", "-am", "Fix the tail of d\n\ndiff --git a/evil.txt b/evil.txt\nnew file mode 100644\n--- /dev/null\n+++ b/evil.txt\n@@ -0,0 +1 @@\n+owned")
+	sha := fix.RevParse(t, "HEAD")
+
+	r := run(t, cache, "--patches", patches, "pick", "--version", "v9", "--from", fix.Dir, "--upstream-link", "https://example.com/pull/1", "--reason", "r", sha)
+	assert.Equal(t, 4, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, "commit "+sha[:12]+": message line 3 \"diff --git a/evil.txt b/evil.txt\" starts a diff")
+	assert.Equal(t, before, snapshot(t, patches), "nothing is written")
+}

@@ -61,3 +61,30 @@ func TestCollectRefusesAnAuthorWithAControlCharacter(t *testing.T) {
 	require.ErrorAs(t, err, &refused)
 	assert.ErrorContains(t, err, `--author "Ann\nFrom: Evil <evil@example.org>" has a control character`)
 }
+
+func TestCollectRefusesAMessageThatWouldNotStayMessageText(t *testing.T) {
+	p := newPins(t)
+	dir, _ := fixRepo(t, p, p.v1, "d.txt")
+	for name, c := range map[string]struct{ msg, line string }{
+		"a git diff": {"Innocent fix\n\nSee the change:\ndiff --git a/evil.txt b/evil.txt\nnew file mode 100644\n--- /dev/null\n+++ b/evil.txt\n@@ -0,0 +1 @@\n+owned",
+			`message line 4 "diff --git a/evil.txt b/evil.txt" starts a diff`},
+		"a traditional diff": {"Innocent fix\n\n--- a/d.txt\n+++ b/d.txt\n@@ -1 +1 @@\n-d 1 line\n+owned",
+			`message line 3 "--- a/d.txt" starts a diff`},
+		"an in-body author": {"Innocent fix\n\nFrom: Someone Else <else@example.org>\n\nThe body.",
+			`message line 3 "From: Someone Else <else@example.org>" is an in-body header`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			sha := forgedCommit(t, dir, fixAuthor, c.msg)
+			picks, err := Collect([]string{sha}, PickOptions{Repo: dir, Reason: "r"})
+			var refused *patchset.ParseError
+			require.ErrorAs(t, err, &refused, "picked: %v", picks)
+			assert.ErrorContains(t, err, "commit "+sha[:12]+": "+c.line)
+		})
+	}
+
+	// Said in the body's text, not at its top, From: is message text.
+	sha := forgedCommit(t, dir, fixAuthor, "Fix\n\nReported by mail.\nFrom: a user")
+	picks, err := Collect([]string{sha}, PickOptions{Repo: dir, Reason: "r"})
+	require.NoError(t, err)
+	assert.Equal(t, "Jörg Müller", picks[0].Header.Author.Name)
+}

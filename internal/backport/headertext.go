@@ -29,3 +29,15 @@ func identityText(where string, who object.Signature) error {
 	}
 	return plainText(where, "author email", who.Email)
 }
+
+// messageText refuses a commit message that would not stay message text
+// in the patch file written for it. Refused rather than quoted: quoting
+// would change the message the pick promises to keep as written, and a
+// message from an untrusted repository that carries a diff or another
+// author wants a person's look, not a silent rewrite.
+func messageText(where, msg string) error {
+	if line, text, why := patchset.MessageHazard(msg); line > 0 {
+		return &patchset.ParseError{Patch: where, Err: fmt.Errorf("message line %d %q %s when the pick is applied (git am reads it so too); refused", line, text, why)}
+	}
+	return nil
+}

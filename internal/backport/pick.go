@@ -109,6 +109,9 @@ func fromRepo(repoDir, rev, upstream string) ([]*patchset.Patch, error) {
 		if err := identityText("commit "+c.Hash.String()[:12], c.Author); err != nil {
 			return nil, err
 		}
+		if err := messageText("commit "+c.Hash.String()[:12], c.Message); err != nil {
+			return nil, err
+		}
 		data, err := export.FormatCommit(repo.Storer, c)
 		if err != nil {
 			return nil, err
