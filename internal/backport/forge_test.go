@@ -56,6 +56,11 @@ func TestCollectRefusesAnAuthorWithAControlCharacter(t *testing.T) {
 	require.ErrorAs(t, err, &refused)
 	assert.ErrorContains(t, err, `commit `+sha[:12]+`: author name "Evil\x1b[2J Author" has a control character`)
 
+	encoded := writePatch(t, "fix.patch", strings.Replace(twoHunks, "From: A <a@example.invalid>", "From: =?UTF-8?q?Ann=0AEvil?= <a@example.invalid>", 1))
+	_, err = Collect([]string{encoded}, PickOptions{Upstream: "u", Reason: "r"})
+	require.ErrorAs(t, err, &refused)
+	assert.ErrorContains(t, err, `patch fix.patch: author name "Ann\nEvil" has a control character`)
+
 	file := writePatch(t, "gaie.patch", gitDiff)
 	_, err = Collect([]string{file}, PickOptions{Upstream: "u", Reason: "r", Author: "Ann\nFrom: Evil <evil@example.org>"})
 	require.ErrorAs(t, err, &refused)

@@ -79,6 +79,10 @@ func Collect(sources []string, opt PickOptions) ([]*patchset.Patch, error) {
 		out = append(out, ps...)
 	}
 	for _, p := range out {
+		// A mail header can carry a newline RFC 2047-encoded.
+		if err := identityText(p.Name(), object.Signature{Name: p.Header.Author.Name, Email: p.Header.Author.Email}); err != nil {
+			return nil, err
+		}
 		// The user's reason is why this line carries the pick: a Reason:
 		// the message brings along does not stand in for it.
 		p.Header.Body = withLine(p.Header.Body, "Reason", opt.Reason)

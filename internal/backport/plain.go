@@ -96,7 +96,7 @@ func parseDate(s string) (time.Time, error) {
 func headerFlagsUnused(opt PickOptions, src string) error {
 	for _, f := range []struct{ name, value string }{{"--author", opt.Author}, {"--date", opt.Date}, {"--subject", opt.Subject}} {
 		if f.value != "" {
-			return &UsageError{fmt.Errorf("%s is for plain diffs; %s has its own header (From:, Date:, Subject:)", f.name, src)}
+			return &UsageError{fmt.Errorf("%s is for plain diffs; %s has its own author, date and subject", f.name, src)}
 		}
 	}
 	return nil

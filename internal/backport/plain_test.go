@@ -103,7 +103,10 @@ func TestCollectRefusesHeaderFlagsForAPatchWithAHeader(t *testing.T) {
 	_, err := Collect([]string{file}, PickOptions{Upstream: "u", Reason: "r", Subject: "mine"})
 	var usage *UsageError
 	require.ErrorAs(t, err, &usage)
-	assert.ErrorContains(t, err, "--subject is for plain diffs; "+file+" has its own header")
+	assert.ErrorContains(t, err, "--subject is for plain diffs; "+file+" has its own author, date and subject")
+	_, err = Collect([]string{"HEAD"}, PickOptions{Repo: t.TempDir(), Reason: "r", Author: "A <a@example.com>"})
+	require.ErrorAs(t, err, &usage)
+	assert.ErrorContains(t, err, "--author is for plain diffs")
 
 	// A patch whose header is incomplete is still that, not a plain diff.
 	_, err = Collect([]string{writePatch(t, "half.patch", "From: A <a@example.invalid>\nSubject: [PATCH] half\n\n"+gitDiff)}, PickOptions{Upstream: "u", Reason: "r", Author: "A <a@example.com>"})
