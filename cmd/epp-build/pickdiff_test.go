@@ -2,10 +2,12 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/epp-build/epp-build/internal/testenv"
 	"github.com/epp-build/epp-build/internal/testutil/gitfixture"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -108,4 +110,39 @@ func TestPickRefusesACommitWhoseMessageCarriesADiff(t *testing.T) {
 	assert.Equal(t, 4, r.code, r.stdout+r.stderr)
 	assert.Contains(t, r.stderr, "commit "+sha[:12]+": message line 3 \"diff --git a/evil.txt b/evil.txt\" starts a diff")
 	assert.Equal(t, before, snapshot(t, patches), "nothing is written")
+}
+
+func TestPickOfADiffUAppliesAsGitApplyDoes(t *testing.T) {
+	testenv.Tool(t, "diff", "the plain diff is made with diff -u")
+	u := newTwoPins(t)
+	cache := t.TempDir()
+	patches := t.TempDir()
+	seriesOnV1(t, u, patches, cache)
+	base := filepath.Join(t.TempDir(), "base")
+	r := run(t, cache, "--patches", patches, "apply", "--version", "v9", "--out", base)
+	require.Equal(t, 0, r.code, r.stderr)
+
+	// diff -u a b of a copy of the tree, as a plain diff -u user writes it.
+	dirs := t.TempDir()
+	original := readText(t, filepath.Join(base, "d.txt"))
+	gitfixture.WriteFiles(t, dirs, map[string]string{"a/d.txt": original, "b/d.txt": strings.Replace(original, "d 10 line\n", "d 10 line\ninserted by dynamo\n", 1)})
+	cmd := exec.Command("diff", "-u", "a/d.txt", "b/d.txt")
+	cmd.Dir = dirs
+	out, err := cmd.Output()
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit, "diff exits 1 when the files differ")
+	diff := filepath.Join(t.TempDir(), "dynamo.diff")
+	require.NoError(t, os.WriteFile(diff, out, 0o644))
+
+	r = run(t, cache, "--patches", patches, "pick", "--version", "v9", "--author", "Ann Example <ann@example.com>",
+		"--upstream-link", "https://example.com/dynamo", "--reason", "r", diff)
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+
+	gitfixture.Git(t, base, "apply", "--index", diff)
+	want := gitfixture.Git(t, base, "write-tree")
+	applied := filepath.Join(t.TempDir(), "out")
+	r = run(t, cache, "--patches", patches, "apply", "--version", "v9", "--out", applied)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, want, gitfixture.Git(t, applied, "rev-parse", "HEAD^{tree}"))
+	assert.Equal(t, "Apply dynamo.diff", gitfixture.Git(t, applied, "log", "-1", "--format=%s"))
 }
