@@ -33,18 +33,33 @@ top (each keeps its author, date and message, and gets Upstream: and Reason: tra
 and, when every pick applied, writes them into the version folder. Sources are patch
 files (one or many patches each, mbox included) or, with --from, revisions and ranges
 (A..B) of a local repository; a repository whose origin is a web host gives each
-commit its URL as Upstream: unless --upstream-link says otherwise.
+commit its URL as Upstream: unless --upstream-link says otherwise. An Upstream: trailer
+in a picked commit's message is dropped (the series says where the pick was made from),
+and --reason is added even when the message has a Reason: of its own. An author with a
+control character in the name or email is refused, and so is a commit whose message
+holds a diff (git am would apply it as file changes) or starts its body with From:,
+Subject: or Date: (git am would read them as the commit's).
+
+A plain diff (` + "`git diff`" + ` output, or ` + "`diff -u`" + ` with a/ and b/ prefixes, such as
+Dynamo's deploy/inference-gateway/epp-patches/*) has no author, date or subject: --author
+"Name <email>", --date (RFC 3339 or a git date) and --subject give them. Without them the
+author is git's user.name and user.email where pick runs, the date is now (UTC) and the
+subject is "Apply FILE" (gaie.patch: "Apply gaie.patch"). The series gets a format-patch
+file for it, as for any pick.
 
 With --extends, a new version is created that extends BASE: v1.4.3 = v1.4.2 + picks.
 
 ` + exitCodesHelp,
 		Example: `  epp-build pick --version v1.4.3 --extends v1.4.2 --reason "fixes stuck streams" \
       --upstream-link https://github.com/kubernetes-sigs/gateway-api-inference-extension/pull/2901 fix.patch
-  epp-build pick --version v1.4.2 --from ../gaie --reason "backport" 1a2b3c4d 5e6f7a8b..9c0d1e2f`,
+  epp-build pick --version v1.4.2 --from ../gaie --reason "backport" 1a2b3c4d 5e6f7a8b..9c0d1e2f
+  epp-build pick --version v1.4.2 --author "Ann Example <ann@example.com>" --subject "Route by model name" \
+      --upstream-link https://github.com/ai-dynamo/dynamo/tree/main/deploy/inference-gateway/epp-patches \
+      --reason "Dynamo's EPP needs it" gaie.patch`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			res, err := backport.PickInto(cmd.Context(), backport.PickRequest{
-				Root: g.patches, Version: f.version, Extends: extends, Sources: args, Options: opt,
+				Root: g.patches, Version: f.version, Extends: extends, Sources: args, Options: withConfigDir(opt, g.patches),
 				Load: func() (*recipe.Recipe, error) { return f.load(g) }, Apply: applier(&f, cmd),
 			})
 			backport.WritePicked(cmd.OutOrStdout(), res)
@@ -56,5 +71,15 @@ With --extends, a new version is created that extends BASE: v1.4.3 = v1.4.2 + pi
 	cmd.Flags().StringVar(&opt.Repo, "from", "", "a local git repository: the arguments are its revisions or ranges")
 	cmd.Flags().StringVar(&opt.Upstream, "upstream-link", "", "Upstream: trailer for every pick (PR or commit URL)")
 	cmd.Flags().StringVar(&opt.Reason, "reason", "", "Reason: trailer for every pick (why the line carries it)")
+	cmd.Flags().StringVar(&opt.Author, "author", "", `author of a plain diff, "Name <email>" (default: git's user.name and user.email)`)
+	cmd.Flags().StringVar(&opt.Date, "date", "", "author date of a plain diff, RFC 3339 or a git date (default: now, UTC)")
+	cmd.Flags().StringVar(&opt.Subject, "subject", "", `subject of a plain diff (default: "Apply FILE")`)
 	return cmd
+}
+
+// withConfigDir reads git's identity for a plain diff in the repository
+// the patches live in, the one the picks are committed to.
+func withConfigDir(opt backport.PickOptions, patches string) backport.PickOptions {
+	opt.ConfigDir = patches
+	return opt
 }

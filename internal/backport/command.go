@@ -2,12 +2,14 @@ package backport
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/epp-build/epp-build/internal/export"
+	"github.com/epp-build/epp-build/internal/patchset"
 	"github.com/epp-build/epp-build/internal/recipe"
 )
 
@@ -60,6 +62,12 @@ func pickInto(ctx context.Context, req PickRequest) (*Picked, error) {
 		return nil, err
 	}
 	picks, err := Collect(req.Sources, req.Options)
+	var refused *patchset.ParseError
+	if errors.As(err, &refused) {
+		// A source that cannot be read as a patch is refused input, not
+		// a mistake in how pick was called.
+		return nil, err
+	}
 	if err != nil {
 		return nil, &UsageError{err}
 	}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/epp-build/epp-build/internal/redact"
@@ -40,12 +41,22 @@ type PickOptions struct {
 	// Repo, when set, is a local repository and the sources are its
 	// revisions or ranges (A..B).
 	Repo string
+	// Author ("Name <email>"), Date and Subject are the header of a
+	// plain diff (plain.go); ConfigDir is where git's user.name and
+	// user.email are read when Author is empty.
+	Author, Date, Subject string
+	ConfigDir             string
 }
 
 // Collect reads the patches to pick: patch files (one or many patches
 // each) or, with opt.Repo, commits; each gets Upstream: and Reason:
 // trailers unless it already has them.
 func Collect(sources []string, opt PickOptions) ([]*patchset.Patch, error) {
+	if opt.Repo != "" {
+		if err := headerFlagsUnused(opt, opt.Repo); err != nil {
+			return nil, err
+		}
+	}
 	var out []*patchset.Patch
 	for _, src := range sources {
 		var ps []*patchset.Patch
@@ -53,7 +64,11 @@ func Collect(sources []string, opt PickOptions) ([]*patchset.Patch, error) {
 		if opt.Repo != "" {
 			ps, err = fromRepo(opt.Repo, src, opt.Upstream)
 		} else {
-			ps, err = patchset.ParseFile(src, filepath.Base(src))
+			plain := false
+			ps, err = patchset.ParseFileOrDiff(src, filepath.Base(src), plainHeader(opt, &plain))
+			if err == nil && !plain {
+				err = headerFlagsUnused(opt, src)
+			}
 			for _, p := range ps {
 				p.Header.Body = withTrailer(p.Header.Body, "Upstream", opt.Upstream)
 			}
@@ -64,7 +79,13 @@ func Collect(sources []string, opt PickOptions) ([]*patchset.Patch, error) {
 		out = append(out, ps...)
 	}
 	for _, p := range out {
-		p.Header.Body = withTrailer(p.Header.Body, "Reason", opt.Reason)
+		// A mail header can carry a newline RFC 2047-encoded.
+		if err := identityText(p.Name(), object.Signature{Name: p.Header.Author.Name, Email: p.Header.Author.Email}); err != nil {
+			return nil, err
+		}
+		// The user's reason is why this line carries the pick: a Reason:
+		// the message brings along does not stand in for it.
+		p.Header.Body = withLine(p.Header.Body, "Reason", opt.Reason)
 		tr := review.Trailers(p.Header.Body)
 		if len(tr["Upstream"]) == 0 {
 			return nil, fmt.Errorf("pick %q: no Upstream: trailer and no --upstream-link: say where the change comes from (a PR or commit URL)", p.Header.Title)
@@ -89,6 +110,12 @@ func fromRepo(repoDir, rev, upstream string) ([]*patchset.Patch, error) {
 	web := webURL(repo)
 	var out []*patchset.Patch
 	for _, c := range commits {
+		if err := identityText("commit "+c.Hash.String()[:12], c.Author); err != nil {
+			return nil, err
+		}
+		if err := messageText("commit "+c.Hash.String()[:12], c.Message); err != nil {
+			return nil, err
+		}
 		data, err := export.FormatCommit(repo.Storer, c)
 		if err != nil {
 			return nil, err
@@ -101,7 +128,9 @@ func fromRepo(repoDir, rev, upstream string) ([]*patchset.Patch, error) {
 		if link == "" && web != "" {
 			link = web + "/commit/" + c.Hash.String()
 		}
-		ps[0].Header.Body = withTrailer(ps[0].Header.Body, "Upstream", link)
+		// Upstream: is where the pick was made from; a message can say
+		// anything, so its own Upstream: goes.
+		ps[0].Header.Body = withTrailer(withoutTrailer(ps[0].Header.Body, "Upstream"), "Upstream", link)
 		out = append(out, ps...)
 	}
 	return out, nil
@@ -167,6 +196,46 @@ func withTrailer(body, key, value string) string {
 	if value == "" || len(review.Trailers(body)[key]) > 0 {
 		return body
 	}
+	return addTrailer(body, key, value)
+}
+
+// withLine adds "key: value" to the body's trailer block unless that very
+// line is there already or value is empty.
+func withLine(body, key, value string) string {
+	if value == "" || slices.Contains(review.Trailers(body)[key], value) {
+		return body
+	}
+	return addTrailer(body, key, value)
+}
+
+// withoutTrailer drops key's lines, in any case as git reads trailer
+// keys, from the body's trailer block.
+func withoutTrailer(body, key string) string {
+	if len(review.Trailers(body)) == 0 {
+		return body
+	}
+	body = strings.TrimSpace(body)
+	head, block := "", body
+	if i := strings.LastIndex(body, "\n\n"); i >= 0 {
+		head, block = body[:i], body[i+2:]
+	}
+	var keep []string
+	for _, l := range strings.Split(block, "\n") {
+		if k, _, _ := strings.Cut(strings.TrimSpace(l), ":"); !strings.EqualFold(k, key) {
+			keep = append(keep, l)
+		}
+	}
+	switch {
+	case len(keep) == 0:
+		return head
+	case head == "":
+		return strings.Join(keep, "\n")
+	default:
+		return head + "\n\n" + strings.Join(keep, "\n")
+	}
+}
+
+func addTrailer(body, key, value string) string {
 	body = strings.TrimRight(body, "\n")
 	switch {
 	case body == "":

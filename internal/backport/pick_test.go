@@ -56,7 +56,7 @@ func TestCollectFromARepositoryKeepsAuthorshipAndSaysWhereFrom(t *testing.T) {
 		"a GitHub origin gives the commit's URL")
 
 	// A range, oldest first; a link given beats the origin's, and a
-	// trailer the commit has already is kept.
+	// trailer the commit has already is kept, next to the user's reason.
 	second := filepath.Join(dir, "b.txt")
 	require.NoError(t, os.WriteFile(second, []byte(readFile(t, second)+"more\n"), 0o644))
 	gitfixture.Git(t, dir, "commit", "-q", "-am", "Second fix\n\nMore.\n\nReason: its own")
@@ -65,7 +65,7 @@ func TestCollectFromARepositoryKeepsAuthorshipAndSaysWhereFrom(t *testing.T) {
 	require.Len(t, picks, 2)
 	assert.Equal(t, "Fix the tail of d.txt", picks[0].Header.Title)
 	assert.Equal(t, "Second fix", picks[1].Header.Title)
-	assert.Equal(t, "More.\n\nReason: its own\nUpstream: https://example.com/pull/1", strings.TrimRight(picks[1].Header.Body, "\n"))
+	assert.Equal(t, "More.\n\nReason: its own\nUpstream: https://example.com/pull/1\nReason: backport", strings.TrimRight(picks[1].Header.Body, "\n"))
 
 	_, err = Collect([]string{"no-such-rev"}, PickOptions{Repo: dir, Reason: "r"})
 	assert.ErrorContains(t, err, "pick no-such-rev from "+dir)

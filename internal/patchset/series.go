@@ -54,6 +54,10 @@ var mboxSeparator = regexp.MustCompile(`(?m)^From [0-9a-f]{40} Mon Sep 17 00:00:
 
 // ParseFile reads a patch file: one patch, or several in mbox form.
 func ParseFile(path, name string) ([]*Patch, error) {
+	return parseFile(path, name, nil)
+}
+
+func parseFile(path, name string, plain PlainHeader) ([]*Patch, error) {
 	text, err := readText(path)
 	if err != nil {
 		return nil, fmt.Errorf("patch %s: %w", name, err)
@@ -68,6 +72,9 @@ func ParseFile(path, name string) ([]*Patch, error) {
 		defer largeParse.Unlock()
 		defer debug.SetGCPercent(debug.SetGCPercent(20))
 		defer runtime.GC()
+	}
+	if plain != nil && IsPlainDiff(text) {
+		return parsePlain(name, text, plain)
 	}
 	return parseText(name, text)
 }
@@ -201,19 +208,19 @@ func (r *lineReader) Read(b []byte) (int, error) {
 }
 
 func parseOne(text string) (*Patch, error) {
-	files, preamble, err := gitdiff.Parse(&lineReader{rest: text})
+	files, preamble, err := parseFiles(text)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkHunkCounts(text); err != nil {
-		return nil, err
-	}
-	if len(files) == 0 {
-		return nil, fmt.Errorf("no file changes found (an empty or truncated patch; git am refuses those too)")
-	}
-	header, err := gitdiff.ParsePatchHeader(preamble, gitdiff.WithSubjectCleanMode(gitdiff.SubjectCleanPatchOnly))
+	clean := gitdiff.WithSubjectCleanMode(gitdiff.SubjectCleanPatchOnly)
+	header, err := gitdiff.ParsePatchHeader(preamble, clean)
 	if err != nil {
 		return nil, fmt.Errorf("header: %w", err)
+	}
+	if strings.HasPrefix(strings.TrimSpace(preamble), "From") {
+		if err := applyInBodyHeaders(header, clean); err != nil {
+			return nil, fmt.Errorf("in-body header: %w", err)
+		}
 	}
 	if header.Author == nil || header.AuthorDate.IsZero() || strings.TrimSpace(header.Title) == "" {
 		return nil, fmt.Errorf("header needs From:, Date: and Subject: lines (write patches with `git format-patch` or `epp-build export`)")
@@ -223,14 +230,30 @@ func parseOne(text string) (*Patch, error) {
 	if name, err := new(mime.WordDecoder).DecodeHeader(header.Author.Name); err == nil {
 		header.Author.Name = name
 	}
+	return &Patch{Header: header, Files: files, SHA256: sha256Hex(text)}, nil
+}
+
+// parseFiles reads the file diffs of one patch and checks that every hunk
+// is whole; preamble is the text before the first diff.
+func parseFiles(text string) ([]*gitdiff.File, string, error) {
+	files, preamble, err := gitdiff.Parse(&lineReader{rest: text})
+	if err != nil {
+		return nil, "", err
+	}
+	if err := checkHunkCounts(text); err != nil {
+		return nil, "", err
+	}
+	if len(files) == 0 {
+		return nil, "", fmt.Errorf("no file changes found (an empty or truncated patch; git am refuses those too)")
+	}
 	for _, f := range files {
 		for _, frag := range f.TextFragments {
 			if err := frag.Validate(); err != nil {
-				return nil, fmt.Errorf("%s: hunk %s: %w", fileName(f), strings.TrimSpace(frag.Header()), err)
+				return nil, "", fmt.Errorf("%s: hunk %s: %w", fileName(f), strings.TrimSpace(frag.Header()), err)
 			}
 		}
 	}
-	return &Patch{Header: header, Files: files, SHA256: sha256Hex(text)}, nil
+	return files, preamble, nil
 }
 
 // sha256Hex hashes text through one small buffer, so a large patch is

@@ -1,0 +1,38 @@
+package patchset
+
+import (
+	"regexp"
+	"strings"
+)
+
+// patchStart is a line from which git am, or our parser, reads the rest
+// of a mail as the patch: a git or traditional diff header, or Index:.
+var patchStart = regexp.MustCompile(`^(diff -|Index: )`)
+
+// MessageHazard finds the first line of a commit message that would not
+// stay message text once the message is written into a patch file: a
+// line that starts a diff, which would be applied as file changes, or an
+// in-body From:, Subject: or Date: at the top of the body, which would
+// replace the commit's author, subject or date. line is 1-based; 0 when
+// the message is safe.
+func MessageHazard(msg string) (line int, text, why string) {
+	lines := strings.Split(msg, "\n")
+	for i, l := range lines {
+		if patchStart.MatchString(l) || (strings.HasPrefix(l, "--- ") && i+1 < len(lines) && strings.HasPrefix(lines[i+1], "+++ ")) {
+			return i + 1, l, "starts a diff, which would be applied as file changes"
+		}
+	}
+	// The body is what follows the subject's paragraph; its first
+	// non-blank line is where git am looks for in-body headers.
+	i := 0
+	for i < len(lines) && strings.TrimSpace(lines[i]) != "" {
+		i++
+	}
+	for i < len(lines) && strings.TrimSpace(lines[i]) == "" {
+		i++
+	}
+	if i < len(lines) && inBodyHeader.MatchString(lines[i]) {
+		return i + 1, lines[i], "is an in-body header, which would replace the commit's author, subject or date"
+	}
+	return 0, "", ""
+}
