@@ -66,7 +66,7 @@ func Recipe(ctx context.Context, r *recipe.Recipe, out string, opt Options) (*pa
 		return nil, err
 	}
 	shown := opt.Progress
-	po := patchset.Options{Branch: "epp-build/" + r.Version, Overlays: opt.Overlays, Force: opt.Force}
+	po := patchset.Options{Branch: "epp-build/" + r.Version, Overlays: opt.Overlays, Force: opt.Force, Notice: opt.Notice}
 	if opt.PatchLines {
 		po.Progress = func(done, total int, p *patchset.Patch) {
 			shown.Linef("[%d/%d] %s", done+1, total, textsafe.Escape(p.Name()))

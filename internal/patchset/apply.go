@@ -75,6 +75,9 @@ type Options struct {
 	// output as a whole instead of updating it in place. ApplyToRepo, which
 	// works on a tree it is given, ignores it.
 	Force bool
+	// Notice (may be nil) reports a wait for another apply into the same
+	// output and the repair of what a killed one left.
+	Notice func(format string, args ...any)
 }
 
 // Check refuses hostile paths and modes in every patch before anything

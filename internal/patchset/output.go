@@ -88,6 +88,14 @@ func ApplyTo(ctx context.Context, r *recipe.Recipe, patches []*Patch, fetch func
 	if err != nil {
 		return nil, err
 	}
+	// Everything below reads out and acts on it: another run between the
+	// reading and the writing would mix two series. Whatever a run that
+	// held the lock before did is seen here, read after locking.
+	unlock, err := outdir.Lock(ctx, out, opt.Notice)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	if err := finishInterrupted(out); err != nil {
 		return nil, fmt.Errorf("complete the interrupted re-apply of %s: %w (remove %s to look at the tree as it is, or remove the folder and apply again)", out, err, outdir.JournalPath(out))
 	}
