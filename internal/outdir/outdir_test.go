@@ -64,3 +64,33 @@ func TestJournalRoundTrip(t *testing.T) {
 	require.NoError(t, RemoveJournal(dir))
 	assert.NoFileExists(t, JournalPath(dir))
 }
+
+// TestRemoveStaleTouchesOnlyOurs: the staging folders of out go, and
+// nothing else beside it: not another out's, not a look-alike, not out.
+func TestRemoveStaleTouchesOnlyOurs(t *testing.T) {
+	parent := t.TempDir()
+	out := filepath.Join(parent, "out")
+	s1, err := NewStaging(out)
+	require.NoError(t, err)
+	require.NoError(t, os.MkdirAll(s1.Tree(), 0o755))
+	s2, err := NewStaging(out)
+	require.NoError(t, err)
+	other, err := NewStaging(filepath.Join(parent, "out2"))
+	require.NoError(t, err)
+	keep := []string{"out", ".out.epp-build-staging-12x", ".out.epp-build-staging-", "out.epp-build-backup-20250102T030405Z"}
+	for _, k := range keep {
+		require.NoError(t, os.Mkdir(filepath.Join(parent, k), 0o755))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(parent, ".out.epp-build-staging-77"), nil, 0o644), "a file, not a folder apply made")
+
+	removed, err := RemoveStale(out)
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{s1.dir, s2.dir}, removed)
+	assert.NoDirExists(t, s1.dir)
+	assert.NoDirExists(t, s2.dir)
+	assert.DirExists(t, other.dir)
+	for _, k := range keep {
+		assert.DirExists(t, filepath.Join(parent, k))
+	}
+	assert.FileExists(t, filepath.Join(parent, ".out.epp-build-staging-77"))
+}

@@ -3,9 +3,11 @@ package outdir
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -22,11 +24,43 @@ func NewStaging(out string) (*Staging, error) {
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return nil, fmt.Errorf("create parent of %s: %w", out, err)
 	}
-	dir, err := os.MkdirTemp(filepath.Dir(out), "."+filepath.Base(out)+".epp-build-staging-")
+	dir, err := os.MkdirTemp(filepath.Dir(out), stagingPrefix(out))
 	if err != nil {
 		return nil, fmt.Errorf("create staging folder beside %s: %w", out, err)
 	}
 	return &Staging{out: out, dir: dir}, nil
+}
+
+// stagingPrefix starts the name of every staging folder of out; os.MkdirTemp
+// ends it with decimal digits.
+func stagingPrefix(out string) string { return "." + filepath.Base(out) + ".epp-build-staging-" }
+
+// RemoveStale deletes the staging folders of out that a killed run left
+// and returns their paths. Only a folder named exactly as NewStaging names
+// one for out is touched. The caller must hold out's Lock: a staging
+// folder of a live run is not stale.
+func RemoveStale(out string) ([]string, error) {
+	entries, err := os.ReadDir(filepath.Dir(out))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	prefix := stagingPrefix(out)
+	var removed []string
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok || rest == "" || strings.Trim(rest, "0123456789") != "" || e.Type() != fs.ModeDir {
+			continue
+		}
+		dir := filepath.Join(filepath.Dir(out), e.Name())
+		if err := os.RemoveAll(dir); err != nil {
+			return removed, fmt.Errorf("remove the staging folder %s an interrupted apply left: %w", dir, err)
+		}
+		removed = append(removed, dir)
+	}
+	return removed, nil
 }
 
 // Tree is where the new tree is built; it does not exist yet.

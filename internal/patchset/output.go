@@ -96,6 +96,9 @@ func ApplyTo(ctx context.Context, r *recipe.Recipe, patches []*Patch, fetch func
 		return nil, err
 	}
 	defer unlock()
+	if err := removeStaleStaging(out, opt.Notice); err != nil {
+		return nil, err
+	}
 	if err := finishInterrupted(out); err != nil {
 		return nil, fmt.Errorf("complete the interrupted re-apply of %s: %w (remove %s to look at the tree as it is, or remove the folder and apply again)", out, err, outdir.JournalPath(out))
 	}
@@ -295,4 +298,14 @@ func short(s string) string {
 		return s[:12]
 	}
 	return s
+}
+
+// removeStaleStaging deletes what a killed apply left beside out: its
+// staging folder, a whole tree, that no other run would ever remove.
+func removeStaleStaging(out string, notice func(format string, args ...any)) error {
+	removed, err := outdir.RemoveStale(out)
+	if len(removed) > 0 && notice != nil {
+		notice("removed %d staging folder(s) an interrupted apply left beside %s", len(removed), out)
+	}
+	return err
 }
