@@ -13,6 +13,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 	"github.com/go-git/go-git/v5/plumbing/storer"
+
+	"github.com/epp-build/epp-build/internal/killpoint"
 )
 
 // PackDir is where a git dir keeps its packs.
@@ -48,7 +50,7 @@ func WritePack(gitDir string, s storer.EncodedObjectStorer, hashes []plumbing.Ha
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	tmp, err := os.CreateTemp(dir, "tmp_pack_")
+	tmp, err := os.CreateTemp(dir, tmpPackPrefix)
 	if err != nil {
 		return "", fmt.Errorf("write pack: %w", err)
 	}
@@ -64,17 +66,30 @@ func WritePack(gitDir string, s storer.EncodedObjectStorer, hashes []plumbing.Ha
 		return "", fmt.Errorf("write pack: %w", err)
 	}
 	base := filepath.Join(dir, "pack-"+hex.EncodeToString(p.trailer[:]))
-	if err := writeIndex(p.idx, p.trailer, base+".idx.tmp"); err != nil {
+	if err := p.idx.OnFooter(p.trailer); err != nil {
 		return "", fmt.Errorf("write pack index: %w", err)
 	}
+	idxTmp, err := writeIndex(p.idx, dir)
+	if err != nil {
+		return "", fmt.Errorf("write pack index: %w", err)
+	}
+	defer os.Remove(idxTmp)
 	// Read-only, as git leaves them: a pack never changes.
 	if err := os.Chmod(tmp.Name(), 0o444); err != nil {
 		return "", err
 	}
-	if err := os.Rename(tmp.Name(), base+".pack"); err != nil {
+	// The index first: go-git lists a repository's packs by their .pack
+	// files and fails every read when one has no .idx, while an .idx
+	// without its pack is ignored (by git too). A kill between the two
+	// renames leaves only the harmless one; RepairPacks removes it.
+	if err := os.Rename(idxTmp, base+".idx"); err != nil {
 		return "", err
 	}
-	if err := os.Rename(base+".idx.tmp", base+".idx"); err != nil {
+	if packRenamed != nil {
+		packRenamed()
+	}
+	killpoint.At("pack-index-renamed")
+	if err := os.Rename(tmp.Name(), base+".pack"); err != nil {
 		return "", err
 	}
 	return filepath.Base(base), nil
@@ -91,19 +106,20 @@ func RemovePack(gitDir, name string) error {
 	return nil
 }
 
-// writeIndex writes the pack index the entries were added to, for the
-// pack whose checksum is trailer.
-func writeIndex(w *idxfile.Writer, trailer plumbing.Hash, name string) error {
-	if err := w.OnFooter(trailer); err != nil {
-		return err
-	}
+// packRenamed lets a test stop a write between the two renames, where a
+// kill would.
+var packRenamed func()
+
+// writeIndex writes the finished pack index w to a new temporary file in
+// dir and returns its name.
+func writeIndex(w *idxfile.Writer, dir string) (string, error) {
 	index, err := w.Index()
 	if err != nil {
-		return err
+		return "", err
 	}
-	f, err := os.Create(name)
+	f, err := os.CreateTemp(dir, tmpIdxPrefix)
 	if err != nil {
-		return err
+		return "", err
 	}
 	bw := bufio.NewWriter(f)
 	_, err = idxfile.NewEncoder(bw).Encode(index)
@@ -117,9 +133,10 @@ func writeIndex(w *idxfile.Writer, trailer plumbing.Hash, name string) error {
 		err = cerr
 	}
 	if err != nil {
-		os.Remove(name)
+		os.Remove(f.Name())
+		return "", err
 	}
-	return err
+	return f.Name(), nil
 }
 
 // uniqueFiles drops file blobs already among hashes or listed twice: a

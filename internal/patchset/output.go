@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/epp-build/epp-build/internal/recipe"
@@ -17,6 +18,7 @@ import (
 	"github.com/epp-build/epp-build/internal/gitformat"
 	"github.com/epp-build/epp-build/internal/gitstore"
 	"github.com/epp-build/epp-build/internal/guard"
+	"github.com/epp-build/epp-build/internal/killpoint"
 	"github.com/epp-build/epp-build/internal/outdir"
 )
 
@@ -99,6 +101,9 @@ func ApplyTo(ctx context.Context, r *recipe.Recipe, patches []*Patch, fetch func
 	if err := removeStaleStaging(out, opt.Notice); err != nil {
 		return nil, err
 	}
+	if err := repairPacks(out, opt.Notice); err != nil {
+		return nil, err
+	}
 	if err := finishInterrupted(out); err != nil {
 		return nil, fmt.Errorf("complete the interrupted re-apply of %s: %w (remove %s to look at the tree as it is, or remove the folder and apply again)", out, err, outdir.JournalPath(out))
 	}
@@ -178,6 +183,7 @@ func ApplyTo(ctx context.Context, r *recipe.Recipe, patches []*Patch, fetch func
 			outcome.Backup = outdir.BackupName(out, time.Now())
 		}
 	}
+	killpoint.At("staging-built")
 	if err := staging.Replace(outcome.Backup); err != nil {
 		return nil, err
 	}
@@ -306,6 +312,21 @@ func removeStaleStaging(out string, notice func(format string, args ...any)) err
 	removed, err := outdir.RemoveStale(out)
 	if len(removed) > 0 && notice != nil {
 		notice("removed %d staging folder(s) an interrupted apply left beside %s", len(removed), out)
+	}
+	return err
+}
+
+// repairPacks tidies the packs of out after a run killed while writing
+// one; go-git cannot read a tree whose pack lacks its index.
+// Only a tree apply made is touched: a folder with no apply record is
+// refused later, as it is.
+func repairPacks(out string, notice func(format string, args ...any)) error {
+	if fi, err := os.Stat(filepath.Join(out, ".git", RecordFile)); err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	done, err := gitstore.RepairPacks(filepath.Join(out, ".git"))
+	if len(done) > 0 && notice != nil {
+		notice("repaired the packs an interrupted apply left in %s: %s", out, strings.Join(done, ", "))
 	}
 	return err
 }

@@ -1,0 +1,23 @@
+// Package killpoint lets a test kill the process at an instant a random
+// kill rarely hits: the process kills itself (SIGKILL, no deferred
+// cleanup) when it reaches the point named by EPP_BUILD_TEST_KILL_AT.
+package killpoint
+
+import "os"
+
+// Var names the point at which the process kills itself.
+const Var = "EPP_BUILD_TEST_KILL_AT"
+
+var at = os.Getenv(Var)
+
+// At kills the process when name is the point the environment names.
+func At(name string) {
+	if at == "" || at != name {
+		return
+	}
+	p, err := os.FindProcess(os.Getpid())
+	if err == nil {
+		_ = p.Kill()
+	}
+	select {} // the kill is asynchronous: go no further
+}
