@@ -5,5 +5,6 @@
 // takes its place with renames (Staging); the tree it replaces is kept in
 // a backup folder when it held changes apply did not make. A re-apply in
 // place writes a journal before it changes a file, so that the next run
-// can complete it (Journal).
+// can complete it (Journal). One run at a time writes an output folder
+// (Lock), which lets it remove what a killed run left (RemoveStale).
 package outdir

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -32,6 +33,9 @@ const lockPoll = 20 * time.Millisecond
 // on two different files.
 func Lock(ctx context.Context, out string, notice func(format string, args ...any)) (unlock func(), err error) {
 	path := LockPath(out)
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return nil, fmt.Errorf("create parent of %s: %w", out, err)
+	}
 	told := false
 	for {
 		l := flock.New(path)

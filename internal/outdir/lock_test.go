@@ -16,7 +16,7 @@ import (
 // TestLockWaitsAndSaysWhy: a second Lock on the same out waits for the
 // first, says so once naming the holder, and the lock file is gone after.
 func TestLockWaitsAndSaysWhy(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "out")
+	out := filepath.Join(t.TempDir(), "new", "out")
 	unlock, err := Lock(context.Background(), out, nil)
 	require.NoError(t, err)
 	var notices []string
