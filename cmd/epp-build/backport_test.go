@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,15 +11,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// lineFile is n numbered lines.
-func lineFile(prefix string, n int) string {
-	var b strings.Builder
-	for i := 1; i <= n; i++ {
-		b.WriteString(fmt.Sprintf("%s %d line\n", prefix, i))
-	}
-	return b.String()
-}
 
 // twoPins is an upstream with tags v1 and v2. Between them a.txt gains
 // lines at the top (a patch moves), b.txt changes the line the series
@@ -34,13 +24,13 @@ func newTwoPins(t *testing.T) twoPins {
 	root := t.TempDir()
 	repo := gitfixture.NewAt(t, filepath.Join(root, "gaie"))
 	v1 := repo.Commit(t, "v1", map[string]string{
-		"a.txt": lineFile("a", 20), "b.txt": lineFile("b", 20), "c.txt": lineFile("c", 20), "d.txt": lineFile("d", 20),
+		"a.txt": gitfixture.NumberedLines("a", 20), "b.txt": gitfixture.NumberedLines("b", 20), "c.txt": gitfixture.NumberedLines("c", 20), "d.txt": gitfixture.NumberedLines("d", 20),
 	})
 	repo.Tag(t, "v1", v1, true)
 	v2 := repo.Commit(t, "v2", map[string]string{
-		"a.txt": "new header 1\nnew header 2\nnew header 3\n" + lineFile("a", 20),
-		"b.txt": strings.Replace(lineFile("b", 20), "b 1 line\n", "b = upstream changed this\n", 1),
-		"c.txt": strings.Replace(lineFile("c", 20), "c 3 line\n", "c 3 fixed line\n", 1),
+		"a.txt": "new header 1\nnew header 2\nnew header 3\n" + gitfixture.NumberedLines("a", 20),
+		"b.txt": strings.Replace(gitfixture.NumberedLines("b", 20), "b 1 line\n", "b = upstream changed this\n", 1),
+		"c.txt": strings.Replace(gitfixture.NumberedLines("c", 20), "c 3 line\n", "c 3 fixed line\n", 1),
 	})
 	repo.Tag(t, "v2", v2, true)
 	return twoPins{upstream: upstream{repo: repo, url: repo.HTTPURL(gitfixture.ServeHTTP(t, root)), commit: v1}, v1: v1, v2: v2}
@@ -134,7 +124,7 @@ func TestRebaseClassifiesStopsContinuesAndAborts(t *testing.T) {
 		"||||||| base (old pin)\nb 1 line\nb 2 line\nb 3 line\nb 4 line\n" +
 		"=======\nb = dynamo\nb 2 line\nb 3 line\nb 4 line\n" +
 		">>>>>>> patch (0002-Route-b.patch)\n"
-	require.Equal(t, block+strings.TrimPrefix(lineFile("b", 20), "b 1 line\nb 2 line\nb 3 line\nb 4 line\n"), string(b))
+	require.Equal(t, block+strings.TrimPrefix(gitfixture.NumberedLines("b", 20), "b 1 line\nb 2 line\nb 3 line\nb 4 line\n"), string(b))
 	r = run(t, cache, "--patches", patches, "rebase", "--continue", "--dir", work)
 	require.Equal(t, 6, r.code, "markers left: the rebase stays stopped\n"+r.stdout+r.stderr)
 	assert.Contains(t, r.stderr, "conflict markers are still in b.txt")
@@ -187,13 +177,13 @@ func TestRebaseContinueWithNothingChangedRefuses(t *testing.T) {
 	repo := gitfixture.NewAt(t, filepath.Join(root, "gaie"))
 	files := map[string]string{}
 	for _, f := range []string{"a", "b", "c", "d"} {
-		files[f+".txt"] = lineFile(f, 20)
+		files[f+".txt"] = gitfixture.NumberedLines(f, 20)
 	}
 	v1 := repo.Commit(t, "v1", files)
 	repo.Tag(t, "v1", v1, true)
 	v2 := repo.Commit(t, "v2", map[string]string{
-		"a.txt": strings.Replace(lineFile("a", 20), "a 1 line\n", "a = upstream\n", 1),
-		"d.txt": strings.Replace(lineFile("d", 20), "d 1 line\n", "d = upstream\n", 1),
+		"a.txt": strings.Replace(gitfixture.NumberedLines("a", 20), "a 1 line\n", "a = upstream\n", 1),
+		"d.txt": strings.Replace(gitfixture.NumberedLines("d", 20), "d 1 line\n", "d = upstream\n", 1),
 	})
 	repo.Tag(t, "v2", v2, true)
 	url := repo.HTTPURL(gitfixture.ServeHTTP(t, root))
@@ -264,7 +254,7 @@ func TestPickFromRepoKeepsAuthorshipAndExtends(t *testing.T) {
 	fix.Git(t, "fetch", "-q", u.repo.Dir, "v1")
 	fix.Git(t, "checkout", "-q", "FETCH_HEAD")
 	fix.Git(t, "remote", "add", "origin", "git@github.com:example/gaie.git")
-	require.NoError(t, os.WriteFile(filepath.Join(fix.Dir, "d.txt"), []byte(lineFile("d", 20)+"appended by the fix\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(fix.Dir, "d.txt"), []byte(gitfixture.NumberedLines("d", 20)+"appended by the fix\n"), 0o644))
 	fix.Git(t, "add", "-A")
 	fix.Git(t, "commit", "-q", "--author=Jörg Müller <joerg@example.org>", "--date=2026-03-04T05:06:07+05:30", "-m", "Fix the tail of d\n\nThe last line was missing.")
 	sha := fix.RevParse(t, "HEAD")

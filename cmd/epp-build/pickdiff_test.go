@@ -102,7 +102,7 @@ func TestPickRefusesACommitWhoseMessageCarriesADiff(t *testing.T) {
 	fix := gitfixture.NewAt(t, filepath.Join(t.TempDir(), "fixes"))
 	fix.Git(t, "fetch", "-q", u.repo.Dir, "v1")
 	fix.Git(t, "checkout", "-q", "FETCH_HEAD")
-	require.NoError(t, os.WriteFile(filepath.Join(fix.Dir, "d.txt"), []byte(lineFile("d", 20)+"appended by the fix\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(fix.Dir, "d.txt"), []byte(gitfixture.NumberedLines("d", 20)+"appended by the fix\n"), 0o644))
 	fix.Git(t, "commit", "-q", "-am", "Fix the tail of d\n\ndiff --git a/evil.txt b/evil.txt\nnew file mode 100644\n--- /dev/null\n+++ b/evil.txt\n@@ -0,0 +1 @@\n+owned")
 	sha := fix.RevParse(t, "HEAD")
 

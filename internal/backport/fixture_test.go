@@ -2,7 +2,6 @@ package backport
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,15 +11,6 @@ import (
 	"github.com/epp-build/epp-build/internal/testutil/gitfixture"
 	"github.com/stretchr/testify/require"
 )
-
-// lineFile is n numbered lines.
-func lineFile(prefix string, n int) string {
-	var b strings.Builder
-	for i := 1; i <= n; i++ {
-		fmt.Fprintf(&b, "%s %d line\n", prefix, i)
-	}
-	return b.String()
-}
 
 // pins is an upstream with two releases. Between v1 and v2, a.txt gains
 // lines at the top (a patch moves), b.txt changes the line the series
@@ -35,13 +25,13 @@ func newPins(t *testing.T) pins {
 	t.Helper()
 	repo := gitfixture.New(t)
 	v1 := repo.Commit(t, "v1", map[string]string{
-		"a.txt": lineFile("a", 20), "b.txt": lineFile("b", 20), "c.txt": lineFile("c", 20), "d.txt": lineFile("d", 20),
+		"a.txt": gitfixture.NumberedLines("a", 20), "b.txt": gitfixture.NumberedLines("b", 20), "c.txt": gitfixture.NumberedLines("c", 20), "d.txt": gitfixture.NumberedLines("d", 20),
 	})
 	repo.Tag(t, "v1", v1, true)
 	v2 := repo.Commit(t, "v2", map[string]string{
-		"a.txt": "new header 1\nnew header 2\nnew header 3\n" + lineFile("a", 20),
-		"b.txt": strings.Replace(lineFile("b", 20), "b 1 line\n", "b = upstream changed this\n", 1),
-		"c.txt": strings.Replace(lineFile("c", 20), "c 3 line\n", "c 3 fixed line\n", 1),
+		"a.txt": "new header 1\nnew header 2\nnew header 3\n" + gitfixture.NumberedLines("a", 20),
+		"b.txt": strings.Replace(gitfixture.NumberedLines("b", 20), "b 1 line\n", "b = upstream changed this\n", 1),
+		"c.txt": strings.Replace(gitfixture.NumberedLines("c", 20), "c 3 line\n", "c 3 fixed line\n", 1),
 		"e.txt": "e from upstream\n",
 	})
 	repo.Tag(t, "v2", v2, true)

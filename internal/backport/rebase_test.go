@@ -10,6 +10,7 @@ import (
 
 	"github.com/epp-build/epp-build/internal/patchset"
 	"github.com/epp-build/epp-build/internal/recipe"
+	"github.com/epp-build/epp-build/internal/testutil/gitfixture"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -56,7 +57,7 @@ func TestRebaseClassifiesStopsAtAConflictAndContinues(t *testing.T) {
 	assert.ErrorAs(t, stop, &conflict, "the stop says why the patch did not apply")
 	assert.Equal(t, []string{"0001-Route-a.patch: applied at an offset"}, outcomes(steps))
 	assert.Equal(t, []patchset.Offset{{File: "a.txt", Hunk: steps[0].Offsets[0].Hunk, Lines: 3}}, steps[0].Offsets)
-	assert.Equal(t, bBlock+strings.TrimPrefix(lineFile("b", 20), "b 1 line\nb 2 line\nb 3 line\nb 4 line\n"), readFile(t, filepath.Join(dir, "b.txt")))
+	assert.Equal(t, bBlock+strings.TrimPrefix(gitfixture.NumberedLines("b", 20), "b 1 line\nb 2 line\nb 3 line\nb 4 line\n"), readFile(t, filepath.Join(dir, "b.txt")))
 	assert.Equal(t, before, files(t, root), "nothing is written before the rebase finishes")
 
 	st, err := load(dir)
@@ -129,7 +130,7 @@ func TestRebaseSkipDropsThePatchAndFinishesOverTheVersion(t *testing.T) {
 		"0003-Fix-c.patch: already upstream (dropped)",
 		"0004-Route-d.patch: applied",
 	}, outcomes(steps))
-	assert.Equal(t, strings.Replace(lineFile("b", 20), "b 1 line\n", "b = upstream changed this\n", 1), readFile(t, filepath.Join(dir, "b.txt")), "the markers are gone with the patch")
+	assert.Equal(t, strings.Replace(gitfixture.NumberedLines("b", 20), "b 1 line\n", "b = upstream changed this\n", 1), readFile(t, filepath.Join(dir, "b.txt")), "the markers are gone with the patch")
 	assert.NoFileExists(t, filepath.Join(dir, "scratch.txt"), "edits made for the patch go too")
 
 	v9, err := recipe.Load(filepath.Join(root, "v9"))

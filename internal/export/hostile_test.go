@@ -8,23 +8,11 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
+
+	"github.com/epp-build/epp-build/internal/testutil"
 
 	"github.com/epp-build/epp-build/internal/recipe"
 )
-
-// within fails the test when call does not return: export must not wait
-// on a FIFO or read an endless file where a patch file should be.
-func within(t *testing.T, what string, call func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() { defer close(done); call() }()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		t.Fatalf("%s did not return: it waits on a FIFO or reads an endless file", what)
-	}
-}
 
 func TestExportDoesNotReadHostilePatchFiles(t *testing.T) {
 	tests := []struct {
@@ -53,13 +41,13 @@ func TestExportDoesNotReadHostilePatchFiles(t *testing.T) {
 			patches := []Patch{{Name: "0001-a.patch", Data: []byte("patch\n")}}
 
 			var stale []Stale
-			within(t, "Compare", func() { stale = Compare(r, patches) })
+			testutil.Returns(t, "Compare", func() error { stale = Compare(r, patches); return nil })
 			if len(stale) != 1 || !strings.Contains(stale[0].Reason, tt.want) {
 				t.Errorf("Compare = %v, want one stale patch saying %q", stale, tt.want)
 			}
 
 			var err error
-			within(t, "Write", func() { err = Write(dir, patches) })
+			err = testutil.Returns(t, "Write", func() error { return Write(dir, patches) })
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,23 +12,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
-)
 
-// guard fails the test when call does not return: a hang must show as a
-// failure, not as a test binary killed at its timeout.
-func guard(t *testing.T, call func() error) error {
-	t.Helper()
-	done := make(chan error, 1)
-	go func() { done <- call() }()
-	select {
-	case err := <-done:
-		return err
-	case <-time.After(5 * time.Second):
-		t.Fatal("the call did not return: opening the input blocked")
-		return nil
-	}
-}
+	"github.com/epp-build/epp-build/internal/testutil"
+)
 
 func TestOpenRefusesWhatIsNotARegularFileInside(t *testing.T) {
 	small := Limit{Bytes: 16, What: "a test input", Raise: "raise it"}
@@ -82,7 +68,7 @@ func TestOpenRefusesWhatIsNotARegularFileInside(t *testing.T) {
 			dir := t.TempDir()
 			path, root := tt.make(t, dir)
 			var data []byte
-			err := guard(t, func() (err error) {
+			err := testutil.Returns(t, "opening the input", func() (err error) {
 				data, err = ReadFile(path, root, small)
 				return err
 			})

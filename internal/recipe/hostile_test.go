@@ -9,28 +9,14 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
+
+	"github.com/epp-build/epp-build/internal/testutil"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/epp-build/epp-build/internal/inputfile"
 )
-
-// returns fails the test when call does not return: a recipe that hangs
-// a call must show as a failure, not as a test binary killed at its timeout.
-func returns(t *testing.T, call func() error) error {
-	t.Helper()
-	done := make(chan error, 1)
-	go func() { done <- call() }()
-	select {
-	case err := <-done:
-		return err
-	case <-time.After(5 * time.Second):
-		t.Fatal("the call did not return: it is reading an endless input or waiting on a FIFO")
-		return nil
-	}
-}
 
 func mkfifo(t *testing.T, path string) {
 	t.Helper()
@@ -100,7 +86,7 @@ func TestLoadRefusesHostileInputs(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "v1")
 			require.NoError(t, os.Mkdir(dir, 0o755))
 			tt.make(t, dir)
-			err := returns(t, func() error { _, err := Load(dir); return err })
+			err := testutil.Returns(t, "the recipe call", func() error { _, err := Load(dir); return err })
 			var invalid *ValidationError
 			require.ErrorAs(t, err, &invalid, "refused as an invalid recipe (exit 4)")
 			var refused *inputfile.Error
@@ -123,7 +109,7 @@ func TestSetPatchesRefusesAnEndlessRecipe(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "v1")
 	require.NoError(t, os.Mkdir(dir, 0o755))
 	require.NoError(t, os.Symlink("/dev/zero", filepath.Join(dir, FileName)))
-	err := returns(t, func() error { return SetPatches(dir, []string{"0001-a.patch"}) })
+	err := testutil.Returns(t, "the recipe call", func() error { return SetPatches(dir, []string{"0001-a.patch"}) })
 	var refused *inputfile.Error
 	require.ErrorAs(t, err, &refused)
 }
@@ -194,7 +180,7 @@ func TestSetPatchesDoesNotWriteThroughWhatIsBesideTheRecipe(t *testing.T) {
 	mkfifo(t, filepath.Join(dir, FileName+".tmp"))
 	outside := filepath.Join(t.TempDir(), "elsewhere")
 	require.NoError(t, os.Symlink(outside, filepath.Join(dir, "."+FileName+".tmp")))
-	err := returns(t, func() error { return SetPatches(dir, []string{"0001-a.patch"}) })
+	err := testutil.Returns(t, "the recipe call", func() error { return SetPatches(dir, []string{"0001-a.patch"}) })
 	require.NoError(t, err)
 	assert.NoFileExists(t, outside)
 	data, err := os.ReadFile(filepath.Join(dir, FileName))

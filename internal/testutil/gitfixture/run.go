@@ -54,3 +54,13 @@ func WriteFiles(t testing.TB, dir string, files map[string]string) {
 		}
 	}
 }
+
+// NumberedLines is n lines "PREFIX i line": text whose every line is
+// distinct, so a hunk's context can only match in one place.
+func NumberedLines(prefix string, n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "%s %d line\n", prefix, i)
+	}
+	return b.String()
+}
