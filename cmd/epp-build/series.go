@@ -120,7 +120,7 @@ trailer saying why the order matters. It exits 7 when it finds anything.`,
 			err = render(cmd, output, problems, func(w io.Writer) error { return review.WriteLintMarkdown(w, problems) },
 				func(w io.Writer) error { return review.WriteLint(w, problems) })
 			if err == nil && len(problems) > 0 {
-				return lintError{len(problems)}
+				return lintError{n: len(problems), refused: review.Refused(problems)}
 			}
 			return err
 		},
@@ -129,7 +129,8 @@ trailer saying why the order matters. It exits 7 when it finds anything.`,
 	return cmd
 }
 
-// lintError is lint's finding.
-type lintError struct{ n int }
+// lintError is lint's finding; refused counts the recipes that do not load
+// at all, which make lint exit 4 as apply does for them.
+type lintError struct{ n, refused int }
 
 func (e lintError) Error() string { return fmt.Sprintf("lint found %d problem(s)", e.n) }

@@ -1,10 +1,12 @@
 package apply
 
 import (
+	"errors"
 	"fmt"
 	"go/format"
 	"go/parser"
 	"go/token"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -14,6 +16,7 @@ import (
 
 	"golang.org/x/mod/modfile"
 
+	"github.com/epp-build/epp-build/internal/inputfile"
 	"github.com/epp-build/epp-build/internal/patchset"
 	"github.com/epp-build/epp-build/internal/recipe"
 )
@@ -50,6 +53,14 @@ func overlays(r *recipe.Recipe) (map[string][]patchset.Overlay, error) {
 	return out, nil
 }
 
+// goModLimit and sourceLimit bound what regen reads of the generated
+// packages' source: a go.mod is a few hundred bytes, a source file rarely a
+// hundred KB.
+var (
+	goModLimit  = inputfile.Limit{Bytes: inputfile.RecipeBytes, What: "a go.mod"}
+	sourceLimit = inputfile.Limit{Bytes: 16 << 20, What: "a generated package's file"}
+)
+
 // importPath is the Go import path of the package in dir, from the go.mod
 // of the module holding it.
 func importPath(dir string) (string, error) {
@@ -61,7 +72,10 @@ func importPath(dir string) (string, error) {
 		return "", fmt.Errorf("no such folder")
 	}
 	for d := abs; ; d = filepath.Dir(d) {
-		data, err := os.ReadFile(filepath.Join(d, "go.mod"))
+		data, err := inputfile.ReadFile(filepath.Join(d, "go.mod"), "", goModLimit)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "", err
+		}
 		if err == nil {
 			mod := modfile.ModulePath(data)
 			if mod == "" {
@@ -95,7 +109,9 @@ func readPackage(dir string, exclude []string, rewrites map[string]string) (map[
 		if !e.Type().IsRegular() || name == "go.mod" || name == "go.sum" || excluded(name, exclude) {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(dir, name))
+		// The entry was a regular file when listed; opening it through
+		// inputfile keeps a FIFO or a link swapped in since from being read.
+		data, err := inputfile.ReadFile(filepath.Join(dir, name), dir, sourceLimit)
 		if err != nil {
 			return nil, err
 		}

@@ -14,6 +14,10 @@ type Problem struct {
 	Version string `json:"version"`
 	Patch   string `json:"patch,omitempty"`
 	Message string `json:"message"`
+	// Refused marks a recipe or patch that does not load at all (apply
+	// refuses it as input, exit 4), as against a finding about a series
+	// that loads.
+	Refused bool `json:"refused,omitempty"`
 }
 
 // String is the problem for a terminal: text from patches is escaped.
@@ -22,6 +26,17 @@ func (p Problem) String() string {
 		return textsafe.Escape(p.Version + ": " + p.Message)
 	}
 	return textsafe.Escape(p.Version + ": " + p.Patch + ": " + p.Message)
+}
+
+// Refused counts the problems that are refused input rather than findings.
+func Refused(problems []Problem) int {
+	n := 0
+	for _, p := range problems {
+		if p.Refused {
+			n++
+		}
+	}
+	return n
 }
 
 // Lint checks every recipe under root: it loads (pins well formed, list
@@ -37,12 +52,12 @@ func Lint(root string) ([]Problem, error) {
 	for _, v := range versions {
 		r, err := recipe.LoadVersion(root, v)
 		if err != nil {
-			out = append(out, Problem{Version: v, Message: err.Error()})
+			out = append(out, Problem{Version: v, Message: err.Error(), Refused: true})
 			continue
 		}
 		entries, err := Log(r)
 		if err != nil {
-			out = append(out, Problem{Version: v, Message: err.Error()})
+			out = append(out, Problem{Version: v, Message: err.Error(), Refused: true})
 			continue
 		}
 		own := map[string]bool{}
