@@ -68,6 +68,7 @@ func Read(ctx context.Context, ref string, ro image.RegistryOptions) (*Image, er
 	if err != nil {
 		return nil, image.RegistryError(registry, fmt.Errorf("read index %s: %w", redact.Text(ref), err))
 	}
+	idx = image.RemoteIndex(idx, r.Context(), opts)
 	platforms, err := ReadIndex(idx)
 	if err != nil {
 		return nil, image.RegistryError(registry, fmt.Errorf("%s: %w", redact.Text(ref), err))
