@@ -63,6 +63,13 @@ func fetchGit(ctx context.Context, c *cache, req Request) (*Tree, error) {
 	return c.get(ctx, "git-"+want, expectation{commit: want}, func(ctx context.Context, tmp string) (*entryMeta, error) {
 		m := &entryMeta{Via: Git, Commit: want, Origin: repo.shown, Ref: req.Pin.Ref}
 		err := fetchPackInto(ctx, tmp, repo, req.Pin.Ref, want, m, req.Progress)
+		var moved *MismatchError
+		switch {
+		case err == nil:
+			c.recordRef(repo.shown, req.Pin.Ref, want)
+		case errors.As(err, &moved):
+			c.recordRef(repo.shown, req.Pin.Ref, moved.Got)
+		}
 		if errors.Is(err, git.ErrExactSHA1NotSupported) && fullHash.MatchString(req.Pin.Ref) {
 			err = fetchCommitThroughRefs(ctx, tmp, repo, want, m, req.Progress)
 		}
