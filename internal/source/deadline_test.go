@@ -145,3 +145,17 @@ func TestNetTimeoutFromTheEnvironment(t *testing.T) {
 	_, err = netclient.FromEnv()
 	assert.ErrorContains(t, err, netclient.TimeoutEnv+`="forever": want a positive Go duration`)
 }
+
+// TestGitServerThatNeverAnswersTimesOut: the git fetch gets the same
+// deadlines as the module proxy.
+func TestGitServerThatNeverAnswersTimesOut(t *testing.T) {
+	silent := silentServer(t)
+	t.Setenv(netclient.TimeoutEnv, "300ms")
+	err := testutil.Returns(t, "fetching from a silent git server", func() error {
+		_, err := Fetch(context.Background(), Request{Pin: pin(silent+"/gaie.git", "v1.0.0", strings.Repeat("a", 40)), Kind: Git, CacheDir: t.TempDir()})
+		return err
+	})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "git server "+strings.TrimPrefix(silent, "http://")+" did not answer in time")
+	assert.Contains(t, err.Error(), netclient.TimeoutEnv)
+}
