@@ -76,10 +76,10 @@ type headerSpec struct {
 	value  string // the exact value, when fixed
 }
 
-// bodySpec is one body field the EPP writes: path is its JSON path.
+// bodySpec is one body field the EPP writes, by its JSON path; the
+// frontend parses each as an array of u32 (the only kind so far).
 type bodySpec struct {
 	path []string
-	kind string // "u32 array"
 }
 
 // lines are the release lines the test runs.
@@ -145,7 +145,7 @@ var v142 = line{
 		{name: "x-dynamo-routing-mode", kind: str, graphs: []graph{disaggregated}, value: "disaggregated"},
 	},
 	// nvext.token_data: Option<Vec<u32>> (M extensions.rs).
-	bodyFields: []bodySpec{{path: []string{"nvext", "token_data"}, kind: "u32 array"}},
+	bodyFields: []bodySpec{{path: []string{"nvext", "token_data"}}},
 }
 
 // The graphs' EndpointPickerConfigs, as the operator writes them into the
