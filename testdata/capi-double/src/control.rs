@@ -194,3 +194,58 @@ fn write_state() {
         let _ = fs::remove_file(&tmp);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::routers::*;
+    use std::ffi::CString;
+
+    // One test owns the two variables: no other test calls the routers
+    // generation, which is all they affect.
+    #[test]
+    fn control_picks_injects_and_state_reports() {
+        let dir = std::env::temp_dir().join(format!("capi-double-control-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let (control, state) = (dir.join("control.json"), dir.join("state.json"));
+        std::env::set_var("EPP_BUILD_DOUBLE_CONTROL", &control);
+        std::env::set_var("EPP_BUILD_DOUBLE_STATE", &state);
+        let read_state = || json::parse(&fs::read_to_string(&state).unwrap()).unwrap();
+        let num = |v: &Value, k: &str| v.get(k).map(|n| n.to_json()).unwrap_or_default();
+
+        let ns = CString::new("ns").unwrap();
+        let mut h: RouterHandlesPtr = std::ptr::null_mut();
+        assert_eq!(unsafe { create_routers(ns.as_ptr(), std::ptr::null(), false, &mut h) }, QueryRouterResult::Ok);
+        let req = CString::new(r#"{"model":"m","prompt":"hi"}"#).unwrap();
+        let pods = CString::new(r#"[{"pod":{"podName":"a"}},{"pod":{"podName":"b"}}]"#).unwrap();
+        let mut out = std::mem::MaybeUninit::<CRoutingResult>::zeroed();
+
+        fs::write(&control, r#"{"decode_pod":"b"}"#).unwrap();
+        let r = unsafe { route_decode_request(h, req.as_ptr(), pods.as_ptr(), false, out.as_mut_ptr()) };
+        assert_eq!(r, QueryRouterResult::Ok);
+        assert_eq!(unsafe { out.assume_init_ref() }.decode_worker_id, common::fnv1a64(b"b"));
+        unsafe { free_routing_result(out.as_mut_ptr()) };
+
+        fs::write(&control, r#"{"decode_pod":"c"}"#).unwrap();
+        let r = unsafe { route_decode_request(h, req.as_ptr(), pods.as_ptr(), false, out.as_mut_ptr()) };
+        assert_eq!(r, QueryRouterResult::ErrQueryFailed, "a pod outside the candidates is never picked");
+
+        let id = CString::new("r1").unwrap();
+        fs::write(&control, r#"{"errors":{"free_request":4}}"#).unwrap();
+        assert_eq!(unsafe { add_request(h, id.as_ptr(), std::ptr::null(), 0, 1, 0) }, QueryRouterResult::Ok);
+        assert_eq!(unsafe { free_request(h, id.as_ptr()) }, QueryRouterResult::ErrQueryFailed);
+        let s = read_state();
+        assert_eq!(num(&s, "outstanding_requests"), "1");
+        assert_eq!(num(&s, "injected_errors"), "1");
+        assert_eq!(num(&s, "control_misses"), "1");
+        assert_eq!(s.get("calls").map(|c| num(c, "route_decode_request")).unwrap(), "2");
+
+        fs::remove_file(&control).unwrap();
+        unsafe { destroy(h) };
+        let s = read_state();
+        assert_eq!(num(&s, "live_handles"), "0");
+        assert_eq!(s.get("destroyed").unwrap().to_json(), r#"[{"requests":1,"bookings":0}]"#);
+        assert_eq!(num(&s, "outstanding_routing_results"), "0");
+        let _ = fs::remove_dir_all(&dir);
+    }
+}
