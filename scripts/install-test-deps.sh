@@ -9,6 +9,7 @@
 # image can be pulled here, so it is assembled from Debian's packages).
 #
 # Env: BUILDKIT_VERSION (default v0.34.2), SYFT_VERSION (default v1.57.1),
+# KUBERNETES_VERSION (default v1.34.2), ETCD_DEB_VERSION (default 3.4.23-4+b4),
 # TOOLS_DIR (default $(go env GOPATH)/bin), BUILDER_DIR (default
 # /var/lib/epp-build-builder).
 set -euo pipefail
@@ -79,6 +80,63 @@ else
   CGO_ENABLED=0 GOFLAGS=-mod=mod GOBIN="$TOOLS_DIR" "$GO" install -trimpath \
     -ldflags "-X main.version=${SYFT_VERSION}" "github.com/anchore/syft/cmd/syft@${SYFT_VERSION}"
   "$TOOLS_DIR/syft" version | grep Version
+fi
+
+step "control plane for the integration tests: kube-apiserver and etcd"
+# GAIE's integration suites (controller-runtime envtest) and our own need a
+# real kube-apiserver and etcd. k8s.io/kubernetes is served by the Go module
+# proxy from v1.34 on, but its go.mod replaces the ~31 staging modules
+# (k8s.io/api, k8s.io/apiserver, ...) with folders the module zip lacks; a
+# writable copy that drops those replaces and requires the published staging
+# modules (v0.X.Y for v1.X.Y) builds. v1.34.2: a patch release of the first
+# proxy-served minor, newer than the Kubernetes libraries of every GAIE pin we
+# test (envtest expects an apiserver at least as new as its client). A cold
+# build takes about 5 minutes on 2 cores. etcd: Debian bookworm's etcd-server
+# 3.4.23, the one Debian ships; kube-apiserver 1.34 serves tests from it.
+KUBERNETES_VERSION="${KUBERNETES_VERSION:-v1.34.2}"
+ETCD_DEB_VERSION="${ETCD_DEB_VERSION:-3.4.23-4+b4}"
+if dpkg-query -W -f='${Status} ${Version}' etcd-server 2>/dev/null | grep -qx "install ok installed ${ETCD_DEB_VERSION}"; then
+  echo "already installed: etcd-server ${ETCD_DEB_VERSION}"
+else
+  apt-get update -q
+  apt-get install -y -q --no-install-recommends "etcd-server=${ETCD_DEB_VERSION}"
+fi
+# The package would start a service; there is no init system here and the
+# tests run their own etcd, so nothing else to do.
+mkdir -p "$TOOLS_DIR"
+if [ -x "$TOOLS_DIR/kube-apiserver" ] &&
+  [ "$("$TOOLS_DIR/kube-apiserver" --version 2>/dev/null)" = "Kubernetes ${KUBERNETES_VERSION}" ]; then
+  echo "already built: $("$TOOLS_DIR/kube-apiserver" --version)"
+else
+  kwork="$(mktemp -d)"
+  build_apiserver() {
+    local staging_version="v0.${KUBERNETES_VERSION#v1.}" modjson moddir m major minor
+    local vpkg=k8s.io/component-base/version edits=()
+    modjson="$(cd "$kwork" && GOFLAGS=-mod=mod "$GO" mod download -json "k8s.io/kubernetes@${KUBERNETES_VERSION}")"
+    moddir="$(printf '%s' "$modjson" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
+    cp -r "$moddir" "$kwork/src"
+    chmod -R u+w "$kwork/src"
+    cd "$kwork/src"
+    # Every replace into ./staging names a staging module.
+    for m in $("$GO" mod edit -json | jq -r '.Replace[]? | select(.New.Path | startswith("./staging/")) | .Old.Path'); do
+      edits+=("-dropreplace=$m" "-require=$m@$staging_version")
+    done
+    echo "$(( ${#edits[@]} / 2 )) staging modules required at $staging_version"
+    "$GO" mod edit "${edits[@]}"
+    major="${KUBERNETES_VERSION#v}"; major="${major%%.*}"
+    minor="${KUBERNETES_VERSION#v*.}"; minor="${minor%%.*}"
+    # The version ldflags make --version (checked above) and /version report it.
+    GOWORK=off GOFLAGS="-mod=mod -buildvcs=false" CGO_ENABLED=0 "$GO" build -trimpath \
+      -ldflags "-X $vpkg.gitVersion=${KUBERNETES_VERSION} -X $vpkg.gitMajor=$major -X $vpkg.gitMinor=$minor -X $vpkg.gitTreeState=clean" \
+      -o "$TOOLS_DIR/kube-apiserver" ./cmd/kube-apiserver
+  }
+  # A subshell with its own EXIT trap: set -e still applies inside, and the
+  # copy is removed whether the build fails or not.
+  (
+    trap 'chmod -R u+w "$kwork" 2>/dev/null; rm -rf "$kwork"' EXIT
+    build_apiserver
+  )
+  "$TOOLS_DIR/kube-apiserver" --version
 fi
 
 step "binfmt for arm64 (best effort)"
