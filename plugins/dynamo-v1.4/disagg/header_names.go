@@ -10,3 +10,13 @@ const (
 	PrefillWorkerIDHeader = "x-dynamo-prefill-instance-id"
 	PrefillDPRankHeader   = "x-dynamo-prefill-dp-rank"
 )
+
+// Names the 1.3 and 1.4 frontends also read for the same values when the
+// x-dynamo-* header is absent (lib/llm/src/protocols/common/extensions.rs
+// apply_header_routing_overrides, at 4cba833f0 and e147ceeac056). A client
+// could pick a worker through them, so the plugins remove them wherever
+// they remove client copies of the headers above.
+var (
+	workerAliases  = []string{"x-worker-instance-id", "x-dp-rank", "x-data-parallel-rank"}
+	prefillAliases = []string{"x-prefill-instance-id", "x-prefill-dp-rank"}
+)

@@ -23,9 +23,11 @@ const (
 	ModeDisaggregated = "disaggregated"
 )
 
+// The headers each scorer owns, with the frontend's other names for them
+// (header_names.go): all are removed before the scorer writes its own.
 var (
-	prefillHeaders = []string{PrefillWorkerIDHeader, PrefillDPRankHeader}
-	decodeHeaders  = []string{WorkerIDHeader, DPRankHeader, RoutingModeHeader}
+	prefillHeaders = append([]string{PrefillWorkerIDHeader, PrefillDPRankHeader}, prefillAliases...)
+	decodeHeaders  = append([]string{WorkerIDHeader, DPRankHeader, RoutingModeHeader}, workerAliases...)
 )
 
 func deleteHeaders(h map[string]string, names ...string) {

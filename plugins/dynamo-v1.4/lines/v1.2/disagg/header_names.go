@@ -14,3 +14,9 @@ const (
 	PrefillWorkerIDHeader = "x-prefill-instance-id"
 	PrefillDPRankHeader   = "x-prefill-dp-rank"
 )
+
+// The 1.2 frontend reads no other names for these values.
+var (
+	workerAliases  []string
+	prefillAliases []string
+)
