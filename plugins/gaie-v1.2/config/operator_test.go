@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/gateway-api-inference-extension/pkg/epp/config/loader"
 	"sigs.k8s.io/gateway-api-inference-extension/pkg/epp/plugins"
 	"sigs.k8s.io/gateway-api-inference-extension/pkg/epp/scheduling"
+	"sigs.k8s.io/gateway-api-inference-extension/pkg/epp/scheduling/framework/plugins/picker"
 	schedtypes "sigs.k8s.io/gateway-api-inference-extension/pkg/epp/scheduling/types"
 
 	"github.com/epp-build/epp-build/plugins/gaie-v1.2/disagg"
@@ -153,6 +154,9 @@ var (
 // newRouter makes the router the next config load opens.
 func newRouter() *recordingRouter {
 	registerOnce.Do(func() {
+		// GAIE's runner registers its in-tree plugins itself; the configs
+		// use its max-score-picker.
+		plugins.Register(picker.MaxScorePickerType, picker.MaxScorePickerFactory)
 		register.V10(func(cfg dynrouter.Config) (dynrouter.Router, error) {
 			openMu.Lock()
 			defer openMu.Unlock()

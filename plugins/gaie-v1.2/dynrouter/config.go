@@ -1,9 +1,6 @@
 package dynrouter
 
-import (
-	"fmt"
-	"strings"
-)
+import "github.com/epp-build/epp-build/plugins/gaie-v1.2/envread"
 
 // Config says which Dynamo router pair to open, as Dynamo v1.0's EPP
 // reads it from its environment.
@@ -37,26 +34,8 @@ const (
 // Dynamo, and is named in the returned warning so it does not go unseen.
 func ConfigFromEnv(getenv func(string) string) (Config, string) {
 	cfg := Config{Namespace: DefaultNamespace, Component: DefaultComponent}
-	if v := getenv(EnvNamespace); v != "" {
-		cfg.Namespace = v
-	}
+	cfg.Namespace = envread.String(getenv, EnvNamespace, DefaultNamespace)
 	var warning string
-	cfg.DecodeFallback, warning = BoolFromEnv(getenv, EnvDecodeFallback, false)
+	cfg.DecodeFallback, warning = envread.Bool(getenv, EnvDecodeFallback, false)
 	return cfg, warning
-}
-
-// BoolFromEnv reads a boolean the way Dynamo's EPP reads its environment:
-// true/1/yes/on and false/0/no/off in any case; unset or empty gives def.
-// Any other value also gives def, with a warning naming it.
-func BoolFromEnv(getenv func(string) string, key string, def bool) (bool, string) {
-	v := getenv(key)
-	switch strings.ToLower(v) {
-	case "":
-		return def, ""
-	case "true", "1", "yes", "on":
-		return true, ""
-	case "false", "0", "no", "off":
-		return false, ""
-	}
-	return def, fmt.Sprintf("%s=%q is not a boolean (true/false, 1/0, yes/no, on/off): using %t", key, v, def)
 }

@@ -11,6 +11,8 @@ import (
 	"sigs.k8s.io/gateway-api-inference-extension/pkg/epp/backend"
 	backendmetrics "sigs.k8s.io/gateway-api-inference-extension/pkg/epp/backend/metrics"
 	schedtypes "sigs.k8s.io/gateway-api-inference-extension/pkg/epp/scheduling/types"
+
+	"github.com/epp-build/epp-build/plugins/gaie-v1.2/chatrequest"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -27,17 +29,6 @@ func TestConfigFromEnvAsDynamoV10(t *testing.T) {
 	cfg, warning = ConfigFromEnv(env(map[string]string{EnvDecodeFallback: "maybe"}))
 	assert.False(t, cfg.DecodeFallback)
 	assert.Contains(t, warning, `DYN_DECODE_FALLBACK="maybe"`)
-}
-
-func TestBoolFromEnvKeepsTheDefaultForUnsetAndInvalid(t *testing.T) {
-	for v, want := range map[string]bool{"": true, "1": true, "YES": true, "off": false, "0": false, "False": false} {
-		got, warning := BoolFromEnv(env(map[string]string{"K": v}), "K", true)
-		assert.Equal(t, want, got, v)
-		assert.Empty(t, warning, v)
-	}
-	got, warning := BoolFromEnv(env(map[string]string{"K": "2"}), "K", true)
-	assert.True(t, got)
-	assert.NotEmpty(t, warning)
 }
 
 func chat(msgs ...schedtypes.Message) *schedtypes.LLMRequest {
@@ -69,7 +60,7 @@ func TestRequestJSONRefusesRequestsWithoutText(t *testing.T) {
 		{Body: &schedtypes.LLMRequestBody{Completions: &schedtypes.CompletionsRequest{Prompt: " \n"}}},
 	} {
 		_, err := RequestJSON(req)
-		assert.ErrorIs(t, err, ErrNoPrompt)
+		assert.ErrorIs(t, err, chatrequest.ErrNoPrompt)
 	}
 }
 

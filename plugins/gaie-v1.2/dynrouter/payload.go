@@ -2,64 +2,28 @@ package dynrouter
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	schedtypes "sigs.k8s.io/gateway-api-inference-extension/pkg/epp/scheduling/types"
-)
 
-// ErrNoPrompt is returned when a request has nothing the router can
-// tokenise: no chat message with text and no completions prompt.
-var ErrNoPrompt = errors.New("request has no chat message text and no prompt to route with")
+	"github.com/epp-build/epp-build/plugins/gaie-v1.2/chatrequest"
+)
 
 // DefaultModel is the "model" sent to the router when the request names
 // none; the router tokenises with the discovered model card and only needs
 // the field to be present, as in Dynamo's EPP.
 const DefaultModel = "default"
 
-type message struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
-}
-
-type routerRequest struct {
-	Model    string    `json:"model"`
-	Messages []message `json:"messages"`
-}
-
 // RequestJSON is the OpenAI chat request the router tokenises, built from
-// what GAIE v1.2.1 parsed of the body as Dynamo's v0.9/v1.0 EPP builds it:
-// the chat messages with their text (structured content joined as GAIE's
-// PlainText does), or a completions prompt as one user message, and
-// "model" set to the request's target model. A chat request whose messages
-// have no text at all, or a prompt of only white space, is refused.
+// what GAIE v1.2.1 parsed of the body as Dynamo's v1.0 EPP builds it (see
+// chatrequest.Build), with DefaultModel when the request names none.
 func RequestJSON(req *schedtypes.LLMRequest) ([]byte, error) {
-	if req == nil || req.Body == nil {
-		return nil, ErrNoPrompt
+	chat, err := chatrequest.Build(req, DefaultModel)
+	if err != nil {
+		return nil, err
 	}
-	out := routerRequest{Model: req.TargetModel}
-	if strings.TrimSpace(out.Model) == "" {
-		out.Model = DefaultModel
-	}
-	switch body := req.Body; {
-	case body.ChatCompletions != nil && len(body.ChatCompletions.Messages) > 0:
-		text := false
-		for _, m := range body.ChatCompletions.Messages {
-			c := m.Content.PlainText()
-			text = text || strings.TrimSpace(c) != ""
-			out.Messages = append(out.Messages, message{Role: m.Role, Content: c})
-		}
-		if !text {
-			return nil, fmt.Errorf("request %s: chat messages have no text: %w", req.RequestId, ErrNoPrompt)
-		}
-	case body.Completions != nil && strings.TrimSpace(body.Completions.Prompt) != "":
-		out.Messages = []message{{Role: "user", Content: body.Completions.Prompt}}
-	default:
-		return nil, fmt.Errorf("request %s: %w", req.RequestId, ErrNoPrompt)
-	}
-	return json.Marshal(out)
+	return json.Marshal(chat)
 }
 
 // endpointJSON is one candidate as the router's pod filter receives it,
