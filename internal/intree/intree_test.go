@@ -51,10 +51,17 @@ var releases = []release{{
 	},
 	upstream: []string{"./pkg/epp/requestcontrol/...", "./pkg/epp/scheduling/..."},
 }, {
-	// GAIE v1.2.1 (the tag Dynamo's v0.9 and v1.0 lines pin): one cold build
-	// shared by both lines. The module proxy's .info for v1.2.1 carries no
-	// Origin, so the tag's commit cannot be checked from the proxy: the tree
-	// comes from git (or the cache a git or path fetch filled).
+	// GAIE v1.2.1 (the tag Dynamo's v0.9 and v1.0 lines pin): one cold
+	// build shared by v0.9.1 and v1.0.1. The module proxy's .info for
+	// v1.2.1 carries no Origin, so the tag's commit cannot be checked from
+	// the proxy: the tree comes from git (or the cache a git or path fetch
+	// filled).
+	version:        "v0.9.1",
+	binding:        "pkg/epp/scheduling/framework/plugins/dynamo/pipeline",
+	doubleFeatures: "pipeline08",
+	ours:           []string{"./pkg/epp/scheduling/framework/plugins/dynamo/..."},
+	upstreamKind:   source.Auto,
+}, {
 	version:      "v1.0.1",
 	binding:      "pkg/epp/scheduling/framework/plugins/dynamo/routers",
 	ours:         []string{"./pkg/epp/scheduling/framework/plugins/dynamo/..."},
