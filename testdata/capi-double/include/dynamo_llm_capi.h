@@ -258,6 +258,9 @@ QueryRouterResult add_request_with_cache_namespace(RouterHandlesPtr handle,
                                                    size_t cache_namespace_len);
 
 /**
+ * Marks a request's prefill done. In the two-call reservation forms it
+ * also releases a booking of the same id (the prefill load ends).
+ *
  * # Safety
  * handle comes from create_routers; request_id is NUL-terminated.
  */
@@ -303,7 +306,9 @@ QueryRouterResult route_prefill_request_with_reservation(RouterHandlesPtr handle
                                                          struct CRoutingResult *out_result);
 
 /**
- * Cancels a Pending booking; an Active one stays until released.
+ * Cancels a Pending booking; an Active one stays until released. In the
+ * two-call forms, where the route call opens the booking, a cancel that
+ * arrives first leaves it Cancelled so that call fails.
  *
  * # Safety
  * handle comes from create_routers; booking_id is NUL-terminated.
