@@ -59,8 +59,13 @@ func TestRouteCopiesAndFreesResults(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, pre.Disaggregated)
 	assert.Equal(t, expectedPod("prefill", "route me", "decode-0", "decode-1", "decode-2"), pre.PrefillWorkerID)
-	assert.Equal(t, UnsetDPRank, pre.PrefillDPRank)
-	assert.Equal(t, "tenant-a", pre.CacheNamespace)
+	assert.Equal(t, UnsetDPRank, pre.PrefillDPRank, "the double sets no rank; a 5-field library has none")
+	assert.Equal(t, UnsetDPRank, pre.DecodeDPRank)
+	if Bound().Result == "9" {
+		assert.Equal(t, "tenant-a", pre.CacheNamespace)
+	} else {
+		assert.Empty(t, pre.CacheNamespace, "a %s-field result has no cache namespace", Bound().Result)
+	}
 	require.Len(t, pre.TokenIDs, len("route me"))
 	assert.Equal(t, uint32('r')+1, pre.TokenIDs[0])
 
@@ -174,4 +179,13 @@ func TestEveryOpenCostsARuntimeThatCloseKeeps(t *testing.T) {
 	require.NoError(t, r.Close())
 	openRouters(t, false)
 	assert.Equal(t, before+2, capidouble.RouterRuntimes())
+}
+
+// The bound variant names one value per axis, as the build tags chose it.
+func TestBoundVariantNamesItsTags(t *testing.T) {
+	v := Bound()
+	assert.Contains(t, []string{"5", "7", "9"}, v.Result)
+	assert.Contains(t, []string{"6", "8"}, v.Add)
+	assert.Contains(t, []string{"none", "4", "2", "timeout"}, v.Reservation)
+	assert.Equal(t, "routers_result_"+v.Result+",routers_add_"+v.Add+",routers_reservation_"+v.Reservation, v.String())
 }
