@@ -47,6 +47,12 @@ func (c *counting) FreeRequest(id string) error {
 	return err
 }
 
+// HasPrefillReservationBegin forwards the binding's answer, so the hooks
+// see the library as it is.
+func (c *counting) HasPrefillReservationBegin() bool {
+	return c.Router.(kvrouter.ReservationBegin).HasPrefillReservationBegin()
+}
+
 func (c *counting) ReleasePrefillReservation(id string) error {
 	c.note(id, "release")
 	return c.Router.ReleasePrefillReservation(id)
