@@ -306,9 +306,10 @@ QueryRouterResult route_prefill_request_with_reservation(RouterHandlesPtr handle
                                                          struct CRoutingResult *out_result);
 
 /**
- * Cancels a Pending booking; an Active one stays until released. In the
- * two-call forms, where the route call opens the booking, a cancel that
- * arrives first leaves it Cancelled so that call fails.
+ * Cancels a Pending booking; an Active one stays until released. An
+ * unknown id is Ok and changes nothing: in the two-call forms a cancel
+ * that arrives before the route call does not stop it, so a caller that
+ * gave up must release the late result.
  *
  * # Safety
  * handle comes from create_routers; booking_id is NUL-terminated.

@@ -588,9 +588,10 @@ pub unsafe extern "C" fn route_prefill_request_with_reservation(
     R::Ok
 }
 
-/// Cancels a Pending booking; an Active one stays until released. In the
-/// two-call forms, where the route call opens the booking, a cancel that
-/// arrives first leaves it Cancelled so that call fails.
+/// Cancels a Pending booking; an Active one stays until released. An
+/// unknown id is Ok and changes nothing: in the two-call forms a cancel
+/// that arrives before the route call does not stop it, so a caller that
+/// gave up must release the late result.
 ///
 /// # Safety
 /// handle comes from create_routers; booking_id is NUL-terminated.
@@ -598,23 +599,18 @@ pub unsafe extern "C" fn route_prefill_request_with_reservation(
 #[no_mangle]
 pub unsafe extern "C" fn cancel_prefill_reservation(handle: RouterHandlesPtr, booking_id: *const c_char) -> QueryRouterResult {
     with_id(handle, booking_id, |s, id| {
-        let mut bookings = lock(&s.bookings);
-        match bookings.get_mut(id) {
-            Some(state) if *state == Booking::Pending => *state = Booking::Cancelled,
-            Some(_) => {}
-            None if releases_on_mark() => {
-                bookings.insert(id.to_string(), Booking::Cancelled);
+        if let Some(state) = lock(&s.bookings).get_mut(id) {
+            if *state == Booking::Pending {
+                *state = Booking::Cancelled;
             }
-            None => {}
         }
         R::Ok
     })
 }
 
 /// The two-call forms: the route call opens the booking itself (Pending
-/// while routing, then Active); an id already booked is ErrInvalidParam, a
-/// cancelled one ErrQueryFailed; a cancel while routing is ErrTimeout and
-/// drops the booking. timeout_ms (0: none) bounds the call: routing that
+/// while routing, then Active); an id already booked is ErrInvalidParam; a
+/// cancel while routing is ErrTimeout and drops the booking. timeout_ms (0: none) bounds the call: routing that
 /// takes longer is ErrTimeout and drops the booking too.
 #[cfg(any(reservation = "2", reservation = "timeout"))]
 unsafe fn reserve_in_one_call(
@@ -633,9 +629,7 @@ unsafe fn reserve_in_one_call(
         return R::ErrInvalidParam;
     };
     match lock(&g.0.bookings).entry(id.to_string()) {
-        std::collections::hash_map::Entry::Occupied(e) => {
-            return if *e.get() == Booking::Cancelled { R::ErrQueryFailed } else { R::ErrInvalidParam };
-        }
+        std::collections::hash_map::Entry::Occupied(_) => return R::ErrInvalidParam,
         std::collections::hash_map::Entry::Vacant(e) => {
             e.insert(Booking::Pending);
         }
