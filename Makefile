@@ -20,12 +20,14 @@ GOTESTSUM ?= $(shell $(GO) env GOPATH)/bin/gotestsum
 GOTESTSUM_VERSION := v1.13.0
 RESULTS ?= $(CURDIR)/.test-results
 GOTEST = $(GOTESTSUM) --format pkgname-and-test-fails --hide-summary=output,skipped --jsonfile
-# Modules with Go files behind an optional C API feature's build tag (the
-# double has every feature): tested with and without the tags.
-FEATURE_TAGS := dynamo_prefill_reservation
+# Modules with Go files behind a C API variant's build tag: tested with the
+# defaults and with the default double's reservation form (four calls).
+# ffi/test-routers-variants.sh (target routers-variants) tests the routers
+# binding against the double built as every other variant.
+FEATURE_TAGS := routers_reservation_4
 FEATURE_MODULES := ffi plugins/dynamo-v1.4
 
-.PHONY: build test deps double lint unit nested fuzz check-patches bench clean
+.PHONY: build test deps double lint unit nested routers-variants fuzz check-patches bench clean
 
 build:
 	$(GO) build -buildvcs=auto -o bin/epp-build ./cmd/epp-build
@@ -60,6 +62,9 @@ nested: | $(RESULTS)
 	  (cd $$m && $(GOTEST) $(RESULTS)/nested-$$(echo $$m | tr / -).json -- -race -timeout 20m ./...) || exit 1; done
 	@for m in $(FEATURE_MODULES); do echo "== go test -tags $(FEATURE_TAGS) $$m"; \
 	  (cd $$m && $(GOTEST) $(RESULTS)/nested-tags-$$(echo $$m | tr / -).json -- -race -timeout 20m -tags $(FEATURE_TAGS) ./...) || exit 1; done
+
+routers-variants:
+	ffi/test-routers-variants.sh -race -timeout 20m
 
 fuzz: | $(RESULTS)
 	$(GOTEST) $(RESULTS)/fuzz-patchset.json -- -run '^$$' -fuzz FuzzParseApply -fuzztime $(FUZZ_PATCHSET) -fuzzminimizetime $(FUZZ_MINIMIZE) ./internal/patchset

@@ -12,6 +12,12 @@
 # Environment:
 #   CAPI_DOUBLE_TARGET_DIR  cargo target dir (default: <user cache>/epp-build/capi-double)
 #   CARGO                   cargo binary (default: cargo)
+#   CAPI_DOUBLE_FEATURES    cargo features of the first archive: a "routers"
+#                           variant of the double (comma-separated, e.g.
+#                           dynamo-v1.0 or routers-result7,routers-add6,reservation-2;
+#                           see testdata/capi-double/README.md). Test the
+#                           binding against it with that variant's Go tags
+#                           (ffi/test-routers-variants.sh does both).
 set -euo pipefail
 
 ffi_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -22,7 +28,14 @@ target_dir=${CAPI_DOUBLE_TARGET_DIR:-$cache_home/epp-build/capi-double}
 cargo=${CARGO:-cargo}
 goarch=$(cd "$ffi_dir" && go env GOARCH)
 
-"$cargo" build --release --offline --quiet --manifest-path "$manifest" --target-dir "$target_dir"
+features=${CAPI_DOUBLE_FEATURES:-}
+feature_args=()
+if [ -n "$features" ]; then
+	feature_args=(--features "$features")
+	# One target dir per variant, so switching variants rebuilds nothing.
+	target_dir="$target_dir-$(printf '%s' "$features" | tr ',' '+')"
+fi
+"$cargo" build --release --offline --quiet "${feature_args[@]}" --manifest-path "$manifest" --target-dir "$target_dir"
 archive="$target_dir/release/libdynamo_llm_capi.a"
 [ -f "$archive" ] || { echo "build-double.sh: cargo did not produce $archive" >&2; exit 1; }
 
@@ -46,11 +59,11 @@ const archiveSHA256 = \"$sum\""
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
 	printf '%s\n' "$want" > "$stamp"
 fi
-echo "capi double: $archive -> ffi/{pipeline,routers,internal/capidouble}/lib/$goarch"
+echo "capi double${features:+ ($features)}: $archive -> ffi/{pipeline,routers,internal/capidouble}/lib/$goarch"
 
 # Dynamo v0.8.0 exports the pipeline symbols with other arities, so its
 # double is a second archive (feature pipeline08) for pipeline08's packages.
-target08="$target_dir-pipeline08"
+target08="${CAPI_DOUBLE_TARGET_DIR:-$cache_home/epp-build/capi-double}-pipeline08"
 "$cargo" build --release --offline --quiet --features pipeline08 --manifest-path "$manifest" --target-dir "$target08"
 archive08="$target08/release/libdynamo_llm_capi.a"
 for pkg in pipeline08 internal/capidouble08; do

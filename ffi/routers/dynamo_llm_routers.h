@@ -1,14 +1,18 @@
 /*
  * The "routers" generation of Dynamo's C API (library dynamo_llm_capi,
- * Dynamo v1.3/v1.4 line) as this binding calls it: exactly the prototypes
- * and types the Go code uses. The cgo preamble includes this file and
- * declares nothing itself, so a test can check it against the header
- * generated from the Rust crate.
+ * Dynamo v1.x) as this binding calls it: exactly the prototypes and types
+ * the Go code uses. The cgo preambles include this file and declare
+ * nothing themselves, so a test can check it against the header generated
+ * from the Rust crate.
  *
- * Functions that only some libraries of this generation have are declared
- * in feature_<tag>.h, compiled only with the Go build tag <tag>; the build
- * turns a tag on when the linked library defines all of that header's
- * functions.
+ * This file holds what every known library of the generation declares
+ * alike. Where libraries differ (a variant axis), each known shape is a
+ * fragment variant_<axis>-<value>.h, compiled only with the Go build tag
+ * <axis>_<value>; the build checks every fragment of an axis against the
+ * linked library's header and turns on the tag of the one it declares
+ * (docs/compat/capi.md, "Variants"). Axes: routers_result (CRoutingResult
+ * layout), routers_add (request registration), routers_reservation
+ * (prefill reservations).
  */
 #ifndef EPP_BUILD_DYNAMO_LLM_ROUTERS_H
 #define EPP_BUILD_DYNAMO_LLM_ROUTERS_H
@@ -23,18 +27,9 @@ typedef uint32_t QueryRouterResult;
 /* Opaque; owned by the library between create_routers and destroy. */
 typedef struct RouterHandles RouterHandles;
 
-/* Buffers are owned by the library until free_routing_result. */
-typedef struct CRoutingResult {
-  bool is_disaggregated;
-  uint64_t prefill_worker_id;
-  uint64_t decode_worker_id;
-  uint32_t prefill_dp_rank;
-  uint32_t decode_dp_rank;
-  uint32_t *token_ids;
-  size_t token_count;
-  uint8_t *cache_namespace;
-  size_t cache_namespace_len;
-} CRoutingResult;
+/* Buffers are owned by the library until free_routing_result. Its layout is
+ * a variant (variant_routers_result-*.h), defined at the end of this file. */
+typedef struct CRoutingResult CRoutingResult;
 
 #ifdef __cplusplus
 extern "C" {
@@ -51,11 +46,6 @@ QueryRouterResult route_decode_request(RouterHandles *handle, const char *reques
 
 void free_routing_result(CRoutingResult *result);
 
-QueryRouterResult add_request_with_cache_namespace(RouterHandles *handle, const char *request_id,
-                                                   const uint32_t *token_ids, size_t token_count,
-                                                   uint64_t worker_id, uint32_t dp_rank,
-                                                   const uint8_t *cache_namespace, size_t cache_namespace_len);
-
 QueryRouterResult mark_prefill_complete(RouterHandles *handle, const char *request_id);
 
 QueryRouterResult free_request(RouterHandles *handle, const char *request_id);
@@ -64,6 +54,16 @@ void destroy(RouterHandles *handle);
 
 #ifdef __cplusplus
 }
+#endif
+
+/* The result layout the build chose (one -D from the Go file of its tag;
+ * none means the 9-field layout). */
+#if defined(EPP_ROUTERS_RESULT_5)
+#include "variant_routers_result-5.h"
+#elif defined(EPP_ROUTERS_RESULT_7)
+#include "variant_routers_result-7.h"
+#else
+#include "variant_routers_result-9.h"
 #endif
 
 #endif

@@ -8,11 +8,12 @@ import (
 // ErrClosed is returned by calls on Routers after Close has started.
 var ErrClosed = errors.New("dynamo routers are closed")
 
-// ErrPrefillReservationUnsupported is returned by the prefill reservation
-// calls of a build without the dynamo_prefill_reservation tag: the linked
-// C API (a Dynamo release) has no reservation functions.
-var ErrPrefillReservationUnsupported = errors.New("prefill reservation is not supported by this build's Dynamo C API " +
-	"(built without the dynamo_prefill_reservation tag)")
+// ErrPrefillReservationUnsupported is returned by a prefill reservation
+// call the linked C API does not have: every call where it has none (as
+// in every Dynamo release; variant routers_reservation none), and
+// BeginPrefillReservation where the route call opens the booking itself
+// (variants 2 and timeout).
+var ErrPrefillReservationUnsupported = errors.New("prefill reservation is not supported by this build's Dynamo C API")
 
 // CallError is a non-zero QueryRouterResult from a C API call.
 type CallError struct {

@@ -112,23 +112,19 @@ func cString(b []byte) *C.char {
 }
 
 // takeResult copies a routing result into Go memory and frees it, once.
+// The fields the bound variant lacks read as unset (copyResult).
 func takeResult(out *C.CRoutingResult) Result {
 	defer C.free_routing_result(out)
-	res := Result{
-		Disaggregated:   bool(out.is_disaggregated),
-		PrefillWorkerID: uint64(out.prefill_worker_id),
-		DecodeWorkerID:  uint64(out.decode_worker_id),
-		PrefillDPRank:   uint32(out.prefill_dp_rank),
-		DecodeDPRank:    uint32(out.decode_dp_rank),
+	return copyResult(out)
+}
+
+func copyTokens(ids *C.uint32_t, count C.size_t) []uint32 {
+	if ids == nil || count == 0 {
+		return nil
 	}
-	if out.token_ids != nil && out.token_count > 0 {
-		res.TokenIDs = make([]uint32, int(out.token_count))
-		copy(res.TokenIDs, unsafe.Slice((*uint32)(unsafe.Pointer(out.token_ids)), int(out.token_count)))
-	}
-	if out.cache_namespace != nil && out.cache_namespace_len > 0 {
-		res.CacheNamespace = C.GoStringN((*C.char)(unsafe.Pointer(out.cache_namespace)), C.int(out.cache_namespace_len))
-	}
-	return res
+	tokens := make([]uint32, int(count))
+	copy(tokens, unsafe.Slice((*uint32)(unsafe.Pointer(ids)), int(count)))
+	return tokens
 }
 
 // RoutePrefill picks a prefill worker among pods (EPP's pods JSON; nil for
@@ -173,8 +169,9 @@ func (r *Routers) RouteDecode(ctx context.Context, requestJSON, podsJSON []byte,
 	return res, err
 }
 
-// AddRequest registers a routed request with the decode worker's load
-// ("add request with cache namespace"; "" for none).
+// AddRequest registers a routed request with the decode worker's load,
+// with its cache namespace ("" for none; dropped where the library has no
+// cache namespaces, variant routers_add 6).
 func (r *Routers) AddRequest(requestID string, tokenIDs []uint32, workerID uint64, dpRank uint32, cacheNamespace string) error {
 	return r.call("", func(h *C.RouterHandles) error {
 		id := C.CString(requestID)
@@ -184,13 +181,7 @@ func (r *Routers) AddRequest(requestID string, tokenIDs []uint32, workerID uint6
 		if len(tokenIDs) > 0 {
 			tokens = (*C.uint32_t)(unsafe.Pointer(&tokenIDs[0]))
 		}
-		var ns *C.uint8_t
-		if cacheNamespace != "" {
-			ns = (*C.uint8_t)(unsafe.Pointer(unsafe.StringData(cacheNamespace)))
-		}
-		code := C.add_request_with_cache_namespace(h, id, tokens, C.size_t(len(tokenIDs)),
-			C.uint64_t(workerID), C.uint32_t(dpRank), ns, C.size_t(len(cacheNamespace)))
-		return check("add_request_with_cache_namespace", uint32(code))
+		return addRequest(h, id, tokens, len(tokenIDs), workerID, dpRank, cacheNamespace)
 	})
 }
 
@@ -214,6 +205,20 @@ func (r *Routers) FreeRequest(requestID string) error {
 	return r.idCall("free_request", requestID, func(h *C.RouterHandles, id *C.char) C.QueryRouterResult {
 		return C.free_request(h, id)
 	})
+}
+
+// cancelEach cancels each booking id with cancel (the variant's C call)
+// and collects the failures.
+func cancelEach(ids []string, cancel func(id *C.char) C.QueryRouterResult) []error {
+	var errs []error
+	for _, id := range ids {
+		cid := C.CString(id)
+		if err := check("cancel_prefill_reservation", uint32(cancel(cid))); err != nil {
+			errs = append(errs, fmt.Errorf("close: booking %s: %w", id, err))
+		}
+		C.free(unsafe.Pointer(cid))
+	}
+	return errs
 }
 
 // Close stops new calls, cancels reservations in flight, waits for every

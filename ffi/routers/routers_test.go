@@ -59,8 +59,13 @@ func TestRouteCopiesAndFreesResults(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, pre.Disaggregated)
 	assert.Equal(t, expectedPod("prefill", "route me", "decode-0", "decode-1", "decode-2"), pre.PrefillWorkerID)
-	assert.Equal(t, UnsetDPRank, pre.PrefillDPRank)
-	assert.Equal(t, "tenant-a", pre.CacheNamespace)
+	assert.Equal(t, UnsetDPRank, pre.PrefillDPRank, "the double sets no rank; a 5-field library has none")
+	assert.Equal(t, UnsetDPRank, pre.DecodeDPRank)
+	if Bound().Result == "9" {
+		assert.Equal(t, "tenant-a", pre.CacheNamespace)
+	} else {
+		assert.Empty(t, pre.CacheNamespace, "a %s-field result has no cache namespace", Bound().Result)
+	}
 	require.Len(t, pre.TokenIDs, len("route me"))
 	assert.Equal(t, uint32('r')+1, pre.TokenIDs[0])
 
@@ -133,7 +138,10 @@ func TestCloseWaitsForCallsAndRefusesNewOnes(t *testing.T) {
 				var err error
 				if w%2 == 0 && PrefillReservation {
 					booking := fmt.Sprintf("w%d-%d", w, i)
-					if err = r.BeginPrefillReservation(booking); err == nil {
+					if PrefillReservationBegin {
+						err = r.BeginPrefillReservation(booking)
+					}
+					if err == nil {
 						_, err = r.ReservePrefill(context.Background(), booking, request, pods)
 					}
 				} else {
@@ -156,10 +164,12 @@ func TestCloseWaitsForCallsAndRefusesNewOnes(t *testing.T) {
 	close(errs)
 
 	for err := range errs {
-		// A reservation in flight when Close began is cancelled by Close.
+		// A reservation in flight when Close began is cancelled by Close:
+		// while it routes (timeout) or, when the cancel reached the library
+		// before the call did, before it starts (query failed).
 		var callErr *CallError
 		cancelled := errors.As(err, &callErr) && callErr.Call == "route_prefill_request_with_reservation" &&
-			callErr.Code == CodeTimeout
+			(callErr.Code == CodeTimeout || callErr.Code == CodeQueryFailed)
 		assert.True(t, errors.Is(err, ErrClosed) || cancelled, "unexpected error: %v", err)
 	}
 	assert.Equal(t, violations, capidouble.Violations(), "a call used a destroyed handle or destroy hit a call in flight")
@@ -174,4 +184,13 @@ func TestEveryOpenCostsARuntimeThatCloseKeeps(t *testing.T) {
 	require.NoError(t, r.Close())
 	openRouters(t, false)
 	assert.Equal(t, before+2, capidouble.RouterRuntimes())
+}
+
+// The bound variant names one value per axis, as the build tags chose it.
+func TestBoundVariantNamesItsTags(t *testing.T) {
+	v := Bound()
+	assert.Contains(t, []string{"5", "7", "9"}, v.Result)
+	assert.Contains(t, []string{"6", "8"}, v.Add)
+	assert.Contains(t, []string{"none", "4", "2", "timeout"}, v.Reservation)
+	assert.Equal(t, "routers_result_"+v.Result+",routers_add_"+v.Add+",routers_reservation_"+v.Reservation, v.String())
 }

@@ -104,6 +104,7 @@ func buildInSolve(ctx context.Context, m modeInput) (*built, error) {
 
 	p.tags = capi.Tags(checked.Features)
 	m.rep.Inputs.CAPI.Features = p.tags
+	m.rep.Inputs.CAPI.Variants = capi.Variants(checked.Features)
 	goVersion := checked.Go
 	if goVersion == "" {
 		goVersion = "unknown (the builder image has no go on PATH for the C API stage)"

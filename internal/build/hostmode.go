@@ -56,6 +56,7 @@ func buildOnHost(ctx context.Context, m modeInput) (*built, error) {
 	logFeatures(m.log, features)
 	p.tags = capi.Tags(features)
 	m.rep.Inputs.CAPI.Features = p.tags
+	m.rep.Inputs.CAPI.Variants = capi.Variants(features)
 	m.stage("stage", t0)
 
 	// Binaries and the build context.

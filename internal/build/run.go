@@ -167,9 +167,16 @@ func Run(ctx context.Context, in Input, opt Options) (*report.Report, error) {
 }
 
 // logFeatures says which optional C API features the library has, and
-// for each one that is off, which functions it lacks.
+// for each one that is off, which functions it lacks; and which variant of
+// each axis its header declares.
 func logFeatures(w io.Writer, features []capi.Feature) {
 	for _, f := range features {
+		if f.Axis != "" {
+			if f.Enabled {
+				fmt.Fprintf(w, "capi: variant %s %s (build tag %s; the library header matches %s)\n", f.Axis, f.Variant, f.Tag, f.Header)
+			}
+			continue
+		}
 		if f.Enabled {
 			fmt.Fprintf(w, "capi: feature %s on (build tag %s)\n", f.Tag, f.Tag)
 			continue

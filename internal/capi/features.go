@@ -25,14 +25,33 @@ import (
 // types and its archive defines them; then the EPP is compiled with the tag.
 var featureHeader = regexp.MustCompile(`^feature_([a-z0-9_]+)\.h$`)
 
-// Feature is one optional C API feature of a binding and whether the
-// built library has it.
+// Feature is one optional C API feature of a binding, or one variant of a
+// variant axis (see variantHeader), and whether the built library has it.
 type Feature struct {
-	Tag       string   `json:"tag"`       // Go build tag, e.g. dynamo_prefill_reservation
+	Tag       string   `json:"tag"`       // Go build tag, e.g. routers_reservation_4
 	Functions []string `json:"functions"` // what the library must define
 	Enabled   bool     `json:"enabled"`
-	// Missing names the functions the library lacks, by platform.
+	// Missing names the functions the library lacks, by platform
+	// (optional features only).
 	Missing map[string][]string `json:"missing,omitempty"`
+	// Axis and Variant are set for a variant (e.g. routers_result, 9):
+	// exactly one variant per axis is enabled. Structs are the layouts it
+	// defines; Header its fragment.
+	Axis    string   `json:"axis,omitempty"`
+	Variant string   `json:"variant,omitempty"`
+	Structs []string `json:"structs,omitempty"`
+	Header  string   `json:"header,omitempty"`
+}
+
+// Variants are the enabled variants as "<axis>=<value>", in axis order.
+func Variants(features []Feature) []string {
+	var out []string
+	for _, f := range features {
+		if f.Enabled && f.Axis != "" {
+			out = append(out, f.Axis+"="+f.Variant)
+		}
+	}
+	return out
 }
 
 // Tags are the build tags of the enabled features.
@@ -62,7 +81,10 @@ type Library struct {
 // CheckLibraries checks the binding's prototypes (bindingHeader in
 // bindingDir) against every library's header, then decides the binding's
 // optional features (feature_<tag>.h), each on only when every library has
-// it. A prototype mismatch is a *cheader.MismatchError in the chain.
+// it, and its variants (variant_<axis>-<value>.h), one per axis: the one
+// the libraries declare. A prototype mismatch is a *cheader.MismatchError
+// in the chain; a library that matches no known variant of an axis an
+// *UnknownVariantError (which unwraps to one).
 func CheckLibraries(bindingDir, bindingHeader string, libs []Library) ([]Feature, error) {
 	if len(libs) == 0 {
 		return nil, errors.New("check C API: nothing was built")
@@ -81,7 +103,15 @@ func CheckLibraries(bindingDir, bindingHeader string, libs []Library) ([]Feature
 			libs[i].Symbols = sync.OnceValues(l.Symbols)
 		}
 	}
-	return detectFeatures(libs, bindingDir, binding)
+	features, err := detectFeatures(libs, bindingDir, binding)
+	if err != nil {
+		return nil, err
+	}
+	variants, err := detectVariants(libs, bindingDir, binding)
+	if err != nil {
+		return nil, err
+	}
+	return append(features, variants...), nil
 }
 
 // detectFeatures reads the binding's feature headers and decides each one

@@ -18,7 +18,6 @@ import (
 const (
 	workspaceFixture = "../../testdata/capi-workspace"
 	workspaceCrate   = "lib/bindings/c"
-	reservationTag   = "dynamo_prefill_reservation"
 )
 
 // servedWorkspace commits the Dynamo-shaped workspace fixture to a git
@@ -34,19 +33,6 @@ func servedWorkspace(t *testing.T) *recipe.CAPI {
 		Dir: workspaceCrate, Crate: testCrate, Library: testLibrary, Generation: "routers"}
 }
 
-// routersBindingDir copies the routers binding's headers as a patched tree
-// holds them.
-func routersBindingDir(t *testing.T) string {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), "pkg", "routers")
-	for _, h := range []string{"dynamo_llm_routers.h", "feature_" + reservationTag + ".h"} {
-		data, err := os.ReadFile(filepath.Join("..", "..", "ffi", "routers", h))
-		require.NoError(t, err)
-		write(t, filepath.Join(dir, h), string(data))
-	}
-	return dir
-}
-
 func buildCheckout(t *testing.T, c *Checkout) (*Result, []Feature, string) {
 	t.Helper()
 	ts := targets(t, "linux/amd64")
@@ -56,15 +42,16 @@ func buildCheckout(t *testing.T, c *Checkout) (*Result, []Feature, string) {
 	res, err := Build(context.Background(), Options{SrcDir: c.Root, CrateDir: c.CrateDir, Crate: testCrate, Library: testLibrary,
 		Platforms: ts, CacheDir: t.TempDir(), Env: offlineEnv(), Log: &log})
 	require.NoError(t, err)
-	features, err := Stage(res, routersBindingDir(t), "dynamo_llm_routers.h", testLibrary)
+	features, err := Stage(res, routersVariantDir(t), "dynamo_llm_routers.h", testLibrary)
 	require.NoError(t, err)
 	return res, features, log.String()
 }
 
 // The release pin: the workspace is built from its root, the header comes
 // from the crate's own cbindgen.toml (C++, as Dynamo's), the routers
-// binding matches it, and the reservation feature is off because the
-// release's library has none of its functions.
+// binding matches it, and the variants are the 1.4 line's: the 9-field
+// result, add_request_with_cache_namespace, and no reservations (the
+// release's library has none of their functions).
 func TestPinnedWorkspaceBuildsLikeDynamosOwnBuild(t *testing.T) {
 	pin := servedWorkspace(t)
 	c, err := FetchPin(context.Background(), pin, t.TempDir(), nil)
@@ -80,17 +67,13 @@ func TestPinnedWorkspaceBuildsLikeDynamosOwnBuild(t *testing.T) {
 	assert.Contains(t, string(hdr), "using RouterHandlesPtr = RouterHandles*;", "cbindgen wrote C++ from the crate's config")
 	assert.Contains(t, string(hdr), "__NVIDIA_DYNAMO_LLM_API__")
 
-	require.Len(t, features, 1)
-	f := features[0]
-	assert.Equal(t, reservationTag, f.Tag)
-	assert.False(t, f.Enabled)
-	assert.Equal(t, []string{"begin_prefill_reservation", "cancel_prefill_reservation",
-		"release_prefill_reservation", "route_prefill_request_with_reservation"}, f.Missing["linux/amd64"])
-	assert.Empty(t, Tags(features))
+	assert.Equal(t, []string{"routers_add=8", "routers_reservation=none", "routers_result=9"}, Variants(features))
+	assert.Equal(t, []string{"routers_add_8", "routers_reservation_none", "routers_result_9"}, Tags(features))
 }
 
 // The same pin with the backport's Rust half as a C API patch: the patch
-// applies with the strict engine before cargo and the feature turns on.
+// applies with the strict engine before cargo and the library has the
+// four-call reservation form.
 func TestCAPIPatchSeriesTurnsTheFeatureOn(t *testing.T) {
 	pin := servedWorkspace(t)
 	pin.Patches = []string{"capi/0001-add-prefill-reservation.patch"}
@@ -102,9 +85,8 @@ func TestCAPIPatchSeriesTurnsTheFeatureOn(t *testing.T) {
 	assert.Equal(t, "bindings/c: add the prefill reservation calls (backport)", c.Patches[0].Subject)
 
 	res, features, _ := buildCheckout(t, c)
-	require.Len(t, features, 1)
-	assert.True(t, features[0].Enabled, "missing: %v", features[0].Missing)
-	assert.Equal(t, []string{reservationTag}, Tags(features))
+	assert.Equal(t, []string{"routers_add=8", "routers_reservation=4", "routers_result=9"}, Variants(features))
+	assert.Contains(t, Tags(features), "routers_reservation_4")
 	syms, err := ArchiveSymbols(res.Artifacts[0].Library)
 	require.NoError(t, err)
 	assert.True(t, syms["route_prefill_request_with_reservation"])

@@ -31,10 +31,30 @@ const (
 )
 
 // doubleHeaders are the double's checked-in headers with the cbindgen
-// config each is generated from.
+// config each is generated from: the default build, pipeline08, and the
+// builds as other variants of the routers generation.
 var doubleHeaders = []struct{ header, config string }{
 	{doubleHeader, "cbindgen.toml"},
 	{doubleHeader08, "cbindgen-pipeline08.toml"},
+	{variantDoubleHeader("dynamo-v1.0"), "cbindgen-dynamo-v1.0.toml"},
+	{variantDoubleHeader("dynamo-v1.1"), "cbindgen-dynamo-v1.1.toml"},
+	{variantDoubleHeader("dynamo-v1.4"), "cbindgen-dynamo-v1.4.toml"},
+	{variantDoubleHeader("result7-reservation2"), "cbindgen-result7-reservation2.toml"},
+	{variantDoubleHeader("reservation-timeout"), "cbindgen-reservation-timeout.toml"},
+}
+
+func variantDoubleHeader(build string) string {
+	return doubleCrate + "/include/dynamo_llm_capi_" + build + ".h"
+}
+
+// variantDouble names the double header of a build that has each routers
+// variant fragment's shape (the default build has the rest).
+var variantDouble = map[string]string{
+	"variant_routers_result-5.h":            variantDoubleHeader("dynamo-v1.0"),
+	"variant_routers_result-7.h":            variantDoubleHeader("dynamo-v1.1"),
+	"variant_routers_add-6.h":               variantDoubleHeader("dynamo-v1.0"),
+	"variant_routers_reservation-2.h":       variantDoubleHeader("result7-reservation2"),
+	"variant_routers_reservation-timeout.h": variantDoubleHeader("reservation-timeout"),
 }
 
 // bindingLibrary is a binding's package folder and the double header
@@ -60,6 +80,9 @@ func bindingHeaders(t *testing.T) map[string]bindingLibrary {
 		if strings.HasSuffix(lib.dir, "08") {
 			lib.header = doubleHeader08
 		}
+		if h, ok := variantDouble[filepath.Base(p)]; ok {
+			lib.header = h
+		}
 		out[p] = lib
 	}
 	require.Contains(t, out, filepath.Clean("../../ffi/pipeline/dynamo_llm_pipeline.h"), "the pipeline binding header is missing")
@@ -68,11 +91,12 @@ func bindingHeaders(t *testing.T) map[string]bindingLibrary {
 }
 
 // parseBinding parses a binding header; an optional feature's header
-// (feature_<tag>.h) uses the types of its package's main header, which
-// is read first.
+// (feature_<tag>.h) or a variant fragment (variant_<axis>-<value>.h) uses
+// the types of its package's main header, which is read first.
 func parseBinding(t *testing.T, path string) *Header {
 	t.Helper()
-	if !strings.HasPrefix(filepath.Base(path), "feature_") {
+	base := filepath.Base(path)
+	if !strings.HasPrefix(base, "feature_") && !strings.HasPrefix(base, "variant_") {
 		return parseHeader(t, path)
 	}
 	mains, err := filepath.Glob(filepath.Join(filepath.Dir(path), "dynamo_llm_*.h"))
@@ -93,6 +117,11 @@ func TestBindingHeadersMatchTheDoubleHeader(t *testing.T) {
 	for header, lib := range bindingHeaders(t) {
 		binding := parseBinding(t, header)
 		require.NotEmpty(t, binding.Functions, header)
+		if strings.HasPrefix(filepath.Base(header), "variant_") {
+			// Only the fragment's own declarations are its variant's.
+			own := parseHeader(t, header)
+			binding = binding.Only(filterFunctions(binding.Functions, own.Functions), filterStructs(binding.Structs, own.Structs))
+		}
 		assert.NoError(t, Check(binding, parseHeader(t, lib.header)), "%s against %s", header, lib.header)
 	}
 }
@@ -179,6 +208,9 @@ func generateDoubleHeader(t *testing.T, config string, args ...string) []byte {
 func TestDoubleArchiveExportsEveryBindingSymbol(t *testing.T) {
 	nm := testenv.Tool(t, "nm", "listing the symbols of the C API double's archive")
 	for header, lib := range bindingHeaders(t) {
+		if lib.header != doubleHeader && lib.header != doubleHeader08 {
+			continue // a variant the default archive does not have (internal/capi builds each)
+		}
 		archive := filepath.Join(lib.dir, "lib", runtime.GOARCH, "libdynamo_llm_capi.a")
 		if _, err := os.Stat(archive); err != nil {
 			testenv.Require(t, archive, "build it with ffi/build-double.sh")
@@ -196,4 +228,20 @@ func TestDoubleArchiveExportsEveryBindingSymbol(t *testing.T) {
 			assert.True(t, exported[name], "%s: declared in %s but not exported by %s", name, header, archive)
 		}
 	}
+}
+
+func filterFunctions(all, keep map[string]Prototype) map[string]Prototype {
+	out := map[string]Prototype{}
+	for k := range keep {
+		out[k] = all[k]
+	}
+	return out
+}
+
+func filterStructs(all, keep map[string]Struct) map[string]Struct {
+	out := map[string]Struct{}
+	for k := range keep {
+		out[k] = all[k]
+	}
+	return out
 }

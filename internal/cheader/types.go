@@ -197,3 +197,17 @@ func splitStars(t string) (string, string) {
 	}
 	return strings.Join(toks[:i], " "), strings.Join(toks[i:], "")
 }
+
+// Only returns a header that declares just the given functions and structs,
+// with h's aliases, so a check can look at part of a header with the
+// types the whole of it defines.
+func (h *Header) Only(functions map[string]Prototype, structs map[string]Struct) *Header {
+	out := &Header{Functions: map[string]Prototype{}, Structs: map[string]Struct{}, aliases: h.aliases}
+	for k, v := range functions {
+		out.Functions[k] = v
+	}
+	for k, v := range structs {
+		out.Structs[k] = v
+	}
+	return out
+}

@@ -7,7 +7,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-const routersBinding = "../../ffi/routers/dynamo_llm_routers.h"
+// routersBinding is the 9-field result layout the routers binding
+// declares (its default variant).
+const routersBinding = "../../ffi/routers/variant_routers_result-9.h"
 
 func problems(t *testing.T, err error) []string {
 	t.Helper()

@@ -29,9 +29,13 @@ type CAPI struct {
 	Crate      string `json:"crate"`
 	Library    string `json:"library"`
 	Generation string `json:"generation"`
-	// Features are the optional C API features the library has (the Go
-	// build tags the EPP was compiled with).
+	// Features are the optional C API features the library has and the
+	// variant tags chosen for it (the Go build tags the EPP was compiled
+	// with).
 	Features []string `json:"features,omitempty"`
+	// Variants name the variant of each variant axis the library's header
+	// declares, as "<axis>=<value>" (e.g. routers_result=9).
+	Variants []string `json:"variants,omitempty"`
 	// CargoFeatures are the crate's cargo features the library was built
 	// with (--capi-features).
 	CargoFeatures []string `json:"cargoFeatures,omitempty"`

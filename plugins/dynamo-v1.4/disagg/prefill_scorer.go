@@ -51,10 +51,12 @@ func (p PrefillParams) withDefaults() PrefillParams {
 	return p
 }
 
-// PrefillHooks are the reservation calls. Begin and Reserve are required;
-// Cancel and Release are optional and every use of them is nil-checked (a
-// scorer built without them still falls back cleanly, it just cannot wake
-// or drop a reservation it gave up on).
+// PrefillHooks are the reservation calls. Reserve is required; Begin,
+// Cancel and Release are optional and every use of them is nil-checked.
+// Without Begin the reserve call opens the booking itself (the two-call
+// reservation form: Dynamo's prefill scorer treats begin as optional too);
+// without Cancel or Release a scorer still falls back cleanly, it just
+// cannot wake or drop a reservation it gave up on.
 type PrefillHooks struct {
 	Begin   func(id string) error
 	Reserve func(ctx context.Context, id string, request, pods []byte) (kvrouter.Decision, error)
@@ -65,15 +67,20 @@ type PrefillHooks struct {
 	Advisory func(ctx context.Context, request, pods []byte) (kvrouter.Decision, error)
 }
 
-// HooksFor takes the reservation calls from router.
+// HooksFor takes the reservation calls from router, leaving Begin out
+// when the router's library has no begin call (kvrouter.ReservationBegin).
 func HooksFor(router kvrouter.Router) PrefillHooks {
-	return PrefillHooks{
+	hooks := PrefillHooks{
 		Begin:    router.BeginPrefillReservation,
 		Reserve:  router.ReservePrefill,
 		Cancel:   router.CancelPrefillReservation,
 		Release:  router.ReleasePrefillReservation,
 		Advisory: router.RoutePrefill,
 	}
+	if b, ok := router.(kvrouter.ReservationBegin); ok && !b.HasPrefillReservationBegin() {
+		hooks.Begin = nil
+	}
+	return hooks
 }
 
 // PrefillScorer reserves a prefill worker for the request. Any failure
@@ -94,8 +101,8 @@ var _ fwksched.Scorer = (*PrefillScorer)(nil)
 // NewPrefillScorer builds the scorer over rt with the given hooks (see
 // HooksFor).
 func NewPrefillScorer(name string, rt *Runtime, hooks PrefillHooks, params PrefillParams) (*PrefillScorer, error) {
-	if hooks.Begin == nil || hooks.Reserve == nil {
-		return nil, errors.New(PrefillScorerType + ": the begin and reserve hooks are required")
+	if hooks.Reserve == nil {
+		return nil, errors.New(PrefillScorerType + ": the reserve hook is required")
 	}
 	if name == "" {
 		name = PrefillScorerType
@@ -212,7 +219,7 @@ type reserveOutcome struct {
 }
 
 // reservePrefill waits for a slot (bounded by the admission timeout),
-// begins the booking and reserves. Once a slot is held the admission
+// begins the booking (where the library has a begin call) and reserves. Once a slot is held the admission
 // timeout no longer applies: a slow reservation may finish as long as the
 // request lives and the reservation timeout allows.
 func (s *PrefillScorer) reservePrefill(ctx context.Context, id string, body, pods []byte) (kvrouter.Decision, error) {
@@ -225,8 +232,10 @@ func (s *PrefillScorer) reservePrefill(ctx context.Context, id string, body, pod
 			<-s.slots
 		}
 	}()
-	if err := s.hooks.Begin(id); err != nil {
-		return kvrouter.Decision{}, fmt.Errorf("begin booking %s: %w", id, err)
+	if s.hooks.Begin != nil {
+		if err := s.hooks.Begin(id); err != nil {
+			return kvrouter.Decision{}, fmt.Errorf("begin booking %s: %w", id, err)
+		}
 	}
 
 	rctx, cancel := context.WithTimeout(ctx, s.reserve)

@@ -173,7 +173,25 @@ func TestScorerWithoutCancelHookDoesNotPanic(t *testing.T) {
 	require.NotPanics(t, func() { bare.Score(ctx2, disaggCycle(), newRequest(nil), endpoints()) })
 
 	_, err := disagg.NewPrefillScorer("", r, disagg.PrefillHooks{}, disagg.PrefillParams{})
-	require.Error(t, err, "begin and reserve are required")
+	require.Error(t, err, "reserve is required")
+}
+
+// A library without the begin call (the two-call reservation form): the
+// scorer reserves without it, and the booking lives on as usual.
+func TestReservationWithoutBeginCall(t *testing.T) {
+	fake := &rt.Fake{NoBegin: true, BeginFunc: func(string) error { return kvrouter.ErrPrefillReservationUnsupported }}
+	r := newRuntime(t, fake)
+	hooks := disagg.HooksFor(fake)
+	assert.Nil(t, hooks.Begin, "no begin hook where the library has none")
+	prefill := newPrefill(t, r, hooks, disagg.PrefillParams{})
+	decode := disagg.NewDecodeScorer("", r, disagg.DecodeParams{})
+	req, cs, eps := newRequest(nil), disaggCycle(), endpoints()
+	prefill.Score(background, cs, req, eps)
+	decode.Score(background, cs, req, eps)
+	id := req.Headers[disagg.BookingIDHeader]
+	assert.Equal(t, "3", req.Headers[disagg.PrefillWorkerIDHeader], "reserved, not advisory")
+	assert.Equal(t, []string{rt.OpReserve, rt.OpAdd}, fake.Ops(id))
+	assert.Zero(t, fake.Count(rt.OpRoutePrefill))
 }
 
 func TestConcurrentReservationsBounded(t *testing.T) {

@@ -52,9 +52,11 @@ type Router interface {
 	// The reservation calls return ErrPrefillReservationUnsupported when
 	// the library lacks them.
 
-	// BeginPrefillReservation opens a booking (Pending).
+	// BeginPrefillReservation opens a booking (Pending). Optional: a
+	// library whose reserve call opens the booking itself has none (see
+	// ReservationBegin).
 	BeginPrefillReservation(id string) error
-	// ReservePrefill routes prefill for a begun booking and holds the
+	// ReservePrefill routes prefill for a (begun) booking and holds the
 	// prefill worker's load. It may wait inside the library;
 	// CancelPrefillReservation ends that wait.
 	ReservePrefill(ctx context.Context, id string, request, pods []byte) (Decision, error)
@@ -65,4 +67,12 @@ type Router interface {
 
 	// Close releases the router; calls after Close fail.
 	Close() error
+}
+
+// ReservationBegin is implemented by a Router that knows whether its
+// library has the begin call. Dynamo's own prefill scorer treats begin as
+// optional; HooksFor leaves it out when HasPrefillReservationBegin is
+// false. A Router without this method is taken to have it.
+type ReservationBegin interface {
+	HasPrefillReservationBegin() bool
 }

@@ -1,9 +1,9 @@
-//go:build !dynamo_prefill_reservation
+//go:build routers_reservation_none || !(routers_reservation_4 || routers_reservation_2 || routers_reservation_timeout)
 
 package routerffi_test
 
-// These tests link the C API test double (testdata/capi-double) without
-// the dynamo_prefill_reservation tag: the binding of a Dynamo release.
+// These tests link the C API test double (testdata/capi-double) with the
+// binding's reservation variant none: the binding of a Dynamo release.
 
 import (
 	"context"
@@ -24,8 +24,8 @@ import (
 	"github.com/epp-build/epp-build/plugins/dynamo-v1.4/routerffi"
 )
 
-func TestWithoutTheTagReservationIsUnsupported(t *testing.T) {
-	assert.Equal(t, map[string]bool{"dynamo_prefill_reservation": false}, routerffi.Features())
+func TestWithoutReservationsTheyAreUnsupported(t *testing.T) {
+	assert.Contains(t, routerffi.Variant(), "routers_reservation_none")
 	r, err := routerffi.Open(kvrouter.Config{Namespace: "dynamo"})
 	require.NoError(t, err)
 	defer func() { require.NoError(t, r.Close()) }()

@@ -22,8 +22,8 @@ type Router struct {
 
 var _ kvrouter.Router = (*Router)(nil)
 
-// Open creates the router pair named by cfg and logs which optional C API
-// features this build has (see Features).
+// Open creates the router pair named by cfg and logs which variant of
+// the C API this build binds (see Variant).
 func Open(cfg kvrouter.Config) (kvrouter.Router, error) {
 	// enforce_disagg is false, as Dynamo's EPP passes it (the library
 	// ignores the flag).
@@ -31,16 +31,15 @@ func Open(cfg kvrouter.Config) (kvrouter.Router, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open dynamo kv router: %w", err)
 	}
-	log.Log.WithName("dynamo-kv-router").Info("Dynamo C API optional features", "features", Features())
+	log.Log.WithName("dynamo-kv-router").Info("Dynamo C API variant", "variant", Variant(),
+		"prefillReservation", routers.PrefillReservation, "prefillReservationBegin", routers.PrefillReservationBegin)
 	return &Router{r: r}, nil
 }
 
-// Features names each optional C API feature and whether this build has
-// it; the build turns a feature's Go build tag on only when the linked
-// library defines its functions.
-func Features() map[string]bool {
-	return map[string]bool{"dynamo_prefill_reservation": prefillReservation}
-}
+// Variant names the variant of the routers C API this build binds: the
+// build tags the build chose from the linked library's header, e.g.
+// "routers_result_9,routers_add_8,routers_reservation_none".
+func Variant() string { return routers.Bound().String() }
 
 func decision(res routers.Result) kvrouter.Decision {
 	return kvrouter.Decision{

@@ -1,4 +1,4 @@
-//go:build dynamo_prefill_reservation
+//go:build routers_reservation_4
 
 package routerffi_test
 
@@ -8,7 +8,6 @@ package routerffi_test
 import (
 	"context"
 	"errors"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,7 +16,6 @@ import (
 
 	fwkdl "sigs.k8s.io/gateway-api-inference-extension/pkg/epp/framework/interface/datalayer"
 	fwkrc "sigs.k8s.io/gateway-api-inference-extension/pkg/epp/framework/interface/requestcontrol"
-	fwkrh "sigs.k8s.io/gateway-api-inference-extension/pkg/epp/framework/interface/requesthandling"
 	fwksched "sigs.k8s.io/gateway-api-inference-extension/pkg/epp/framework/interface/scheduling"
 
 	"github.com/epp-build/epp-build/ffi/routers"
@@ -25,63 +23,7 @@ import (
 	"github.com/epp-build/epp-build/plugins/dynamo-v1.4/booking"
 	"github.com/epp-build/epp-build/plugins/dynamo-v1.4/disagg"
 	"github.com/epp-build/epp-build/plugins/dynamo-v1.4/kvrouter"
-	"github.com/epp-build/epp-build/plugins/dynamo-v1.4/routerffi"
 )
-
-// counting wraps the real binding and counts the lifecycle calls per id.
-type counting struct {
-	kvrouter.Router
-	mu    sync.Mutex
-	calls map[string][]string
-	freed chan string
-}
-
-func (c *counting) note(id, op string) {
-	c.mu.Lock()
-	c.calls[id] = append(c.calls[id], op)
-	c.mu.Unlock()
-}
-
-func (c *counting) ops(id string) []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]string(nil), c.calls[id]...)
-}
-
-func (c *counting) MarkPrefillComplete(id string) error {
-	c.note(id, "mark")
-	return c.Router.MarkPrefillComplete(id)
-}
-
-func (c *counting) FreeRequest(id string) error {
-	c.note(id, "free")
-	err := c.Router.FreeRequest(id)
-	c.freed <- id
-	return err
-}
-
-func (c *counting) ReleasePrefillReservation(id string) error {
-	c.note(id, "release")
-	return c.Router.ReleasePrefillReservation(id)
-}
-
-func open(t *testing.T) *counting {
-	t.Helper()
-	r, err := routerffi.Open(kvrouter.Config{Namespace: "dynamo", Component: "backend"})
-	require.NoError(t, err)
-	return &counting{Router: r, calls: map[string][]string{}, freed: make(chan string, 16)}
-}
-
-func request() *fwksched.InferenceRequest {
-	return &fwksched.InferenceRequest{
-		RequestId: "gw-1",
-		Headers:   map[string]string{},
-		Body: &fwkrh.InferenceRequestBody{Payload: fwkrh.PayloadMap{
-			"model": "qwen", "cache_salt": "tenant-a",
-			"messages": []any{map[string]any{"role": "user", "content": "route me"}},
-		}},
-	}
-}
 
 // A whole request through the cgo binding: reserve prefill, route and
 // register decode, mark on the first chunk, free at the end, each once and

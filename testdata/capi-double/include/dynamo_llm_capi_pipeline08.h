@@ -308,6 +308,9 @@ QueryRouterResult add_request_with_cache_namespace(RouterHandlesPtr handle,
                                                    size_t cache_namespace_len);
 
 /**
+ * Marks a request's prefill done. In the two-call reservation forms it
+ * also releases a booking of the same id (the prefill load ends).
+ *
  * # Safety
  * handle comes from create_routers; request_id is NUL-terminated.
  */
@@ -353,7 +356,10 @@ QueryRouterResult route_prefill_request_with_reservation(RouterHandlesPtr handle
                                                          struct CRoutingResult *out_result);
 
 /**
- * Cancels a Pending booking; an Active one stays until released.
+ * Cancels a Pending booking; an Active one stays until released. An
+ * unknown id is Ok and changes nothing: in the two-call forms a cancel
+ * that arrives before the route call does not stop it, so a caller that
+ * gave up must release the late result.
  *
  * # Safety
  * handle comes from create_routers; booking_id is NUL-terminated.

@@ -26,6 +26,16 @@
 //! - Pods JSON that does not parse is logged and routing goes on without a
 //!   filter; the double does that too and counts a violation.
 //!
+//! Variants (cargo features, turned into cfgs by build.rs; README.md):
+//! cfg(routers_result) is the CRoutingResult layout ("5", "7", "9"),
+//! cfg(routers_add) whether add_request_with_cache_namespace exists ("8")
+//! or only add_request ("6"), and cfg(reservation) the prefill reservation
+//! form: "none", "4" (begin / route with reservation / cancel / release),
+//! "2" (route with reservation / cancel; mark_prefill_complete and
+//! free_request release) or "timeout" (as "2", the route call taking a
+//! sixth timeout_ms). A function a variant lacks is not exported at all,
+//! as in the library it stands for.
+//!
 //! Deterministic routing: with candidate pods, the pod at index
 //! (fnv1a64(role + prompt) mod pod count) wins and its worker id is
 //! fnv1a64(podName); without pods, the worker id is fnv1a64(role + prompt)
@@ -61,6 +71,7 @@ pub const UNSET_DP_RANK: u32 = u32::MAX;
 
 /// A routing decision. Buffers are owned by the library until
 /// free_routing_result.
+#[cfg(routers_result = "9")]
 #[repr(C)]
 pub struct CRoutingResult {
     pub is_disaggregated: bool,
@@ -74,6 +85,30 @@ pub struct CRoutingResult {
     pub cache_namespace_len: usize,
 }
 
+/// Dynamo's layout before data-parallel ranks (v1.0.x).
+#[cfg(routers_result = "5")]
+#[repr(C)]
+pub struct CRoutingResult {
+    pub is_disaggregated: bool,
+    pub prefill_worker_id: u64,
+    pub decode_worker_id: u64,
+    pub token_ids: *mut u32,
+    pub token_count: usize,
+}
+
+/// Dynamo's layout with data-parallel ranks, before cache namespaces.
+#[cfg(routers_result = "7")]
+#[repr(C)]
+pub struct CRoutingResult {
+    pub is_disaggregated: bool,
+    pub prefill_worker_id: u64,
+    pub decode_worker_id: u64,
+    pub prefill_dp_rank: u32,
+    pub decode_dp_rank: u32,
+    pub token_ids: *mut u32,
+    pub token_count: usize,
+}
+
 /// Opaque router pair. Never dereferenced by the double: its address keys
 /// the registry, so a stale handle is detected instead of dereferenced.
 pub struct RouterHandles {
@@ -82,6 +117,8 @@ pub struct RouterHandles {
 
 pub type RouterHandlesPtr = *mut RouterHandles;
 
+// No reservation call creates a booking without the reservation functions.
+#[cfg_attr(reservation = "none", allow(dead_code))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Booking {
     Pending,
@@ -227,6 +264,8 @@ fn choose(role: &str, prompt: &str, pods: &[String]) -> u64 {
 struct Routed {
     worker: u64,
     tokens: Vec<u32>,
+    // Only the 9-field result carries it back.
+    #[cfg_attr(not(routers_result = "9"), allow(dead_code))]
     cache_namespace: Option<String>,
 }
 
@@ -250,19 +289,44 @@ unsafe fn write_result(out: *mut CRoutingResult, routed: &Routed, disagg: bool, 
     if !tokens.is_null() {
         lock(result_buffers()).insert(tokens as usize, routed.tokens.len());
     }
-    let ns = routed.cache_namespace.as_deref().unwrap_or("");
-    let ns_ptr = common::leak_slice(ns.as_bytes());
-    *out = CRoutingResult {
-        is_disaggregated: disagg,
-        prefill_worker_id: prefill.unwrap_or(0),
-        decode_worker_id: decode,
-        prefill_dp_rank: UNSET_DP_RANK,
-        decode_dp_rank: UNSET_DP_RANK,
-        token_ids: tokens,
-        token_count: routed.tokens.len(),
-        cache_namespace: ns_ptr,
-        cache_namespace_len: ns.len(),
-    };
+    #[cfg(routers_result = "9")]
+    {
+        let ns = routed.cache_namespace.as_deref().unwrap_or("");
+        let ns_ptr = common::leak_slice(ns.as_bytes());
+        *out = CRoutingResult {
+            is_disaggregated: disagg,
+            prefill_worker_id: prefill.unwrap_or(0),
+            decode_worker_id: decode,
+            prefill_dp_rank: UNSET_DP_RANK,
+            decode_dp_rank: UNSET_DP_RANK,
+            token_ids: tokens,
+            token_count: routed.tokens.len(),
+            cache_namespace: ns_ptr,
+            cache_namespace_len: ns.len(),
+        };
+    }
+    #[cfg(routers_result = "7")]
+    {
+        *out = CRoutingResult {
+            is_disaggregated: disagg,
+            prefill_worker_id: prefill.unwrap_or(0),
+            decode_worker_id: decode,
+            prefill_dp_rank: UNSET_DP_RANK,
+            decode_dp_rank: UNSET_DP_RANK,
+            token_ids: tokens,
+            token_count: routed.tokens.len(),
+        };
+    }
+    #[cfg(routers_result = "5")]
+    {
+        *out = CRoutingResult {
+            is_disaggregated: disagg,
+            prefill_worker_id: prefill.unwrap_or(0),
+            decode_worker_id: decode,
+            token_ids: tokens,
+            token_count: routed.tokens.len(),
+        };
+    }
 }
 
 /// # Safety
@@ -323,12 +387,15 @@ pub unsafe extern "C" fn free_routing_result(result: *mut CRoutingResult) {
             }
         }
     }
-    common::free_slice(res.cache_namespace, res.cache_namespace_len);
     // Cleared like Dynamo does, so freeing the same struct twice is harmless.
     res.token_ids = std::ptr::null_mut();
     res.token_count = 0;
-    res.cache_namespace = std::ptr::null_mut();
-    res.cache_namespace_len = 0;
+    #[cfg(routers_result = "9")]
+    {
+        common::free_slice(res.cache_namespace, res.cache_namespace_len);
+        res.cache_namespace = std::ptr::null_mut();
+        res.cache_namespace_len = 0;
+    }
 }
 
 unsafe fn register_request(handle: RouterHandlesPtr, request_id: *const c_char, token_ids: *const u32, token_count: usize) -> QueryRouterResult {
@@ -368,6 +435,7 @@ pub unsafe extern "C" fn add_request(
 
 /// # Safety
 /// As add_request; cache_namespace is null or points at cache_namespace_len bytes.
+#[cfg(routers_add = "8")]
 #[no_mangle]
 pub unsafe extern "C" fn add_request_with_cache_namespace(
     handle: RouterHandlesPtr,
@@ -401,22 +469,36 @@ where
     }
 }
 
+/// Marks a request's prefill done. In the two-call reservation forms it
+/// also releases a booking of the same id (the prefill load ends).
+///
 /// # Safety
 /// handle comes from create_routers; request_id is NUL-terminated.
 #[no_mangle]
 pub unsafe extern "C" fn mark_prefill_complete(handle: RouterHandlesPtr, request_id: *const c_char) -> QueryRouterResult {
     let _call = try_code!(control::enter("mark_prefill_complete"));
-    with_id(handle, request_id, |s, id| match lock(&s.requests).get_mut(id) {
-        Some(entry) => {
-            entry.prefill_complete = true;
-            R::Ok
-        }
-        None => {
-            // Dynamo logs RequestNotFound and returns Ok.
-            common::record_ignored_call();
-            R::Ok
+    with_id(handle, request_id, |s, id| {
+        let released = releases_on_mark() && lock(&s.bookings).remove(id).is_some();
+        match lock(&s.requests).get_mut(id) {
+            Some(entry) => {
+                entry.prefill_complete = true;
+                R::Ok
+            }
+            None => {
+                // Dynamo logs RequestNotFound and returns Ok.
+                if !released {
+                    common::record_ignored_call();
+                }
+                R::Ok
+            }
         }
     })
+}
+
+/// Whether mark_prefill_complete releases a booking: only where no release
+/// call exists.
+fn releases_on_mark() -> bool {
+    cfg!(any(reservation = "2", reservation = "timeout"))
 }
 
 /// Frees a request's decode bookkeeping, and any booking under the same id
@@ -467,6 +549,7 @@ pub unsafe extern "C" fn destroy(handle: RouterHandlesPtr) {
 ///
 /// # Safety
 /// handle comes from create_routers; booking_id is NUL-terminated.
+#[cfg(reservation = "4")]
 #[no_mangle]
 pub unsafe extern "C" fn begin_prefill_reservation(handle: RouterHandlesPtr, booking_id: *const c_char) -> QueryRouterResult {
     let _call = try_code!(control::enter("begin_prefill_reservation"));
@@ -485,6 +568,7 @@ pub unsafe extern "C" fn begin_prefill_reservation(handle: RouterHandlesPtr, boo
 ///
 /// # Safety
 /// As route_prefill_request; booking_id is NUL-terminated.
+#[cfg(reservation = "4")]
 #[no_mangle]
 pub unsafe extern "C" fn route_prefill_request_with_reservation(
     handle: RouterHandlesPtr,
@@ -518,10 +602,14 @@ pub unsafe extern "C" fn route_prefill_request_with_reservation(
     R::Ok
 }
 
-/// Cancels a Pending booking; an Active one stays until released.
+/// Cancels a Pending booking; an Active one stays until released. An
+/// unknown id is Ok and changes nothing: in the two-call forms a cancel
+/// that arrives before the route call does not stop it, so a caller that
+/// gave up must release the late result.
 ///
 /// # Safety
 /// handle comes from create_routers; booking_id is NUL-terminated.
+#[cfg(not(reservation = "none"))]
 #[no_mangle]
 pub unsafe extern "C" fn cancel_prefill_reservation(handle: RouterHandlesPtr, booking_id: *const c_char) -> QueryRouterResult {
     let _call = try_code!(control::enter("cancel_prefill_reservation"));
@@ -535,10 +623,93 @@ pub unsafe extern "C" fn cancel_prefill_reservation(handle: RouterHandlesPtr, bo
     })
 }
 
+/// The two-call forms: the route call opens the booking itself (Pending
+/// while routing, then Active); an id already booked is ErrInvalidParam; a
+/// cancel while routing is ErrTimeout and drops the booking. timeout_ms (0: none) bounds the call: routing that
+/// takes longer is ErrTimeout and drops the booking too.
+#[cfg(any(reservation = "2", reservation = "timeout"))]
+unsafe fn reserve_in_one_call(
+    handle: RouterHandlesPtr,
+    booking_id: *const c_char,
+    request_json: *const c_char,
+    pods_json: *const c_char,
+    out_result: *mut CRoutingResult,
+    timeout_ms: u64,
+) -> QueryRouterResult {
+    if booking_id.is_null() || request_json.is_null() || out_result.is_null() {
+        return R::ErrInvalidParam;
+    }
+    let g = try_code!(enter(handle));
+    let Some(id) = c_str(booking_id).filter(|s| !s.is_empty()) else {
+        return R::ErrInvalidParam;
+    };
+    match lock(&g.0.bookings).entry(id.to_string()) {
+        std::collections::hash_map::Entry::Occupied(_) => return R::ErrInvalidParam,
+        std::collections::hash_map::Entry::Vacant(e) => {
+            e.insert(Booking::Pending);
+        }
+    }
+    let started = std::time::Instant::now();
+    let routed = match route("prefill", request_json, pods_json) {
+        Ok(r) => r,
+        Err(code) => {
+            lock(&g.0.bookings).remove(id);
+            return code;
+        }
+    };
+    let mut bookings = lock(&g.0.bookings);
+    let timed_out = timeout_ms > 0 && started.elapsed() > std::time::Duration::from_millis(timeout_ms);
+    match bookings.get_mut(id) {
+        Some(state) if *state == Booking::Pending && !timed_out => *state = Booking::Active,
+        _ => {
+            bookings.remove(id);
+            return R::ErrTimeout;
+        }
+    }
+    drop(bookings);
+    write_result(out_result, &routed, true, Some(routed.worker), 0);
+    R::Ok
+}
+
+/// Routes prefill and holds the booking until mark_prefill_complete or
+/// free_request (the two-call form).
+///
+/// # Safety
+/// As route_prefill_request; booking_id is NUL-terminated.
+#[cfg(reservation = "2")]
+#[no_mangle]
+pub unsafe extern "C" fn route_prefill_request_with_reservation(
+    handle: RouterHandlesPtr,
+    booking_id: *const c_char,
+    request_json: *const c_char,
+    pods_json: *const c_char,
+    out_result: *mut CRoutingResult,
+) -> QueryRouterResult {
+    reserve_in_one_call(handle, booking_id, request_json, pods_json, out_result, 0)
+}
+
+/// As the two-call form, bounded by timeout_ms.
+///
+/// # Safety
+/// As route_prefill_request; booking_id is NUL-terminated.
+#[cfg(reservation = "timeout")]
+#[no_mangle]
+pub unsafe extern "C" fn route_prefill_request_with_reservation(
+    handle: RouterHandlesPtr,
+    booking_id: *const c_char,
+    request_json: *const c_char,
+    pods_json: *const c_char,
+    out_result: *mut CRoutingResult,
+    timeout_ms: u64,
+) -> QueryRouterResult {
+    reserve_in_one_call(handle, booking_id, request_json, pods_json, out_result, timeout_ms)
+}
+
 /// Drops a booking in any state; idempotent.
 ///
 /// # Safety
 /// handle comes from create_routers; booking_id is NUL-terminated.
+#[cfg(reservation = "4")]
 #[no_mangle]
 pub unsafe extern "C" fn release_prefill_reservation(handle: RouterHandlesPtr, booking_id: *const c_char) -> QueryRouterResult {
     let _call = try_code!(control::enter("release_prefill_reservation"));

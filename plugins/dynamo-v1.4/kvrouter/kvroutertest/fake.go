@@ -55,13 +55,22 @@ type Fake struct {
 	ReserveFunc     func(ctx context.Context, id string, request, pods []byte) (kvrouter.Decision, error)
 	CancelFunc      func(id string) error
 	ReleaseFunc     func(id string) error
+	// NoBegin makes the fake a library without the begin call (the
+	// two-call reservation form): HasPrefillReservationBegin is false.
+	NoBegin bool
 
 	mu      sync.Mutex
 	calls   []Call
 	changed chan struct{}
 }
 
-var _ kvrouter.Router = (*Fake)(nil)
+var (
+	_ kvrouter.Router           = (*Fake)(nil)
+	_ kvrouter.ReservationBegin = (*Fake)(nil)
+)
+
+// HasPrefillReservationBegin is !NoBegin.
+func (f *Fake) HasPrefillReservationBegin() bool { return !f.NoBegin }
 
 func (f *Fake) record(c Call) {
 	f.mu.Lock()

@@ -1,23 +1,28 @@
-//go:build dynamo_prefill_reservation
+//go:build routers_reservation_4
 
 package routers
 
 /*
 #include <stdlib.h>
-#include "feature_dynamo_prefill_reservation.h"
+#include "variant_routers_reservation-4.h"
 */
 import "C"
 
 import (
 	"context"
 	"errors"
-	"fmt"
 	"unsafe"
 )
 
-// PrefillReservation says whether this build calls the library's prefill
-// reservation functions (build tag dynamo_prefill_reservation).
+const reservationVariant = "4"
+
+// PrefillReservation says whether the linked library has prefill
+// reservations: here the four-call form.
 const PrefillReservation = true
+
+// PrefillReservationBegin says whether the library has a begin call. It
+// does: a booking is begun before it is reserved.
+const PrefillReservationBegin = true
 
 // BeginPrefillReservation opens a booking.
 func (r *Routers) BeginPrefillReservation(bookingID string) error {
@@ -71,13 +76,5 @@ func (r *Routers) ReservePrefill(ctx context.Context, bookingID string, requestJ
 
 // cancelReservations wakes the reservations in flight when Close starts.
 func cancelReservations(h *C.RouterHandles, pending []string) []error {
-	var errs []error
-	for _, id := range pending {
-		cid := C.CString(id)
-		if err := check("cancel_prefill_reservation", uint32(C.cancel_prefill_reservation(h, cid))); err != nil {
-			errs = append(errs, fmt.Errorf("close: booking %s: %w", id, err))
-		}
-		C.free(unsafe.Pointer(cid))
-	}
-	return errs
+	return cancelEach(pending, func(id *C.char) C.QueryRouterResult { return C.cancel_prefill_reservation(h, id) })
 }

@@ -1,4 +1,4 @@
-//go:build !dynamo_prefill_reservation
+//go:build routers_reservation_none || !(routers_reservation_4 || routers_reservation_2 || routers_reservation_timeout)
 
 package routers
 
@@ -9,9 +9,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Without the tag the binding calls none of the reservation functions (a
+// Variant none: the binding calls none of the reservation functions (a
 // Dynamo release's library has none) and says so.
-func TestPrefillReservationUnsupportedWithoutTheTag(t *testing.T) {
+func TestPrefillReservationUnsupportedWithoutReservations(t *testing.T) {
+	require.False(t, PrefillReservation)
 	r := openRouters(t, false)
 	require.ErrorIs(t, r.BeginPrefillReservation("b-1"), ErrPrefillReservationUnsupported)
 	_, err := r.ReservePrefill(context.Background(), "b-1", request, pods)

@@ -1,19 +1,24 @@
-//go:build !dynamo_prefill_reservation
+//go:build routers_reservation_none || !(routers_reservation_4 || routers_reservation_2 || routers_reservation_timeout)
 
 package routers
 
 /*
-#include "dynamo_llm_routers.h"
+#include "variant_routers_reservation-none.h"
 */
 import "C"
 
 import "context"
 
-// PrefillReservation says whether this build calls the library's prefill
-// reservation functions (build tag dynamo_prefill_reservation). Without
-// the tag the binding references none of them, so it links against a
-// Dynamo release's library, which has none.
+const reservationVariant = "none"
+
+// PrefillReservation says whether the linked library has prefill
+// reservations. Here it has none (every Dynamo release): the binding
+// references none of their functions and callers route prefill with
+// RoutePrefill (advisory).
 const PrefillReservation = false
+
+// PrefillReservationBegin says whether the library has a begin call.
+const PrefillReservationBegin = false
 
 // BeginPrefillReservation reports ErrPrefillReservationUnsupported.
 func (r *Routers) BeginPrefillReservation(string) error { return ErrPrefillReservationUnsupported }

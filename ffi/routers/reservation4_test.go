@@ -1,4 +1,4 @@
-//go:build dynamo_prefill_reservation
+//go:build routers_reservation_4
 
 package routers
 
@@ -12,6 +12,8 @@ import (
 
 func TestPrefillReservationLifecycle(t *testing.T) {
 	r := openRouters(t, false)
+	require.True(t, PrefillReservation)
+	require.True(t, PrefillReservationBegin)
 
 	require.NoError(t, r.BeginPrefillReservation("b-1"))
 	res, err := r.ReservePrefill(context.Background(), "b-1", request, pods)

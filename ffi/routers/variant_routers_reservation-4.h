@@ -1,13 +1,10 @@
 /*
- * Optional part of the "routers" generation: prefill reservations
- * (bookings), compiled only with the Go build tag dynamo_prefill_reservation.
- * No Dynamo release defines these functions: they come with the backport
- * of the reservation fix (Dynamo #12909/#13042) carried as a patch series
- * on the C API checkout. Their names follow the Go wrappers that call them
- * (see the C API test double's README).
+ * Variant routers_reservation 4 (Go build tag routers_reservation_4): four
+ * reservation calls. begin opens a booking, the route call reserves for it,
+ * cancel wakes a pending reservation, release drops a booking in any state.
  */
-#ifndef EPP_BUILD_DYNAMO_PREFILL_RESERVATION_H
-#define EPP_BUILD_DYNAMO_PREFILL_RESERVATION_H
+#ifndef EPP_BUILD_ROUTERS_RESERVATION_4_H
+#define EPP_BUILD_ROUTERS_RESERVATION_4_H
 
 #include "dynamo_llm_routers.h"
 
