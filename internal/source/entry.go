@@ -36,6 +36,9 @@ type entryMeta struct {
 	Module        string      `json:"module,omitempty"`
 	ModuleVersion string      `json:"moduleVersion,omitempty"`
 	ModuleHash    string      `json:"moduleHash,omitempty"`
+	// ModuleHashes are the h1: hashes of the module zips made of the
+	// tree, by module@version, computed once (Tree.ModuleHash).
+	ModuleHashes map[string]string `json:"moduleHashes,omitempty"`
 	Files         []fileEntry `json:"files"`
 }
 
