@@ -20,9 +20,15 @@ const fakeModuleHash = "h1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
 // realModuleHash is the h1: hash the go command gives example.com/up@v1.0.0
 // made from commit of repoDir (its zip rules over `git archive`).
 func realModuleHash(t *testing.T, repoDir, commit string) string {
+	return moduleHashOf(t, repoDir, commit, "example.com/up", "v1.0.0")
+}
+
+// moduleHashOf is the h1: hash the go command gives mod@version made from
+// commit of repoDir.
+func moduleHashOf(t *testing.T, repoDir, commit, mod, version string) string {
 	t.Helper()
 	var buf bytes.Buffer
-	require.NoError(t, modzip.CreateFromVCS(&buf, module.Version{Path: "example.com/up", Version: "v1.0.0"}, repoDir, commit, ""))
+	require.NoError(t, modzip.CreateFromVCS(&buf, module.Version{Path: mod, Version: version}, repoDir, commit, ""))
 	zipPath := filepath.Join(t.TempDir(), "m.zip")
 	require.NoError(t, os.WriteFile(zipPath, buf.Bytes(), 0o644))
 	h, err := dirhash.HashZip(zipPath, dirhash.Hash1)

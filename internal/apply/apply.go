@@ -42,6 +42,22 @@ func (f Fetcher) Checkout(ctx context.Context, u recipe.Upstream, dst string) er
 	return err
 }
 
+// CheckoutPin is Checkout for a new pin: a module version whose hash u
+// leaves empty gets the hash computed from the fetched tree (a hash u
+// gives is checked against it, as every fetch does).
+func (f Fetcher) CheckoutPin(ctx context.Context, u recipe.Upstream, dst string) (recipe.Upstream, error) {
+	tree, err := source.Checkout(ctx, f.request(u), dst)
+	if err != nil {
+		return u, err
+	}
+	if u.Module != "" && u.ModuleVersion != "" && u.ModuleHash == "" {
+		if u.ModuleHash, err = tree.ModuleHash(ctx, u.Module, u.ModuleVersion); err != nil {
+			return u, err
+		}
+	}
+	return u, nil
+}
+
 func (f Fetcher) request(u recipe.Upstream) source.Request {
 	return source.Request{
 		Pin: u, Kind: f.Kind, Upstream: f.Upstream, CacheDir: f.CacheDir, Progress: f.Progress,

@@ -34,11 +34,12 @@ func (e *UsageError) Unwrap() error { return e.Err }
 // NewPin makes the pin of the new upstream from the old one: Ref's commit
 // from the repository (or, when git cannot say, from the module proxy), and
 // for a recipe with a module, the module version the proxy has for Ref and
-// its h1: hash. A proxy whose version was built from another commit than
+// its h1: hash. A module version given without its hash leaves ModuleHash
+// empty: the materializer computes it from the fetched tree. A proxy whose version was built from another commit than
 // the repository names is refused (a *source.MismatchError).
 func NewPin(ctx context.Context, old recipe.Upstream, o Onto, log io.Writer) (recipe.Upstream, error) {
-	if (o.ModuleVersion == "") != (o.ModuleHash == "") {
-		return recipe.Upstream{}, &UsageError{fmt.Errorf("--onto-module-version and --onto-module-hash go together: give both, or neither and let the module proxy answer")}
+	if o.ModuleHash != "" && o.ModuleVersion == "" {
+		return recipe.Upstream{}, &UsageError{fmt.Errorf("--onto-module-hash needs --onto-module-version: the hash is of that version's zip")}
 	}
 	u := old
 	u.Ref, u.Commit, u.ModuleVersion, u.ModuleHash = o.Ref, o.Commit, o.ModuleVersion, o.ModuleHash
@@ -54,7 +55,7 @@ func NewPin(ctx context.Context, old recipe.Upstream, o Onto, log io.Writer) (re
 	if u.Module != "" && u.ModuleVersion == "" {
 		mv, err := source.ResolveModule(ctx, u.Module, o.Ref)
 		if err != nil {
-			return recipe.Upstream{}, fmt.Errorf("look %s up on the module proxy (the recipe pins upstream.module %s): %w; give --onto-module-version and --onto-module-hash, or point GOPROXY at a proxy that has it", o.Ref, u.Module, err)
+			return recipe.Upstream{}, fmt.Errorf("look %s up on the module proxy (the recipe pins upstream.module %s): %w; give --onto-module-version (its hash is computed from the fetched tree), or point GOPROXY at a proxy that has it", o.Ref, u.Module, err)
 		}
 		u.ModuleVersion, u.ModuleHash, fromProxy = mv.Version, mv.Hash, mv.Commit
 		fmt.Fprintf(log, "%s is %s@%s (%s) on the module proxy\n", o.Ref, u.Module, mv.Version, mv.Hash)

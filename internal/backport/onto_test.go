@@ -40,7 +40,7 @@ func TestNewPinRefusesOntoThatCannotBeRight(t *testing.T) {
 		onto Onto
 		want string
 	}{
-		"module version without hash": {Onto{Ref: "v2", ModuleVersion: "v0.2.0"}, "--onto-module-version and --onto-module-hash go together"},
+		"module hash without version": {Onto{Ref: "v2", ModuleHash: "h1:x"}, "--onto-module-hash needs --onto-module-version"},
 		"module version, no module":   {Onto{Ref: "v2", ModuleVersion: "v0.2.0", ModuleHash: "h1:x"}, "the recipe has no upstream.module"},
 		"pseudo-version, no module":   {Onto{Ref: "v0.0.0-20250102030405-0123456789ab"}, "is a module pseudo-version, but the module proxy named no commit 0123456789ab"},
 	} {
