@@ -70,3 +70,29 @@ func TestCheckRefusesAMadeUpModuleHashOfAGitTree(t *testing.T) {
 	r := run(t, cache, "check", "--recipe", fixed, "--source", "git")
 	assert.Equal(t, 0, r.code, r.stderr)
 }
+
+func TestLintRefusesAModuleHashItsCachedTreeDoesNotHave(t *testing.T) {
+	u := newUpstream(t)
+	cache := t.TempDir()
+	real := realModuleHash(t, u.repo.Dir, u.commit)
+	dir := recipeDir(t, u, "v1.0.0", u.commit, nil)
+	pinModule(t, dir, real)
+	patches := filepath.Dir(dir)
+
+	// Before any fetch lint has no tree to hash: nothing to say.
+	r := run(t, cache, "--patches", patches, "lint")
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	r = run(t, cache, "--patches", patches, "check", "--version", "v9.9.9", "--source", "git")
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	r = run(t, cache, "--patches", patches, "lint")
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+
+	text, err := os.ReadFile(filepath.Join(dir, "recipe.yaml"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "recipe.yaml"), []byte(strings.Replace(string(text), real, fakeModuleHash, 1)), 0o644))
+	r = run(t, cache, "--patches", patches, "lint")
+	require.Equal(t, 5, r.code, r.stdout+r.stderr)
+	for _, want := range []string{"recipe v9.9.9", fakeModuleHash, real, "set upstream.moduleHash to " + real} {
+		assert.Contains(t, r.stdout, want)
+	}
+}

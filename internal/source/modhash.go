@@ -20,6 +20,7 @@ import (
 	modzip "golang.org/x/mod/zip"
 
 	"github.com/epp-build/epp-build/internal/atomicfile"
+	"github.com/epp-build/epp-build/internal/recipe"
 )
 
 // ModuleHash is the h1: hash of the module zip the go command makes of
@@ -171,3 +172,25 @@ func (i treeFileInfo) Mode() fs.FileMode {
 func (i treeFileInfo) ModTime() time.Time { return time.Time{} }
 func (i treeFileInfo) IsDir() bool        { return false }
 func (i treeFileInfo) Sys() any           { return nil }
+
+// CachedModuleHash is ModuleHash for pin's commit when the cache under
+// cacheDir ("" = the user cache folder) holds its git or path tree, with
+// no network: ok is false when it holds none. The hash is computed once
+// per entry, as for Fetch.
+func CachedModuleHash(ctx context.Context, cacheDir string, pin recipe.Upstream) (hash string, ok bool, err error) {
+	if pin.Module == "" || pin.ModuleVersion == "" || !fullHash.MatchString(pin.Commit) {
+		return "", false, nil
+	}
+	if cacheDir == "" {
+		if cacheDir, err = CacheDir(); err != nil {
+			return "", false, err
+		}
+	}
+	c := &cache{root: filepath.Join(cacheDir, "upstream")}
+	tree := c.lookup(ctx, "git-"+pin.Commit, expectation{commit: pin.Commit})
+	if tree == nil {
+		return "", false, nil
+	}
+	hash, err = tree.ModuleHash(ctx, pin.Module, pin.ModuleVersion)
+	return hash, err == nil, err
+}
