@@ -305,9 +305,34 @@ func (p *proxyClient) get(ctx context.Context, base, rel string, open func() (io
 type moduleInfo struct {
 	Version string
 	Time    time.Time
-	Origin  *struct {
-		VCS, URL, Hash, Ref string
+	Origin  *moduleOrigin
+}
+
+// moduleOrigin is where the proxy says it built the version from.
+type moduleOrigin struct {
+	VCS, URL, Hash, Ref string
+}
+
+// HashOr, URLOr and RefOr read an Origin that may be missing.
+func (o *moduleOrigin) HashOr() string {
+	if o == nil {
+		return ""
 	}
+	return o.Hash
+}
+
+func (o *moduleOrigin) URLOr() string {
+	if o == nil {
+		return ""
+	}
+	return o.URL
+}
+
+func (o *moduleOrigin) RefOr() string {
+	if o == nil {
+		return ""
+	}
+	return o.Ref
 }
 
 // info downloads and decodes <module>/@v/<version>.info.
