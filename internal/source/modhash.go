@@ -1,7 +1,6 @@
 package source
 
 import (
-	"archive/zip"
 	"bytes"
 	"context"
 	"encoding/hex"
@@ -12,6 +11,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -64,39 +64,49 @@ func (t *Tree) ModuleHash(ctx context.Context, mod, version string) (string, err
 // that a warm run makes none).
 var moduleZips atomic.Int64
 
-// computeModuleHash zips the tree's files as the go command does and
-// hashes the zip.
+// computeModuleHash hashes the files the go command would put in the
+// module zip, under the names they would have there: the zip's h1: hash
+// (dirhash.Hash1 over names and contents), without compressing anything.
+// The files are chosen by golang.org/x/mod/zip's own rules (CheckFiles,
+// which its Create applies), so what counts is exactly what the go
+// command counts.
 func (t *Tree) computeModuleHash(mv module.Version) (string, error) {
 	moduleZips.Add(1)
+	if err := module.Check(mv.Path, mv.Version); err != nil {
+		return "", err
+	}
 	src, err := openBlobSource(t.blobs, nil)
 	if err != nil {
 		return "", err
 	}
 	defer src.close()
 	var files []modzip.File
+	byPath := map[string]treeFile{}
 	for _, f := range t.entry.Files {
 		// A submodule is not in `git archive`, from which the go command
 		// zips a commit; a symlink is left out by the zip rules.
 		if f.isGitlink() {
 			continue
 		}
-		files = append(files, treeFile{f: f, src: src})
+		tf := treeFile{f: f, src: src}
+		files = append(files, tf)
+		byPath[f.Path] = tf
 	}
-	var buf bytes.Buffer
-	if err := modzip.Create(&buf, mv, files); err != nil {
-		return "", err
-	}
-	zr, err := zip.NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	cf, err := modzip.CheckFiles(files)
 	if err != nil {
 		return "", err
 	}
-	names := make([]string, 0, len(zr.File))
-	byName := make(map[string]*zip.File, len(zr.File))
-	for _, zf := range zr.File {
-		names = append(names, zf.Name)
-		byName[zf.Name] = zf
+	if err := cf.Err(); err != nil {
+		return "", err
 	}
-	return dirhash.Hash1(names, func(name string) (io.ReadCloser, error) { return byName[name].Open() })
+	prefix := mv.Path + "@" + mv.Version + "/"
+	names := make([]string, 0, len(cf.Valid))
+	for _, p := range cf.Valid {
+		names = append(names, prefix+p)
+	}
+	return dirhash.Hash1(names, func(name string) (io.ReadCloser, error) {
+		return byPath[strings.TrimPrefix(name, prefix)].Open()
+	})
 }
 
 // recordModuleHash adds key's hash to the entry's metadata on disk, under
