@@ -88,11 +88,12 @@ func fetchGoProxy(ctx context.Context, c *cache, req Request) (*Tree, error) {
 				return nil, fmt.Errorf("module proxy %s: %s.info has no Origin, so the proxy does not say which commit it was built from (upstream.commit %s), and the checksum database does not confirm its hash %s: %w; refusing it (use the git source)", proxy, mv, pin.Commit, got, err)
 			}
 			origin += fmt.Sprintf(" (no Origin: commit not stated by the proxy; hash confirmed by checksum database %s)", sum.Name)
-			provenance = fmt.Sprintf("The module proxy did not state the commit it built this version from (its .info has\n"+
-				"no Origin). The content was verified instead: the zip's hash %s is the recipe's\n"+
-				"upstream.moduleHash, and checksum database %s (via %s) records that hash for\n"+
-				"%s. The recipe pins upstream commit %s; the proxy did not confirm it.\n",
-				got, sum.Name, sum.Via, mv, pin.Commit)
+			provenance = fmt.Sprintf("The module proxy did not state the commit it built this version from (its .info\n"+
+				"has no Origin). The content was verified instead: the zip's hash is the recipe's\n"+
+				"upstream.moduleHash, %s, and checksum database %s records\n"+
+				"that hash for %s (looked up via %s).\n"+
+				"The recipe pins upstream commit %s; the proxy did not confirm it.\n",
+				got, sum.Name, mv, sum.Via, pin.Commit)
 		}
 		s := memory.NewStorage()
 		commit, err := commitFromZip(s, zipPath, module.Version{Path: pin.Module, Version: pin.ModuleVersion}, info, provenance)
