@@ -51,9 +51,23 @@ func NewPin(ctx context.Context, old recipe.Upstream, o Onto, log io.Writer) (re
 	if u.ModuleVersion != "" && u.Module == "" {
 		return recipe.Upstream{}, &UsageError{fmt.Errorf("--onto-module-version: the recipe has no upstream.module to give a version of")}
 	}
+	from := u.Repository
+	if o.Repository != "" {
+		from = o.Repository // with its credentials, for the lookup only
+	}
 	var fromProxy string
 	if u.Module != "" && u.ModuleVersion == "" {
 		mv, err := source.ResolveModule(ctx, u.Module, o.Ref)
+		if err != nil && source.NotOnProxy(err) && u.Commit == "" && !module.IsPseudoVersion(o.Ref) {
+			// The proxy may know the commit by its full hash, or by the
+			// commit a branch or short hash names in the repository.
+			if commit, gerr := source.Resolve(ctx, from, o.Ref); gerr == nil && commit != o.Ref {
+				fmt.Fprintf(log, "%s is not on the module proxy; the repository resolves it to %s\n", o.Ref, commit)
+				if mv, err = source.ResolveModule(ctx, u.Module, commit); err == nil {
+					u.Commit = commit
+				}
+			}
+		}
 		if err != nil {
 			return recipe.Upstream{}, fmt.Errorf("look %s up on the module proxy (the recipe pins upstream.module %s): %w; give --onto-module-version (its hash is computed from the fetched tree), or point GOPROXY at a proxy that has it", o.Ref, u.Module, err)
 		}
@@ -72,10 +86,6 @@ func NewPin(ctx context.Context, old recipe.Upstream, o Onto, log io.Writer) (re
 		fmt.Fprintf(log, "%s is commit %s\n", o.Ref, u.Commit)
 	}
 	if u.Commit == "" {
-		from := u.Repository
-		if o.Repository != "" {
-			from = o.Repository // with its credentials, for the lookup only
-		}
 		commit, err := source.Resolve(ctx, from, o.Ref)
 		switch {
 		case err == nil:
@@ -89,6 +99,10 @@ func NewPin(ctx context.Context, old recipe.Upstream, o Onto, log io.Writer) (re
 		if u.Commit != o.Ref {
 			fmt.Fprintf(log, "%s resolves to %s\n", o.Ref, u.Commit)
 		}
+	}
+	if u.Ref != u.Commit && source.IsShortHash(u.Ref) && strings.HasPrefix(u.Commit, u.Ref) {
+		// A short hash is no ref to fetch: the pin names the whole commit.
+		u.Ref = u.Commit
 	}
 	if fromProxy != "" && fromProxy != u.Commit {
 		return recipe.Upstream{}, fmt.Errorf("the module proxy and %s disagree about %s: %w", u.Repository, o.Ref,

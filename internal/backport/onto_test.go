@@ -50,3 +50,17 @@ func TestNewPinRefusesOntoThatCannotBeRight(t *testing.T) {
 		assert.ErrorContains(t, err, tc.want, name)
 	}
 }
+
+func TestNewPinTakesAShortCommitHash(t *testing.T) {
+	p := newPins(t)
+	older := p.repo.Commit(t, "between", map[string]string{"f.txt": "f\n"})
+	p.repo.Commit(t, "tip", map[string]string{"g.txt": "g\n"})
+	for _, commit := range []string{p.v2, older} {
+		var log strings.Builder
+		u, err := NewPin(context.Background(), p.pin("v1", p.v1), Onto{Ref: commit[:9]}, &log)
+		require.NoError(t, err, commit)
+		assert.Equal(t, commit, u.Commit)
+		assert.Equal(t, commit, u.Ref, "a short hash is no ref to fetch")
+		assert.Contains(t, log.String(), commit[:9]+" resolves to "+commit)
+	}
+}

@@ -125,6 +125,10 @@ func parseGOPROXY(v string) ([]proxyEntry, error) {
 // errProxyNotFound is a 404 or 410: the next "," entry may have it.
 var errProxyNotFound = errors.New("not found")
 
+// NotOnProxy reports whether err is the module proxy not having a version
+// (a 404 or 410 from every proxy asked), as against a proxy failing.
+func NotOnProxy(err error) bool { return errors.Is(err, errProxyNotFound) }
+
 // notFoundError is a 404 or 410 in the proxy's words; it is
 // errProxyNotFound for the GOPROXY list.
 type notFoundError struct{ msg string }
