@@ -338,7 +338,7 @@ func TestRebaseAsKeepsWhatTheRecipeSays(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	text, err := os.ReadFile(filepath.Join(dir, "recipe.yaml"))
 	require.NoError(t, err)
-	const hash = "h1:6AfOXB1PK3ZVDGUs748RYxNdlmYmPF7WNee8nyTKZuQ="
+	hash := moduleHashOf(t, u.repo.Dir, u.v1, "example.com/gaie", "v1.0.0")
 	head := "# v9: the line the test carries.\ndescription: the v9 line\n"
 	capi := "capi:\n  repository: https://example.com/dynamo.git\n  ref: v0.7.0\n  commit: " + u.v1 + "\n  dir: lib/bindings/c\n  crate: c\n  library: c\n  generation: routers\n"
 	gen := "generated:\n  - patch: 0002-Route-b.patch\n    from: ../../plugins/p\n    to: q\n  # the plugin lives in this repository\n  - patch: 0005-Add-the-plugin.patch\n    from: ../../plugins/p\n    to: p\n"
@@ -356,7 +356,7 @@ func TestRebaseAsKeepsWhatTheRecipeSays(t *testing.T) {
 
 	rebase := filepath.Join(t.TempDir(), "rebase")
 	r = run(t, cache, "--patches", patches, "rebase", "--version", "v9.1", "--onto", "v2", "--as", "v10", "--dir", rebase,
-		"--onto-module-version", "v2.0.0", "--onto-module-hash", hash)
+		"--onto-module-version", "v1.1.0")
 	require.Equal(t, 6, r.code, r.stdout+r.stderr)
 	require.Contains(t, r.stderr, "rebase stopped at 0002-Route-b.patch")
 	r = run(t, cache, "--patches", patches, "rebase", "--skip", "--dir", rebase)
@@ -371,6 +371,8 @@ func TestRebaseAsKeepsWhatTheRecipeSays(t *testing.T) {
 	assert.Contains(t, string(got), "- patch: 0005-Add-the-plugin.patch\n    from: ../../plugins/p\n    to: p\n")
 	assert.NotContains(t, string(got), "to: q")
 	assert.NotContains(t, string(got), "extends")
+	// The module version given alone gets its hash computed from the tree.
+	assert.Contains(t, string(got), "  moduleVersion: v1.1.0\n  moduleHash: "+moduleHashOf(t, u.repo.Dir, u.v2, "example.com/gaie", "v1.1.0")+"\n")
 	r = run(t, cache, "--patches", patches, "check", "--version", "v10")
 	require.Equal(t, 0, r.code, r.stdout+r.stderr)
 
@@ -410,7 +412,7 @@ func TestRebaseOntoACommitAloneAsksTheModuleProxy(t *testing.T) {
 	r := run(t, cache, "--patches", patches, "rebase", "--version", "v9", "--onto", u.v2, "--as", "v10", "--dir", work)
 	require.NotEqual(t, 0, r.code)
 	assert.Contains(t, r.stderr, "look "+u.v2+" up on the module proxy (the recipe pins upstream.module example.com/gaie)")
-	assert.Contains(t, r.stderr, "--onto-module-version and --onto-module-hash")
+	assert.Contains(t, r.stderr, "give --onto-module-version (its hash is computed from the fetched tree)")
 	assert.NotContains(t, r.stderr, "has no upstream.module")
 	assert.NoDirExists(t, work)
 

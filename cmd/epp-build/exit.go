@@ -69,6 +69,8 @@ func exitCode(ctx context.Context, err error) int {
 		return 6
 	case errors.As(err, &lint) && lint.refused > 0:
 		return 4
+	case errors.As(err, &lint) && lint.mismatch > 0:
+		return 5
 	case errors.As(err, &lint):
 		return 7
 	}

@@ -108,7 +108,7 @@ func TestExitCodesAgreeWithTheREADME(t *testing.T) {
 		{"invalid recipe: extends outside", []string{"apply", "--version", "bad-extends", "--out", out}, nil, 4, "must name a version folder"},
 		{"invalid recipe through --recipe", []string{"apply", "--recipe", filepath.Join(patches, "bad-commit"), "--out", out}, nil, 4, "full 40-hex-digit commit"},
 		{"invalid recipe in diff-series", []string{"diff-series", "v1.0.0", "bad-commit"}, nil, 4, "full 40-hex-digit commit"},
-		{"module zip hash mismatch", []string{"apply", "--version", "hash", "--out", out, "--source", "goproxy"}, []string{"GOPROXY=" + proxy, "GOFLAGS=", "GONOPROXY=", "GOPRIVATE="}, 5, "but the recipe pins upstream.moduleHash"},
+		{"module zip hash mismatch", []string{"apply", "--version", "hash", "--out", out, "--source", "goproxy"}, []string{"GOPROXY=" + proxy, "GOFLAGS=", "GONOPROXY=", "GOPRIVATE="}, 5, "pins upstream.moduleHash h1:OMpt4gKlPWkD+h5kHcZZVh4926kix2DSBPI7X5ntuCA="},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := requests.Load()

@@ -31,7 +31,7 @@ func TestApplyRegenPicksUpAPluginEdit(t *testing.T) {
 	placeholder := strings.ReplaceAll(string(addFilePatch("pkg/hello/hello.go")), "+added", "+package hello")
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "0001-add-hello.patch"), []byte(placeholder), 0o644))
 	recipe := "upstream:\n  repository: " + u.url + "\n  ref: v1.0.0\n  commit: " + u.commit +
-		"\n  module: example.com/up\n  moduleVersion: v1.0.0\n  moduleHash: h1:" + strings.Repeat("A", 43) + "=" +
+		"\n  module: example.com/up\n  moduleVersion: v1.0.0\n  moduleHash: " + realModuleHash(t, u.repo.Dir, u.commit) +
 		"\ngenerated:\n  - patch: 0001-add-hello.patch\n    from: ../../plugins/hello\n    to: pkg/hello\npatches:\n  - 0001-add-hello.patch\n"
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "recipe.yaml"), []byte(recipe), 0o644))
 	out := filepath.Join(t.TempDir(), "out")

@@ -34,6 +34,8 @@ upstream): the commit comes from the repository (or, for a pseudo-version, from 
 module proxy) and, for a recipe with upstream.module, the module version and h1:
 hash from the module proxy;
 --onto-commit, --onto-module-version and --onto-module-hash override them.
+--onto-module-version alone is enough: its h1: hash is computed from the fetched
+tree (a hash given, or the proxy's, is checked against that tree).
 
 ` + exitCodesHelp,
 		Example: `  epp-build rebase --version v1.4.2 --onto v1.5.0 --as v1.5.0-dyn --dir ./rebase
@@ -57,7 +59,7 @@ hash from the module proxy;
 	cmd.Flags().StringVar(&onto, "onto", "", "upstream tag, commit or module pseudo-version to rebase onto")
 	cmd.Flags().StringVar(&ontoCommit, "onto-commit", "", "the commit --onto must resolve to (default: ask the repository)")
 	cmd.Flags().StringVar(&modVersion, "onto-module-version", "", "module version of the new pin (default: what the module proxy answers for --onto)")
-	cmd.Flags().StringVar(&modHash, "onto-module-hash", "", "h1: hash of that module version (default: computed from the proxy's zip)")
+	cmd.Flags().StringVar(&modHash, "onto-module-hash", "", "h1: hash of that module version, checked against the fetched tree (default: computed from it)")
 	cmd.Flags().StringVar(&as, "as", "", "write the rebased series as this new version instead of over --version")
 	cmd.Flags().StringVar(&dir, "dir", "", "work tree of the rebase, created by the start and kept at a conflict (default: a folder per --patches under the user cache folder)")
 	cmd.Flags().BoolVar(&cont, "continue", false, "go on after fixing a conflict in --dir")
@@ -69,11 +71,11 @@ hash from the module proxy;
 
 // materializer wires the source stage for rebase.
 func materializer(f *recipeFlags, log io.Writer) backport.Materializer {
-	return func(ctx context.Context, u recipe.Upstream, dst string) error {
+	return func(ctx context.Context, u recipe.Upstream, dst string) (recipe.Upstream, error) {
 		opt, err := f.options(log, false)
 		if err != nil {
-			return err
+			return u, err
 		}
-		return opt.Checkout(ctx, u, dst)
+		return opt.CheckoutPin(ctx, u, dst)
 	}
 }

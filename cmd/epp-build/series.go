@@ -101,14 +101,20 @@ patches are the same change), for CI.`,
 }
 
 func newLintCommand(g *globalFlags) *cobra.Command {
-	var output outfmt.Format
+	var (
+		output   outfmt.Format
+		cacheDir string
+	)
 	cmd := &cobra.Command{
 		Use:   "lint",
 		Short: "Check every recipe: pins, patch metadata, overlapping hunks, list and files",
 		Long: `lint loads every recipe under --patches and reports: malformed pins; list and files
 that disagree; patches without a body saying why or without an Upstream: or Reason:
 trailer; and a patch that changes lines an earlier patch changes without an Order:
-trailer saying why the order matters. It exits 7 when it finds any of these.
+trailer saying why the order matters; and an upstream.moduleHash that is not the hash
+of the module zip of its pinned tree, for the trees in the cache (lint does not
+fetch; apply, check and rebase check the hash of every tree they fetch). It exits 5
+on a module hash mismatch, else 7 when it finds any of these.
 It also prints notices, which do not fail it: a recipe that does not say which
 Dynamo release it reproduces, or whose facts were checked only at a Dynamo
 commit rather than at the release's own sources (reproduces.checked: commit).`,
@@ -120,20 +126,27 @@ commit rather than at the release's own sources (reproduces.checked: commit).`,
 			if err != nil {
 				return usageError{err}
 			}
+			hashes, err := review.LintHashes(cmd.Context(), g.patches, cacheDir)
+			if err != nil {
+				return err
+			}
+			problems = append(problems, hashes...)
 			err = render(cmd, output, problems, func(w io.Writer) error { return review.WriteLintMarkdown(w, problems) },
 				func(w io.Writer) error { return review.WriteLint(w, problems) })
 			if n := review.Failures(problems); err == nil && n > 0 {
-				return lintError{n: n, refused: review.Refused(problems)}
+				return lintError{n: n, refused: review.Refused(problems), mismatch: review.Mismatches(problems)}
 			}
 			return err
 		},
 	}
 	outputFlag(cmd, &output)
+	cmd.Flags().StringVar(&cacheDir, "cache-dir", "", "cache of fetched upstreams whose module hashes are checked (default: the user cache folder + /epp-build)")
 	return cmd
 }
 
 // lintError is lint's finding; refused counts the recipes that do not load
-// at all, which make lint exit 4 as apply does for them.
-type lintError struct{ n, refused int }
+// at all, which make lint exit 4 as apply does for them, and mismatch the
+// pins their tree contradicts, exit 5 as for apply.
+type lintError struct{ n, refused, mismatch int }
 
 func (e lintError) Error() string { return fmt.Sprintf("lint found %d problem(s)", e.n) }

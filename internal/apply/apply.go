@@ -9,6 +9,8 @@ package apply
 
 import (
 	"context"
+	"errors"
+	"path/filepath"
 
 	"github.com/epp-build/epp-build/internal/patchset"
 	"github.com/epp-build/epp-build/internal/progress"
@@ -38,6 +40,22 @@ func (f Fetcher) Fetch(ctx context.Context, u recipe.Upstream) (*source.Tree, er
 func (f Fetcher) Checkout(ctx context.Context, u recipe.Upstream, dst string) error {
 	_, err := source.Checkout(ctx, f.request(u), dst)
 	return err
+}
+
+// CheckoutPin is Checkout for a new pin: a module version whose hash u
+// leaves empty gets the hash computed from the fetched tree (a hash u
+// gives is checked against it, as every fetch does).
+func (f Fetcher) CheckoutPin(ctx context.Context, u recipe.Upstream, dst string) (recipe.Upstream, error) {
+	tree, err := source.Checkout(ctx, f.request(u), dst)
+	if err != nil {
+		return u, err
+	}
+	if u.Module != "" && u.ModuleVersion != "" && u.ModuleHash == "" {
+		if u.ModuleHash, err = tree.ModuleHash(ctx, u.Module, u.ModuleVersion); err != nil {
+			return u, err
+		}
+	}
+	return u, nil
 }
 
 func (f Fetcher) request(u recipe.Upstream) source.Request {
@@ -75,7 +93,7 @@ func Recipe(ctx context.Context, r *recipe.Recipe, out string, opt Options) (*pa
 	fetch := func(ctx context.Context) (patchset.Base, error) {
 		tree, err := opt.Fetch(ctx, r.Upstream)
 		if err != nil {
-			return patchset.Base{}, err
+			return patchset.Base{}, nameRecipe(r, err)
 		}
 		// Copying a thousand files takes a moment: say so, then say when.
 		materialize := func(ctx context.Context, dst string) error {
@@ -90,6 +108,15 @@ func Recipe(ctx context.Context, r *recipe.Recipe, out string, opt Options) (*pa
 		return patchset.Base{Upstream: tree.Upstream(), Materialize: materialize}, nil
 	}
 	return patchset.ApplyTo(ctx, r, patches, fetch, out, po)
+}
+
+// nameRecipe says which recipe pins a module hash its tree does not have.
+func nameRecipe(r *recipe.Recipe, err error) error {
+	var mh *source.ModuleHashError
+	if errors.As(err, &mh) && mh.Recipe == "" {
+		mh.Recipe = r.Version + " (" + filepath.Join(r.Dir, recipe.FileName) + ")"
+	}
+	return err
 }
 
 // Short is the 12-character form of a commit or hash.

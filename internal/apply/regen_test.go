@@ -1,6 +1,7 @@
 package apply
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -9,6 +10,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/mod/module"
+	"golang.org/x/mod/sumdb/dirhash"
+	modzip "golang.org/x/mod/zip"
 
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/source"
@@ -58,7 +62,7 @@ func generatedSeries(t *testing.T) *recipe.Recipe {
   commit: %s
   module: %s
   moduleVersion: v1.0.0
-  moduleHash: h1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=
+  moduleHash: %s
 patches:
   - 0001-Add-the-plugins.patch
 generated:
@@ -69,11 +73,24 @@ generated:
   - patch: 0001-Add-the-plugins.patch
     from: ../../src/plugins/b
     to: pkg/plugins/b
-`, up.FileURL(), base, upstreamModule)
+`, up.FileURL(), base, upstreamModule, moduleHash(t, up.Dir, base))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "recipe.yaml"), []byte(yaml), 0o644))
 	r, err := recipe.Load(dir)
 	require.NoError(t, err)
 	return r
+}
+
+// moduleHash is the h1: hash the go command gives upstreamModule@v1.0.0
+// made from commit (a fetch checks the recipe's hash against it).
+func moduleHash(t *testing.T, repoDir, commit string) string {
+	t.Helper()
+	var buf bytes.Buffer
+	require.NoError(t, modzip.CreateFromVCS(&buf, module.Version{Path: upstreamModule, Version: "v1.0.0"}, repoDir, commit, ""))
+	zipPath := filepath.Join(t.TempDir(), "m.zip")
+	require.NoError(t, os.WriteFile(zipPath, buf.Bytes(), 0o644))
+	h, err := dirhash.HashZip(zipPath, dirhash.Hash1)
+	require.NoError(t, err)
+	return h
 }
 
 func regenOptions(t *testing.T) Options {

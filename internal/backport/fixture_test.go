@@ -89,10 +89,10 @@ func writeSeries(t *testing.T, p pins, root, version string, edits []edit) *reci
 // checkout is the source stage for the tests: a clone of the pin's
 // repository at the pin's commit.
 func checkout(t *testing.T) Materializer {
-	return func(_ context.Context, u recipe.Upstream, dst string) error {
+	return func(_ context.Context, u recipe.Upstream, dst string) (recipe.Upstream, error) {
 		gitfixture.Git(t, "", "clone", "-q", u.Repository, dst)
 		gitfixture.Git(t, dst, "checkout", "-q", u.Commit)
-		return nil
+		return u, nil
 	}
 }
 

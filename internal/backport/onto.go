@@ -34,11 +34,12 @@ func (e *UsageError) Unwrap() error { return e.Err }
 // NewPin makes the pin of the new upstream from the old one: Ref's commit
 // from the repository (or, when git cannot say, from the module proxy), and
 // for a recipe with a module, the module version the proxy has for Ref and
-// its h1: hash. A proxy whose version was built from another commit than
+// its h1: hash. A module version given without its hash leaves ModuleHash
+// empty: the materializer computes it from the fetched tree. A proxy whose version was built from another commit than
 // the repository names is refused (a *source.MismatchError).
 func NewPin(ctx context.Context, old recipe.Upstream, o Onto, log io.Writer) (recipe.Upstream, error) {
-	if (o.ModuleVersion == "") != (o.ModuleHash == "") {
-		return recipe.Upstream{}, &UsageError{fmt.Errorf("--onto-module-version and --onto-module-hash go together: give both, or neither and let the module proxy answer")}
+	if o.ModuleHash != "" && o.ModuleVersion == "" {
+		return recipe.Upstream{}, &UsageError{fmt.Errorf("--onto-module-hash needs --onto-module-version: the hash is of that version's zip")}
 	}
 	u := old
 	u.Ref, u.Commit, u.ModuleVersion, u.ModuleHash = o.Ref, o.Commit, o.ModuleVersion, o.ModuleHash
@@ -50,11 +51,25 @@ func NewPin(ctx context.Context, old recipe.Upstream, o Onto, log io.Writer) (re
 	if u.ModuleVersion != "" && u.Module == "" {
 		return recipe.Upstream{}, &UsageError{fmt.Errorf("--onto-module-version: the recipe has no upstream.module to give a version of")}
 	}
+	from := u.Repository
+	if o.Repository != "" {
+		from = o.Repository // with its credentials, for the lookup only
+	}
 	var fromProxy string
 	if u.Module != "" && u.ModuleVersion == "" {
 		mv, err := source.ResolveModule(ctx, u.Module, o.Ref)
+		if err != nil && source.NotOnProxy(err) && u.Commit == "" && !module.IsPseudoVersion(o.Ref) {
+			// The proxy may know the commit by its full hash, or by the
+			// commit a branch or short hash names in the repository.
+			if commit, gerr := source.Resolve(ctx, from, o.Ref); gerr == nil && commit != o.Ref {
+				fmt.Fprintf(log, "%s is not on the module proxy; the repository resolves it to %s\n", o.Ref, commit)
+				if mv, err = source.ResolveModule(ctx, u.Module, commit); err == nil {
+					u.Commit = commit
+				}
+			}
+		}
 		if err != nil {
-			return recipe.Upstream{}, fmt.Errorf("look %s up on the module proxy (the recipe pins upstream.module %s): %w; give --onto-module-version and --onto-module-hash, or point GOPROXY at a proxy that has it", o.Ref, u.Module, err)
+			return recipe.Upstream{}, fmt.Errorf("look %s up on the module proxy (the recipe pins upstream.module %s): %w; give --onto-module-version (its hash is computed from the fetched tree), or point GOPROXY at a proxy that has it", o.Ref, u.Module, err)
 		}
 		u.ModuleVersion, u.ModuleHash, fromProxy = mv.Version, mv.Hash, mv.Commit
 		fmt.Fprintf(log, "%s is %s@%s (%s) on the module proxy\n", o.Ref, u.Module, mv.Version, mv.Hash)
@@ -71,10 +86,6 @@ func NewPin(ctx context.Context, old recipe.Upstream, o Onto, log io.Writer) (re
 		fmt.Fprintf(log, "%s is commit %s\n", o.Ref, u.Commit)
 	}
 	if u.Commit == "" {
-		from := u.Repository
-		if o.Repository != "" {
-			from = o.Repository // with its credentials, for the lookup only
-		}
 		commit, err := source.Resolve(ctx, from, o.Ref)
 		switch {
 		case err == nil:
@@ -88,6 +99,10 @@ func NewPin(ctx context.Context, old recipe.Upstream, o Onto, log io.Writer) (re
 		if u.Commit != o.Ref {
 			fmt.Fprintf(log, "%s resolves to %s\n", o.Ref, u.Commit)
 		}
+	}
+	if u.Ref != u.Commit && source.IsShortHash(u.Ref) && strings.HasPrefix(u.Commit, u.Ref) {
+		// A short hash is no ref to fetch: the pin names the whole commit.
+		u.Ref = u.Commit
 	}
 	if fromProxy != "" && fromProxy != u.Commit {
 		return recipe.Upstream{}, fmt.Errorf("the module proxy and %s disagree about %s: %w", u.Repository, o.Ref,

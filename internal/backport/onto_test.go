@@ -40,7 +40,7 @@ func TestNewPinRefusesOntoThatCannotBeRight(t *testing.T) {
 		onto Onto
 		want string
 	}{
-		"module version without hash": {Onto{Ref: "v2", ModuleVersion: "v0.2.0"}, "--onto-module-version and --onto-module-hash go together"},
+		"module hash without version": {Onto{Ref: "v2", ModuleHash: "h1:x"}, "--onto-module-hash needs --onto-module-version"},
 		"module version, no module":   {Onto{Ref: "v2", ModuleVersion: "v0.2.0", ModuleHash: "h1:x"}, "the recipe has no upstream.module"},
 		"pseudo-version, no module":   {Onto{Ref: "v0.0.0-20250102030405-0123456789ab"}, "is a module pseudo-version, but the module proxy named no commit 0123456789ab"},
 	} {
@@ -48,5 +48,19 @@ func TestNewPinRefusesOntoThatCannotBeRight(t *testing.T) {
 		var usage *UsageError
 		require.ErrorAs(t, err, &usage, name)
 		assert.ErrorContains(t, err, tc.want, name)
+	}
+}
+
+func TestNewPinTakesAShortCommitHash(t *testing.T) {
+	p := newPins(t)
+	older := p.repo.Commit(t, "between", map[string]string{"f.txt": "f\n"})
+	p.repo.Commit(t, "tip", map[string]string{"g.txt": "g\n"})
+	for _, commit := range []string{p.v2, older} {
+		var log strings.Builder
+		u, err := NewPin(context.Background(), p.pin("v1", p.v1), Onto{Ref: commit[:9]}, &log)
+		require.NoError(t, err, commit)
+		assert.Equal(t, commit, u.Commit)
+		assert.Equal(t, commit, u.Ref, "a short hash is no ref to fetch")
+		assert.Contains(t, log.String(), commit[:9]+" resolves to "+commit)
 	}
 }

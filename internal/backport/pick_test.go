@@ -91,7 +91,7 @@ func TestCollectFromAPatchFileWantsUpstreamAndReason(t *testing.T) {
 // series applied on it.
 func apply(t *testing.T) Applier {
 	return func(ctx context.Context, r *recipe.Recipe, out string) error {
-		if err := checkout(t)(ctx, r.Upstream, out); err != nil {
+		if _, err := checkout(t)(ctx, r.Upstream, out); err != nil {
 			return err
 		}
 		var series []*patchset.Patch

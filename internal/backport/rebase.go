@@ -59,7 +59,9 @@ func CanStart(r *recipe.Recipe, as, dir string) error {
 }
 
 // Materializer fetches the upstream pin u and makes dst a work tree at it.
-type Materializer func(ctx context.Context, u recipe.Upstream, dst string) error
+// It returns the pin as the new recipe records it: u with a module hash
+// it left empty computed from the fetched tree.
+type Materializer func(ctx context.Context, u recipe.Upstream, dst string) (recipe.Upstream, error)
 
 // Start begins rebasing r's series onto the pin u in dir (which must not
 // exist): the upstream is materialized there and the patches replayed one
@@ -68,7 +70,8 @@ func Start(ctx context.Context, r *recipe.Recipe, u recipe.Upstream, as, dir str
 	if err := CanStart(r, as, dir); err != nil {
 		return nil, err
 	}
-	if err := materialize(ctx, u, dir); err != nil {
+	u, err := materialize(ctx, u, dir)
+	if err != nil {
 		os.RemoveAll(dir)
 		return nil, err
 	}

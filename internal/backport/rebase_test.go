@@ -211,7 +211,10 @@ func TestRebaseStartRefusesBeforeFetching(t *testing.T) {
 		"--as exists":          {&recipe.Recipe{Version: "v9", Dir: filepath.Join(root, "v9")}, "v10", fresh, "--as v10: version v10 exists already"},
 	} {
 		fetched := false
-		fetch := func(context.Context, recipe.Upstream, string) error { fetched = true; return nil }
+		fetch := func(_ context.Context, u recipe.Upstream, _ string) (recipe.Upstream, error) {
+			fetched = true
+			return u, nil
+		}
 		_, err := Start(context.Background(), tc.r, recipe.Upstream{}, tc.as, tc.dir, fetch, &strings.Builder{})
 		var usage *UsageError
 		require.ErrorAs(t, err, &usage, name)
@@ -227,9 +230,9 @@ func TestRebaseStartCleansUpAFailedFetch(t *testing.T) {
 	root := t.TempDir()
 	dir := filepath.Join(t.TempDir(), "rebase")
 	boom := errors.New("upstream unreachable")
-	fetch := func(_ context.Context, _ recipe.Upstream, dst string) error {
+	fetch := func(_ context.Context, u recipe.Upstream, dst string) (recipe.Upstream, error) {
 		require.NoError(t, os.MkdirAll(filepath.Join(dst, "partial"), 0o755))
-		return boom
+		return u, boom
 	}
 	_, err := Start(context.Background(), &recipe.Recipe{Version: "v9", Dir: filepath.Join(root, "v9")}, recipe.Upstream{}, "v10", dir, fetch, &strings.Builder{})
 	assert.ErrorIs(t, err, boom)

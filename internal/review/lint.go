@@ -22,6 +22,9 @@ type Problem struct {
 	// fault, such as a recipe checked at a commit rather than at the
 	// release it names; lint does not fail on notices.
 	Notice bool `json:"notice,omitempty"`
+	// Mismatch marks a pin its upstream tree contradicts (a module hash
+	// that is not the tree's), exit 5 as for apply.
+	Mismatch bool `json:"mismatch,omitempty"`
 }
 
 // String is the problem for a terminal: text from patches is escaped.

@@ -31,12 +31,15 @@ type entryMeta struct {
 	// module@version), redacted: it is shown and stored in work trees.
 	Origin string `json:"origin"`
 	// Fetched is when the entry was built.
-	Fetched       time.Time   `json:"fetched"`
-	Ref           string      `json:"ref,omitempty"`
-	Module        string      `json:"module,omitempty"`
-	ModuleVersion string      `json:"moduleVersion,omitempty"`
-	ModuleHash    string      `json:"moduleHash,omitempty"`
-	Files         []fileEntry `json:"files"`
+	Fetched       time.Time `json:"fetched"`
+	Ref           string    `json:"ref,omitempty"`
+	Module        string    `json:"module,omitempty"`
+	ModuleVersion string    `json:"moduleVersion,omitempty"`
+	ModuleHash    string    `json:"moduleHash,omitempty"`
+	// ModuleHashes are the h1: hashes of the module zips made of the
+	// tree, by module@version, computed once (Tree.ModuleHash).
+	ModuleHashes map[string]string `json:"moduleHashes,omitempty"`
+	Files        []fileEntry       `json:"files"`
 }
 
 // expectation is what the request needs an entry to be.

@@ -29,14 +29,28 @@ func (e *MismatchError) Error() string {
 		e.Ref, e.Repository, e.Got, e.Want)
 }
 
-// ModuleHashError says the module proxy served a zip whose h1: hash is not
-// the one the recipe pins: a verification failure, like MismatchError.
+// ModuleHashError says a module's h1: hash is not the one the recipe pins:
+// the module proxy served a zip with another hash, or (Proxy "") the
+// module zip the go command makes of the pinned commit's tree has another
+// hash. A verification failure, like MismatchError.
 type ModuleHashError struct {
 	Module, Proxy, Want, Got string
+	// Commit is the commit whose tree was hashed when Proxy is "".
+	Commit string
+	// Recipe names the recipe that pins Want, when the caller knows it.
+	Recipe string
 }
 
 func (e *ModuleHashError) Error() string {
-	return fmt.Sprintf("module zip %s from %s has hash %s, but the recipe pins upstream.moduleHash %s: the proxy served other content or the recipe is wrong", e.Module, e.Proxy, e.Got, e.Want)
+	pins := "the recipe pins"
+	if e.Recipe != "" {
+		pins = "recipe " + e.Recipe + " pins"
+	}
+	if e.Proxy == "" {
+		return fmt.Sprintf("%s upstream.moduleHash %s for %s, but the module zip of commit %s's tree has hash %s: the recipe's hash was not computed from its commit (set upstream.moduleHash to %s if upstream.commit is right, or let `epp-build rebase --onto` fill it in)",
+			pins, e.Want, e.Module, e.Commit, e.Got, e.Got)
+	}
+	return fmt.Sprintf("module zip %s from %s has hash %s, but %s upstream.moduleHash %s: the proxy served other content or the recipe is wrong", e.Module, e.Proxy, e.Got, pins, e.Want)
 }
 
 // fetchError is a failure to get the tree from a source (network, server,

@@ -125,6 +125,49 @@ func parseGOPROXY(v string) ([]proxyEntry, error) {
 // errProxyNotFound is a 404 or 410: the next "," entry may have it.
 var errProxyNotFound = errors.New("not found")
 
+// NotOnProxy reports whether err is the module proxy not having a version
+// (a 404 or 410 from every proxy asked), as against a proxy failing.
+func NotOnProxy(err error) bool { return errors.Is(err, errProxyNotFound) }
+
+// notFoundError is a 404 or 410 in the proxy's words; it is
+// errProxyNotFound for the GOPROXY list.
+type notFoundError struct{ msg string }
+
+func (e *notFoundError) Error() string        { return e.msg }
+func (e *notFoundError) Is(target error) bool { return target == errProxyNotFound }
+
+// statusError says what a proxy's answer other than 200 means, with what
+// the proxy said (a short, redacted excerpt of its body): a 404 or 410 is
+// the version not being there (the next "," entry may have it), a 401
+// asks for credentials, a 403 is a refusal that may or may not be about
+// them. nil for 200. It closes the body of any other answer.
+func statusError(resp *http.Response, host string) error {
+	if resp.StatusCode == http.StatusOK {
+		return nil
+	}
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	resp.Body.Close()
+	said := ""
+	if text := strings.TrimSpace(string(body)); text != "" {
+		said = "; the proxy said: " + redact.Excerpt([]byte(text))
+	}
+	status := redact.Excerpt([]byte(resp.Status))
+	credentials := fmt.Sprintf("a netrc entry for %s, or user:password@ in GOPROXY", host)
+	switch resp.StatusCode {
+	case http.StatusNotFound:
+		return &notFoundError{fmt.Sprintf("%s: not available on this proxy%s", status, said)}
+	case http.StatusGone:
+		return &notFoundError{fmt.Sprintf("%s: gone from this proxy%s", status, said)}
+	case http.StatusUnauthorized:
+		return fmt.Errorf("%s: the proxy wants credentials (%s)%s", status, credentials, said)
+	case http.StatusForbidden:
+		return fmt.Errorf("%s: the proxy refused the request%s (if it needs credentials: %s)", status, said, credentials)
+	}
+	// The body is the server's to write: it may echo the request
+	// (Authorization included), so only a redacted excerpt is shown.
+	return fmt.Errorf("%s: %s", status, redact.Excerpt(body))
+}
+
 // proxyClient downloads one module version's files through the GOPROXY list.
 type proxyClient struct {
 	entries []proxyEntry
@@ -254,20 +297,8 @@ func (p *proxyClient) get(ctx context.Context, base, rel string, open func() (io
 		if err != nil {
 			return redact.Error(netclient.Describe("module proxy", req.URL.Host, err))
 		}
-		if resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone {
-			resp.Body.Close()
-			return fmt.Errorf("%s: %w", resp.Status, errProxyNotFound)
-		}
-		if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
-			resp.Body.Close()
-			return fmt.Errorf("%s: the proxy wants credentials (a netrc entry for %s, or user:password@ in GOPROXY)", resp.Status, req.URL.Hostname())
-		}
-		if resp.StatusCode != http.StatusOK {
-			// The body is the server's to write: it may echo the request
-			// (Authorization included), so only a redacted excerpt is shown.
-			msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-			resp.Body.Close()
-			return fmt.Errorf("%s: %s", redact.Excerpt([]byte(resp.Status)), redact.Excerpt(msg))
+		if err := statusError(resp, req.URL.Hostname()); err != nil {
+			return err
 		}
 		body, size = resp.Body, resp.ContentLength
 		host := req.URL.Host
@@ -305,9 +336,34 @@ func (p *proxyClient) get(ctx context.Context, base, rel string, open func() (io
 type moduleInfo struct {
 	Version string
 	Time    time.Time
-	Origin  *struct {
-		VCS, URL, Hash, Ref string
+	Origin  *moduleOrigin
+}
+
+// moduleOrigin is where the proxy says it built the version from.
+type moduleOrigin struct {
+	VCS, URL, Hash, Ref string
+}
+
+// HashOr, URLOr and RefOr read an Origin that may be missing.
+func (o *moduleOrigin) HashOr() string {
+	if o == nil {
+		return ""
 	}
+	return o.Hash
+}
+
+func (o *moduleOrigin) URLOr() string {
+	if o == nil {
+		return ""
+	}
+	return o.URL
+}
+
+func (o *moduleOrigin) RefOr() string {
+	if o == nil {
+		return ""
+	}
+	return o.Ref
 }
 
 // info downloads and decodes <module>/@v/<version>.info.

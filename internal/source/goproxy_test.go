@@ -2,11 +2,13 @@ package source
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -131,6 +133,7 @@ func TestGoProxyWithoutOriginRefused(t *testing.T) {
 	f := newFixture(t)
 	proxy := newFakeProxy(t, f, "")
 	t.Setenv("GOPROXY", proxy.URL)
+	t.Setenv("GOSUMDB", "off") // nothing to confirm the zip's hash with
 	_, err := Fetch(context.Background(), Request{Pin: proxy.pin("", f.rel), Kind: GoProxy, CacheDir: t.TempDir()})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "has no Origin")
@@ -317,4 +320,40 @@ func TestParseKind(t *testing.T) {
 	_, err := ParseKind("svn")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "auto, git, goproxy, path")
+}
+
+// A proxy's refusal is reported in its own words; only 401 and 403 mention
+// credentials, and a 404 or 410 lets the next "," entry answer.
+func TestGoProxyErrorsSayWhatTheProxySaid(t *testing.T) {
+	f := newFixture(t)
+	for _, tc := range []struct {
+		status     int
+		body, want string
+		creds      bool
+	}{
+		{http.StatusNotFound, "not found: unknown revision 1748e829", "404 Not Found: not available on this proxy; the proxy said: not found: unknown revision 1748e829", false},
+		{http.StatusGone, "gone: retracted", "410 Gone: gone from this proxy; the proxy said: gone: retracted", false},
+		{http.StatusForbidden, "blocked by policy", "403 Forbidden: the proxy refused the request; the proxy said: blocked by policy (if it needs credentials: a netrc entry for 127.0.0.1", true},
+		{http.StatusUnauthorized, "", "401 Unauthorized: the proxy wants credentials (a netrc entry for 127.0.0.1", true},
+		{http.StatusInternalServerError, "boom", "500 Internal Server Error: boom", false},
+	} {
+		t.Run(strconv.Itoa(tc.status), func(t *testing.T) {
+			proxy := newFakeProxy(t, f, f.rel)
+			proxy.hook = func(w http.ResponseWriter, r *http.Request) bool {
+				w.WriteHeader(tc.status)
+				w.Write([]byte(tc.body))
+				return false
+			}
+			t.Setenv("GOENV", "off")
+			t.Setenv("GOPROXY", proxy.URL)
+			t.Setenv("NETRC", filepath.Join(t.TempDir(), "none"))
+			_, err := Fetch(context.Background(), Request{Pin: proxy.pin("", f.rel), Kind: GoProxy, CacheDir: t.TempDir()})
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+			if !tc.creds {
+				assert.NotContains(t, err.Error(), "credentials")
+			}
+			assert.Equal(t, tc.status == http.StatusNotFound || tc.status == http.StatusGone, errors.Is(err, errProxyNotFound))
+		})
+	}
 }

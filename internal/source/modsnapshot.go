@@ -39,7 +39,10 @@ func goProxyKey(pin recipe.Upstream) (string, expectation) {
 }
 
 // fetchGoProxy downloads the pinned module version, checks its h1: hash and
-// origin commit, and caches it as a single synthesized commit.
+// origin commit, and caches it as a single synthesized commit. A version
+// whose .info names no commit (no Origin) is taken only when the Go
+// checksum database confirms the zip's hash, and the commit message says
+// so.
 func fetchGoProxy(ctx context.Context, c *cache, req Request) (*Tree, error) {
 	pin := req.Pin
 	if !req.hasModule() {
@@ -57,10 +60,8 @@ func fetchGoProxy(ctx context.Context, c *cache, req Request) (*Tree, error) {
 		if err != nil {
 			return nil, err
 		}
-		if info.Origin == nil || info.Origin.Hash == "" {
-			return nil, fmt.Errorf("module proxy %s: %s.info has no Origin, so the commit it was built from cannot be checked against upstream.commit %s; refusing it (use the git source)", proxy, mv, pin.Commit)
-		}
-		if info.Origin.Hash != pin.Commit {
+		noOrigin := info.Origin == nil || info.Origin.Hash == ""
+		if !noOrigin && info.Origin.Hash != pin.Commit {
 			return nil, &MismatchError{Ref: mv, Want: pin.Commit, Got: info.Origin.Hash, Repository: proxy}
 		}
 		zipPath := filepath.Join(tmp, "module.zip")
@@ -75,15 +76,34 @@ func fetchGoProxy(ctx context.Context, c *cache, req Request) (*Tree, error) {
 		if got != pin.ModuleHash {
 			return nil, &ModuleHashError{Module: mv, Proxy: proxy, Want: pin.ModuleHash, Got: got}
 		}
+		origin := proxy + " " + mv
+		provenance := fmt.Sprintf("Upstream commit %s (%s %s).\n", info.Origin.HashOr(), redact.URL(info.Origin.URLOr()), textsafe.Escape(info.Origin.RefOr()))
+		if noOrigin {
+			// The proxy does not say which commit it zipped. The content is
+			// taken when the zip has the recipe's hash and the Go checksum
+			// database confirms that hash for this version; the recipe's
+			// hash is tied to its commit whenever the tree comes from git.
+			sum, err := proxies.confirmSum(ctx, filepath.Dir(c.root), pin.Module, pin.ModuleVersion, got)
+			if err != nil {
+				return nil, fmt.Errorf("module proxy %s: %s.info has no Origin, so the proxy does not say which commit it was built from (upstream.commit %s), and the checksum database does not confirm its hash %s: %w; refusing it (use the git source)", proxy, mv, pin.Commit, got, err)
+			}
+			origin += fmt.Sprintf(" (no Origin: commit not stated by the proxy; hash confirmed by checksum database %s)", sum.Name)
+			provenance = fmt.Sprintf("The module proxy did not state the commit it built this version from (its .info\n"+
+				"has no Origin). The content was verified instead: the zip's hash is the recipe's\n"+
+				"upstream.moduleHash, %s, and checksum database %s records\n"+
+				"that hash for %s (looked up via %s).\n"+
+				"The recipe pins upstream commit %s; the proxy did not confirm it.\n",
+				got, sum.Name, mv, sum.Via, pin.Commit)
+		}
 		s := memory.NewStorage()
-		commit, err := commitFromZip(s, zipPath, module.Version{Path: pin.Module, Version: pin.ModuleVersion}, info)
+		commit, err := commitFromZip(s, zipPath, module.Version{Path: pin.Module, Version: pin.ModuleVersion}, info, provenance)
 		if err != nil {
 			return nil, fmt.Errorf("module zip %s: %w", mv, err)
 		}
 		if err := os.Remove(zipPath); err != nil {
 			return nil, err
 		}
-		m := &entryMeta{Via: GoProxy, Commit: pin.Commit, Origin: proxy + " " + mv, Ref: pin.Ref,
+		m := &entryMeta{Via: GoProxy, Commit: pin.Commit, Origin: origin, Ref: pin.Ref,
 			Module: pin.Module, ModuleVersion: pin.ModuleVersion, ModuleHash: pin.ModuleHash}
 		if err := buildFromObjects(ctx, tmp, s, commit, m); err != nil {
 			return nil, err
@@ -94,7 +114,7 @@ func fetchGoProxy(ctx context.Context, c *cache, req Request) (*Tree, error) {
 
 // commitFromZip stores the zip's files as blobs and trees in s and makes
 // them one parentless commit dated at the proxy's time.
-func commitFromZip(s *memory.Storage, zipPath string, mv module.Version, info *moduleInfo) (plumbing.Hash, error) {
+func commitFromZip(s *memory.Storage, zipPath string, mv module.Version, info *moduleInfo, provenance string) (plumbing.Hash, error) {
 	if _, err := modzip.CheckZip(mv, zipPath); err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -132,11 +152,10 @@ func commitFromZip(s *memory.Storage, zipPath string, mv module.Version, info *m
 		Author:    sig,
 		Committer: sig,
 		TreeHash:  root,
-		Message: fmt.Sprintf("%s@%s from the Go module proxy\n\n"+
-			"Upstream commit %s (%s %s).\n"+
+		Message: fmt.Sprintf("%s@%s from the Go module proxy\n\n%s"+
 			"Files as served by the module proxy; nested modules are not carried, and files that\n"+
 			"start with #! are made executable (the module zip has no modes).\n",
-			mv.Path, mv.Version, info.Origin.Hash, redact.URL(info.Origin.URL), textsafe.Escape(info.Origin.Ref)),
+			mv.Path, mv.Version, provenance),
 	}
 	obj := s.NewEncodedObject()
 	if err := c.Encode(obj); err != nil {

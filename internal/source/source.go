@@ -105,7 +105,27 @@ func Fetch(ctx context.Context, req Request) (*Tree, error) {
 		return nil, err
 	}
 	tree.req = &req
+	if err := tree.checkModuleHash(ctx, req.Pin); err != nil {
+		return nil, err
+	}
 	return tree, nil
+}
+
+// checkModuleHash checks the recipe's upstream.moduleHash against the
+// module zip of the tree, whatever the source: a hash is computed, never
+// trusted. A module proxy entry was checked against it when fetched.
+func (t *Tree) checkModuleHash(ctx context.Context, pin recipe.Upstream) error {
+	if pin.Module == "" || pin.ModuleVersion == "" || pin.ModuleHash == "" || t.Via == GoProxy {
+		return nil
+	}
+	got, err := t.ModuleHash(ctx, pin.Module, pin.ModuleVersion)
+	if err != nil {
+		return err
+	}
+	if got != pin.ModuleHash {
+		return &ModuleHashError{Module: pin.Module + "@" + pin.ModuleVersion, Want: pin.ModuleHash, Got: got, Commit: t.Commit}
+	}
+	return nil
 }
 
 // fetchAuto tries git and falls back to the module proxy when git cannot be
