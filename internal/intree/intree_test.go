@@ -29,10 +29,6 @@ type release struct {
 	// doubleFeatures are the cargo features of the C API test double this
 	// release links (its C API's signatures); none for the default build.
 	doubleFeatures string
-	// upstreamKind is where the upstream comes from; "" is the module proxy
-	// (what CI can reach), which needs the proxy to say which commit a
-	// version was built from.
-	upstreamKind source.Kind
 	// tags are the Go build tags of the C API variant the double has (what
 	// the build's C API stage would choose for it).
 	tags string
@@ -54,23 +50,19 @@ var releases = []release{{
 	},
 	upstream: []string{"./pkg/epp/requestcontrol/...", "./pkg/epp/scheduling/..."},
 }, {
-	// GAIE v1.2.1 (the tag Dynamo's v0.9 and v1.0 lines pin): one cold
-	// build shared by v0.9.1 and v1.0.1. The module proxy's .info for
-	// v1.2.1 carries no Origin, so the tag's commit cannot be checked from
-	// the proxy: the tree comes from git (or the cache a git or path fetch
-	// filled).
+	// GAIE v1.2.1 (the tag Dynamo's v0.9, v1.0 and v1.1 lines pin): one
+	// cold build shared by those lines. The module proxy's .info for v1.2.1
+	// carries no Origin; the source takes it on the checksum database's word.
 	version:        "v0.9.1",
 	binding:        "pkg/epp/scheduling/framework/plugins/dynamo/pipeline",
 	doubleFeatures: "pipeline08",
 	ours:           []string{"./pkg/epp/scheduling/framework/plugins/dynamo/..."},
-	upstreamKind:   source.Auto,
 }, {
 	version:        "v1.0.1",
 	binding:        "pkg/epp/scheduling/framework/plugins/dynamo/routers",
 	doubleFeatures: "dynamo-v1.0",
 	tags:           "routers_result_5,routers_add_6,routers_reservation_none",
 	ours:           []string{"./pkg/epp/scheduling/framework/plugins/dynamo/..."},
-	upstreamKind:   source.Auto,
 }, {
 	// GAIE 206d40dca75d, shared with v1.3.1: one cold build for both. Both
 	// lines' libraries have the 7-field result and add_request only.
@@ -130,10 +122,7 @@ func TestReleaseTreeBuildsAndPasses(t *testing.T) {
 
 // applyVersion applies patches/<version> into a temporary folder.
 func applyVersion(t *testing.T, rel release) string {
-	version, kind := rel.version, rel.upstreamKind
-	if kind == "" {
-		kind = source.GoProxy
-	}
+	version := rel.version
 	r, err := recipe.LoadVersion(filepath.Join("..", "..", "patches"), version)
 	require.NoError(t, err)
 	patches, err := patchset.LoadSeries(r)
@@ -141,9 +130,9 @@ func applyVersion(t *testing.T, rel release) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	fetch := func(ctx context.Context) (patchset.Base, error) {
-		tree, err := source.Fetch(ctx, source.Request{Pin: r.Upstream, Kind: kind})
+		tree, err := source.Fetch(ctx, source.Request{Pin: r.Upstream, Kind: source.GoProxy})
 		if err != nil {
-			testenv.Require(t, "the upstream ("+string(kind)+" source)", err.Error())
+			testenv.Require(t, "the Go module proxy", err.Error())
 		}
 		return patchset.Base{Upstream: tree.Upstream(), Materialize: tree.Materialize}, nil
 	}
