@@ -10,6 +10,7 @@ import (
 	"github.com/epp-build/epp-build/internal/build"
 	"github.com/epp-build/epp-build/internal/cheader"
 	"github.com/epp-build/epp-build/internal/guard"
+	"github.com/epp-build/epp-build/internal/inputfile"
 	"github.com/epp-build/epp-build/internal/patchset"
 	"github.com/epp-build/epp-build/internal/platform"
 	"github.com/epp-build/epp-build/internal/recipe"
@@ -38,6 +39,7 @@ func exitCode(ctx context.Context, err error) int {
 		existing    *patchset.ExistingTreeError
 		local       *guard.LocalChangesError
 		invalid     *recipe.ValidationError
+		refused     *inputfile.Error
 		mismatch    *source.MismatchError
 		moduleHash  *source.ModuleHashError
 		prototype   *cheader.MismatchError
@@ -58,12 +60,15 @@ func exitCode(ctx context.Context, err error) int {
 		return 6
 	case errors.As(err, &conflict), errors.As(err, &fileErr):
 		return 3
-	case errors.As(err, &parseErr), errors.As(err, &unsafe), errors.As(err, &existing), errors.As(err, &local), errors.As(err, &invalid):
+	case errors.As(err, &parseErr), errors.As(err, &unsafe), errors.As(err, &existing), errors.As(err, &local), errors.As(err, &invalid),
+		errors.As(err, &refused):
 		return 4
 	case errors.As(err, &mismatch), errors.As(err, &moduleHash), errors.As(err, &prototype), errors.As(err, &attestation):
 		return 5
 	case errors.As(err, &stale):
 		return 6
+	case errors.As(err, &lint) && lint.refused > 0:
+		return 4
 	case errors.As(err, &lint):
 		return 7
 	}

@@ -4,12 +4,9 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"os/signal"
 	"runtime/debug"
-	"syscall"
 
 	"github.com/epp-build/epp-build/internal/redact"
 	"github.com/epp-build/epp-build/internal/textsafe"
@@ -28,7 +25,7 @@ func main() {
 		debug.SetGCPercent(gcPercent)
 		debug.SetMemoryLimit(memoryLimit)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext(os.Stderr, os.Exit)
 	defer stop()
 	root := newRootCommand()
 	err := root.ExecuteContext(ctx)

@@ -1,10 +1,12 @@
 package apply
 
 import (
+	"errors"
 	"fmt"
 	"go/format"
 	"go/parser"
 	"go/token"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -14,6 +16,7 @@ import (
 
 	"golang.org/x/mod/modfile"
 
+	"github.com/epp-build/epp-build/internal/inputfile"
 	"github.com/epp-build/epp-build/internal/patchset"
 	"github.com/epp-build/epp-build/internal/recipe"
 )
@@ -40,15 +43,46 @@ func overlays(r *recipe.Recipe) (map[string][]patchset.Overlay, error) {
 		rewrites[from] = r.Upstream.Module + "/" + strings.Trim(g.To, "/")
 	}
 	out := map[string][]patchset.Overlay{}
+	// Entries of one patch with the same to make one folder: a release line
+	// whose facts differ in a file or two takes a shared package with those
+	// files excluded and adds its own from another folder.
+	origin := map[string]map[string]int{} // patch + folder -> file -> entry
 	for i, g := range r.Generated {
 		files, err := readPackage(dirs[i], g.Exclude, rewrites)
 		if err != nil {
 			return nil, fmt.Errorf("recipe %s: generated[%d] from %s: %w", r.Version, i, g.From, err)
 		}
-		out[g.Patch] = append(out[g.Patch], patchset.Overlay{Dir: strings.Trim(g.To, "/"), Files: files})
+		dir := strings.Trim(g.To, "/")
+		key := g.Patch + "\x00" + dir
+		if origin[key] == nil {
+			origin[key] = map[string]int{}
+			out[g.Patch] = append(out[g.Patch], patchset.Overlay{Dir: dir, Files: map[string]patchset.OverlayFile{}})
+		}
+		folder := out[g.Patch]
+		var into map[string]patchset.OverlayFile
+		for _, o := range folder {
+			if o.Dir == dir {
+				into = o.Files
+			}
+		}
+		for name, f := range files {
+			if j, dup := origin[key][name]; dup {
+				return nil, fmt.Errorf("recipe %s: generated[%d] and generated[%d] both give %s/%s (exclude it from one)", r.Version, j, i, dir, name)
+			}
+			origin[key][name] = i
+			into[name] = f
+		}
 	}
 	return out, nil
 }
+
+// goModLimit and sourceLimit bound what regen reads of the generated
+// packages' source: a go.mod is a few hundred bytes, a source file rarely a
+// hundred KB.
+var (
+	goModLimit  = inputfile.Limit{Bytes: inputfile.RecipeBytes, What: "a go.mod"}
+	sourceLimit = inputfile.Limit{Bytes: 16 << 20, What: "a generated package's file"}
+)
 
 // importPath is the Go import path of the package in dir, from the go.mod
 // of the module holding it.
@@ -61,7 +95,10 @@ func importPath(dir string) (string, error) {
 		return "", fmt.Errorf("no such folder")
 	}
 	for d := abs; ; d = filepath.Dir(d) {
-		data, err := os.ReadFile(filepath.Join(d, "go.mod"))
+		data, err := inputfile.ReadFile(filepath.Join(d, "go.mod"), "", goModLimit)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "", err
+		}
 		if err == nil {
 			mod := modfile.ModulePath(data)
 			if mod == "" {
@@ -95,7 +132,9 @@ func readPackage(dir string, exclude []string, rewrites map[string]string) (map[
 		if !e.Type().IsRegular() || name == "go.mod" || name == "go.sum" || excluded(name, exclude) {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(dir, name))
+		// The entry was a regular file when listed; opening it through
+		// inputfile keeps a FIFO or a link swapped in since from being read.
+		data, err := inputfile.ReadFile(filepath.Join(dir, name), dir, sourceLimit)
 		if err != nil {
 			return nil, err
 		}

@@ -3,6 +3,7 @@ package apply
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/epp-build/epp-build/internal/textsafe"
 )
@@ -40,6 +41,10 @@ func WriteResult(stdout, log io.Writer, res *Result) {
 		return
 	}
 	r, rec := res.Recipe, o.Record
+	if c := o.Completed; c != nil {
+		fmt.Fprintf(stdout, "completed the re-apply of %s (%d patches on %s, HEAD %s) that an interrupted run left half done in %s\n",
+			textsafe.Escape(c.Version), len(c.Patches), Short(c.UpstreamCommit), Short(c.Head), o.Dir)
+	}
 	if o.AlreadyApplied {
 		fmt.Fprintf(stdout, "%s already holds %s (%d patches on %s); nothing to do\n", o.Dir, r.Version, len(rec.Patches), Short(rec.UpstreamCommit))
 		return
@@ -49,6 +54,9 @@ func WriteResult(stdout, log io.Writer, res *Result) {
 	}
 	if o.InPlace {
 		fmt.Fprintf(log, "rewrote %d file(s) in place; the rest of the tree is untouched\n", len(o.Rewritten))
+	}
+	if len(o.Kept) > 0 {
+		fmt.Fprintf(log, "kept %s of the previous tree (your remotes, settings and hooks)\n", strings.Join(o.Kept, " and "))
 	}
 	if o.Backup != "" {
 		fmt.Fprintf(log, "kept the previous tree with its local changes in %s\n", o.Backup)

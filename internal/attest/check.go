@@ -57,7 +57,11 @@ func (img *Image) Check(want Want) error {
 			problems = append(problems, fmt.Sprintf("%s (%s) has no SBOM attestation (%s)", p.Platform, p.Digest, SPDXPredicate))
 		}
 	}
-	if want.Report {
+	switch {
+	case want.Report && len(img.Conflicting) > 0:
+		problems = append(problems, fmt.Sprintf("%d report attestations claim the index %s and disagree (%s): at most one was pushed by its build; remove the others",
+			len(img.Conflicting), img.IndexDigest, strings.Join(img.Conflicting, ", ")))
+	case want.Report:
 		problems = append(problems, img.checkReport()...)
 	}
 	if len(problems) > 0 {
@@ -114,6 +118,7 @@ func Verify(ctx context.Context, ref string, ro image.RegistryOptions) (*Image, 
 
 // WriteVerified says what a verified image holds.
 func WriteVerified(w io.Writer, ref string, img *Image) {
+	img.writeWarnings(w)
 	fmt.Fprintf(w, "verified %s: index %s, %d platforms with provenance and SBOM, report %s\n",
 		ref, img.IndexDigest, len(img.Platforms), img.ReportDigest)
 }

@@ -29,8 +29,13 @@ func (img *Image) WriteText(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	img.writeWarnings(w)
 	s := img.Report
-	if s == nil {
+	switch {
+	case s == nil && len(img.Conflicting) > 0:
+		line("report", "none shown: %d referrers claim to be this index's report and disagree (%s)", len(img.Conflicting), e(strings.Join(img.Conflicting, ", ")))
+		return nil
+	case s == nil:
 		line("report", "none (no %s referrer on this index)", PredicateType)
 		return nil
 	}
@@ -68,6 +73,14 @@ func (img *Image) WriteText(w io.Writer) error {
 	return nil
 }
 
+// writeWarnings prints what reading the referrers skipped, escaped: the
+// text quotes the registry.
+func (img *Image) writeWarnings(w io.Writer) {
+	for _, warning := range img.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", textsafe.Escape(warning))
+	}
+}
+
 // joinSet joins the non-empty parts with spaces.
 func joinSet(parts ...string) string {
 	var out []string
@@ -91,8 +104,15 @@ func (img *Image) WriteMarkdown(w io.Writer) error {
 	if err := outfmt.Table(w, rows); err != nil {
 		return err
 	}
+	for _, warning := range img.Warnings {
+		fmt.Fprintf(w, "\n> **Warning:** %s\n", c(warning))
+	}
 	s := img.Report
-	if s == nil {
+	switch {
+	case s == nil && len(img.Conflicting) > 0:
+		_, err := fmt.Fprintf(w, "\nNo report shown: %d referrers claim to be this index's report and disagree (%s).\n", len(img.Conflicting), c(strings.Join(img.Conflicting, ", ")))
+		return err
+	case s == nil:
 		_, err := fmt.Fprintf(w, "\nNo epp-build report attestation (%s) on this index.\n", c(PredicateType))
 		return err
 	}

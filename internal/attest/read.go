@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 
 	"github.com/epp-build/epp-build/internal/image"
+	"github.com/epp-build/epp-build/internal/netclient"
 	"github.com/epp-build/epp-build/internal/redact"
 )
 
@@ -41,6 +42,11 @@ type Image struct {
 	// index has no report attestation).
 	ReportDigest string     `json:"reportDigest,omitempty"`
 	Report       *Statement `json:"report,omitempty"`
+	// Conflicting are report referrers that each record this index and
+	// disagree; none of them is Report.
+	Conflicting []string `json:"conflictingReports,omitempty"`
+	// Warnings name the referrers skipped, and why.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // maxStatement bounds a statement blob read from a registry.
@@ -68,6 +74,7 @@ func Read(ctx context.Context, ref string, ro image.RegistryOptions) (*Image, er
 	if err != nil {
 		return nil, image.RegistryError(registry, fmt.Errorf("read index %s: %w", redact.Text(ref), err))
 	}
+	idx = image.RemoteIndex(idx, r.Context(), opts)
 	platforms, err := ReadIndex(idx)
 	if err != nil {
 		return nil, image.RegistryError(registry, fmt.Errorf("%s: %w", redact.Text(ref), err))
@@ -88,41 +95,153 @@ func Read(ctx context.Context, ref string, ro image.RegistryOptions) (*Image, er
 		}
 	}
 	sort.Slice(candidates, func(i, j int) bool { return candidates[i].Digest.String() < candidates[j].Digest.String() })
-	for _, d := range candidates {
-		stmt, err := readReport(r.Context().Digest(d.Digest.String()), opts)
-		if err != nil {
-			return nil, image.RegistryError(registry, fmt.Errorf("report attestation %s of %s: %w", d.Digest, desc.Digest, err))
-		}
-		out.ReportDigest, out.Report = d.Digest.String(), stmt
-		break
+	if err := out.chooseReport(ctx, r.Context(), desc.Digest, candidates, opts); err != nil {
+		return nil, image.RegistryError(registry, err)
 	}
 	return out, nil
 }
 
-func readReport(ref name.Digest, opts []remote.Option) (*Statement, error) {
+// referrer is one report referrer read and checked against the index.
+type referrer struct {
+	digest string
+	stmt   *Statement
+	// content is the statement blob's digest: two referrers with the
+	// same content say the same thing.
+	content string
+}
+
+// chooseReport reads every report referrer of the index and picks the one
+// that is this index's. Anyone who can push to the repository can attach
+// a referrer, so a referrer is believed only as far as it checks out:
+//   - one that cannot be read, is not a report or whose subject (manifest
+//     or statement) is not this index is skipped with a warning naming it,
+//     and the others are read on;
+//   - of the rest, those that record this index and its platform images
+//     are preferred; when they say different things, none is shown as the
+//     report (Conflicting names them, and Check fails);
+//   - when none records the index's images, the first is kept so that
+//     Check names how it differs.
+//
+// Only a failure of the registry itself (auth, 5xx, a deadline) is an
+// error.
+func (img *Image) chooseReport(ctx context.Context, repo name.Repository, index v1.Hash, candidates []v1.Descriptor, opts []remote.Option) error {
+	var matching, other []referrer
+	for _, d := range candidates {
+		stmt, content, err := readReport(repo.Digest(d.Digest.String()), index, opts)
+		if err != nil {
+			if ctx.Err() != nil || registryFailure(err) {
+				return fmt.Errorf("report attestation %s of %s: %w", d.Digest, index, err)
+			}
+			img.Warnings = append(img.Warnings, fmt.Sprintf("skipped report referrer %s: %s", d.Digest, redact.Text(err.Error())))
+			continue
+		}
+		rep := referrer{digest: d.Digest.String(), stmt: stmt, content: content}
+		if img.recordsThisIndex(stmt) {
+			matching = append(matching, rep)
+		} else {
+			other = append(other, rep)
+		}
+	}
+	pick := other
+	if len(matching) > 0 {
+		pick = matching
+		for _, o := range other {
+			img.Warnings = append(img.Warnings, fmt.Sprintf("skipped report referrer %s: it records other images than the index holds", o.digest))
+		}
+	}
+	if len(pick) == 0 {
+		return nil
+	}
+	for _, p := range pick[1:] {
+		if p.content != pick[0].content {
+			for _, c := range pick {
+				img.Conflicting = append(img.Conflicting, c.digest)
+			}
+			img.Warnings = append(img.Warnings, fmt.Sprintf("%d report referrers claim this index and disagree (%s): none is shown as its report; remove the one this build did not push",
+				len(pick), strings.Join(img.Conflicting, ", ")))
+			return nil
+		}
+	}
+	if len(matching) == 0 {
+		for _, o := range other[1:] {
+			img.Warnings = append(img.Warnings, fmt.Sprintf("skipped report referrer %s: another one (%s) is shown", o.digest, other[0].digest))
+		}
+	}
+	img.ReportDigest, img.Report = pick[0].digest, pick[0].stmt
+	return nil
+}
+
+// recordsThisIndex is whether stmt records the index and exactly its
+// platform images.
+func (img *Image) recordsThisIndex(stmt *Statement) bool {
+	o := stmt.Predicate.Outputs
+	if o.IndexDigest != img.IndexDigest || len(o.Images) != len(img.Platforms) {
+		return false
+	}
+	want := map[string]string{}
+	for _, p := range img.Platforms {
+		want[p.Platform] = p.Digest
+	}
+	for _, p := range o.Images {
+		if d, ok := want[p.Platform]; !ok || d != p.Digest {
+			return false
+		}
+		delete(want, p.Platform)
+	}
+	return len(want) == 0
+}
+
+// registryFailure is an error of the registry rather than of a referrer:
+// refused credentials, a server error, a deadline.
+func registryFailure(err error) bool {
+	var auth *image.RegistryAuthError
+	var server *image.RegistryServerError
+	var timeout *netclient.TimeoutError
+	typed := image.RegistryError("", err)
+	return errors.As(typed, &auth) || errors.As(typed, &server) || errors.As(err, &timeout)
+}
+
+// readReport reads the report referrer ref of the index and returns its
+// statement and the statement blob's digest. A referrer whose manifest or
+// statement is about another subject is refused: it is not this index's
+// report, whatever the referrers list says.
+func readReport(ref name.Digest, index v1.Hash, opts []remote.Option) (*Statement, string, error) {
 	img, err := remote.Image(ref, opts...)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	m, err := img.Manifest()
 	if err != nil {
-		return nil, err
+		return nil, "", err
+	}
+	if m.Subject == nil || m.Subject.Digest != index {
+		return nil, "", fmt.Errorf("its manifest's subject is %s, not the index", subjectOf(m.Subject))
 	}
 	if len(m.Layers) != 1 || string(m.Layers[0].MediaType) != MediaType {
-		return nil, fmt.Errorf("want one %s layer, found %d layers", MediaType, len(m.Layers))
+		return nil, "", fmt.Errorf("want one %s layer, found %d layers", MediaType, len(m.Layers))
 	}
 	data, err := readBlob(img, m.Layers[0].Digest)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	var stmt Statement
 	if err := json.Unmarshal(data, &stmt); err != nil {
-		return nil, fmt.Errorf("decode the in-toto statement: %w", err)
+		return nil, "", fmt.Errorf("decode the in-toto statement: %w", err)
 	}
 	if stmt.PredicateType != PredicateType {
-		return nil, fmt.Errorf("predicate type %q, want %q", stmt.PredicateType, PredicateType)
+		return nil, "", fmt.Errorf("predicate type %q, want %q", stmt.PredicateType, PredicateType)
 	}
-	return &stmt, nil
+	if len(stmt.Subject) != 1 || stmt.Subject[0].Digest["sha256"] != index.Hex {
+		return nil, "", fmt.Errorf("its statement is about %v, not the index", stmt.Subject)
+	}
+	return &stmt, m.Layers[0].Digest.String(), nil
+}
+
+func subjectOf(d *v1.Descriptor) string {
+	if d == nil {
+		return "missing"
+	}
+	return d.Digest.String()
 }
 
 func readBlob(img v1.Image, dgst v1.Hash) ([]byte, error) {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/epp-build/epp-build/internal/export"
+	"github.com/epp-build/epp-build/internal/inputfile"
 	"github.com/epp-build/epp-build/internal/patchset"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/go-git/go-git/v5"
@@ -83,7 +84,7 @@ func Start(ctx context.Context, r *recipe.Recipe, u recipe.Upstream, as, dir str
 	// The patches are copied into the work tree so later edits to the
 	// recipe folder cannot change a rebase under way.
 	for _, sp := range r.Series {
-		data, err := os.ReadFile(sp.Path)
+		data, err := inputfile.ReadFile(sp.Path, "", inputfile.PatchLimit())
 		if err != nil {
 			os.RemoveAll(dir)
 			return nil, err
@@ -255,7 +256,7 @@ func finish(dir string, st *state, log io.Writer) error {
 			return err
 		}
 		defer os.RemoveAll(work) // gone after the rename
-		data, err := os.ReadFile(filepath.Join(st.Recipe, recipe.FileName))
+		data, err := inputfile.ReadFile(filepath.Join(st.Recipe, recipe.FileName), st.Recipe, inputfile.RecipeLimit())
 		if err != nil {
 			return err
 		}

@@ -128,7 +128,9 @@ func Host(ctx context.Context, opt HostOptions) ([]Binary, error) {
 			cmd := exec.CommandContext(gctx, "go", args...)
 			cmd.Dir = opt.ModuleDir
 			killGroupOnCancel(cmd)
-			cmd.Env = append(append([]string(nil), base...),
+			// GOWORK=off: the module at the tree's root is what ships; a
+			// go.work may list nested modules a module-proxy tree omits.
+			cmd.Env = append(append([]string(nil), base...), "GOWORK=off",
 				"CGO_ENABLED=1", "GOOS="+t.Platform.GOOS, "GOARCH="+t.Platform.GOARCH, "CC="+t.CC,
 				"CGO_LDFLAGS=-L"+t.LibDir)
 			var buf bytes.Buffer

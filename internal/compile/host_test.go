@@ -112,3 +112,17 @@ func TestHostPassesFeatureTags(t *testing.T) {
 	assert.Equal(t, "on\n", out)
 	assert.False(t, cached, "the tags are part of the cache key")
 }
+
+// A tree from the module proxy has no nested modules, yet its go.work may
+// still list them (GAIE's lists ./conformance): the build is the root
+// module's, not the workspace's.
+func TestHostBuildIgnoresAWorkspaceListingMissingModules(t *testing.T) {
+	ts := hostTargets(t)[:1]
+	mod := writeModule(t, helloMain)
+	require.NoError(t, os.WriteFile(filepath.Join(mod, "go.work"), []byte("go 1.26\n\nuse (\n\t.\n\t./conformance\n)\n"), 0o644))
+	bins, err := Host(context.Background(), HostOptions{ModuleDir: mod, Package: "./cmd/epp", OutDir: t.TempDir(), Binary: "epp", Targets: ts})
+	require.NoError(t, err)
+	out, err := exec.Command(bins[0].Path).Output()
+	require.NoError(t, err)
+	assert.Equal(t, "answer 42\n", string(out))
+}

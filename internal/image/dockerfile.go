@@ -96,7 +96,7 @@ RUN --mount=type=cache,target=/cache/gomod \
       arm64) cc=aarch64-linux-gnu-gcc ;; \
       *) echo "unsupported TARGETARCH $TARGETARCH" >&2; exit 1 ;; \
     esac && \
-    GOMODCACHE=/cache/gomod GOCACHE=/cache/gobuild \
+    GOMODCACHE=/cache/gomod GOCACHE=/cache/gobuild GOWORK=off \
     CGO_ENABLED=1 GOOS=linux GOARCH=$TARGETARCH CC=$cc \
     go build -trimpath -buildvcs=false -tags "netgo,osusergo${{tags}:+,${tags}}" \
       -ldflags '-s -w -linkmode external -extldflags "-static"' \

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 
+	"github.com/epp-build/epp-build/internal/netclient"
 	"github.com/epp-build/epp-build/internal/redact"
 )
 
@@ -48,8 +49,12 @@ func (o RegistryOptions) remoteOpts(ctx context.Context) []remote.Option {
 	if steps == 0 {
 		steps = 4
 	}
+	// A bad EPP_BUILD_NET_TIMEOUT is reported by the module proxy's
+	// client; here it falls back to the defaults rather than to no deadline.
+	timeouts, _ := netclient.FromEnv()
 	return []remote.Option{
 		remote.WithContext(ctx),
+		remote.WithTransport(netclient.Transport(timeouts)),
 		remote.WithAuthFromKeychain(kc),
 		remote.WithRetryStatusCodes(http.StatusInternalServerError, http.StatusBadGateway,
 			http.StatusServiceUnavailable, http.StatusGatewayTimeout),
@@ -94,11 +99,12 @@ func Verify(ctx context.Context, ref string, platforms []string, ro RegistryOpti
 	if err != nil {
 		return nil, redact.Error(fmt.Errorf("verify %s: %w", ref, err))
 	}
-	idx, err := remote.Index(r, ro.remoteOpts(ctx)...)
+	opts := ro.remoteOpts(ctx)
+	idx, err := remote.Index(r, opts...)
 	if err != nil {
 		return nil, registryError(r.Context().RegistryStr(), fmt.Errorf("read index %s: %w", redact.Text(ref), err))
 	}
-	return verifyIndex(idx, ref, platforms)
+	return verifyIndex(RemoteIndex(idx, r.Context(), opts), ref, platforms)
 }
 
 func verifyIndex(idx v1.ImageIndex, ref string, platforms []string) (*Verified, error) {
@@ -206,6 +212,10 @@ func Tag(ctx context.Context, tag, digestRef string, ro RegistryOptions) error {
 
 // registryError types ggcr's transport errors by status code.
 func registryError(registry string, err error) error {
+	var timeout *netclient.TimeoutError
+	if d := netclient.Describe("registry", registry, err); errors.As(d, &timeout) {
+		return redact.Error(d)
+	}
 	var te *transport.Error
 	if errors.As(err, &te) {
 		switch {

@@ -2,6 +2,7 @@ package inputfile
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 )
@@ -36,9 +37,44 @@ func RecipeLimit() Limit {
 // PatchLimit is the limit for a patch file: PatchBytes, or PatchLimitEnv
 // when it is set to a positive number of MiB.
 func PatchLimit() Limit {
-	l := Limit{Bytes: PatchBytes, What: "a patch file", Raise: fmt.Sprintf("set %s to a larger number of MiB if the patch is meant to be this large", PatchLimitEnv)}
-	if mb, err := strconv.ParseInt(os.Getenv(PatchLimitEnv), 10, 64); err == nil && mb > 0 && mb < 1<<43 {
-		l.Bytes = mb << 20
+	return Limit{Bytes: FromEnvMiB(PatchLimitEnv, PatchBytes), What: "a patch file", Raise: fmt.Sprintf("set %s to a larger number of MiB if the patch is meant to be this large", PatchLimitEnv)}
+}
+
+// LimitReader reads r, named name in messages, and fails with an *Error
+// once it gives more than l.Bytes: for inputs that come from a server
+// rather than a file.
+func LimitReader(r io.Reader, name string, l Limit) io.Reader {
+	return &limitedReader{r: r, name: name, limit: l}
+}
+
+type limitedReader struct {
+	r     io.Reader
+	name  string
+	limit Limit
+	read  int64
+}
+
+func (l *limitedReader) Read(p []byte) (int, error) {
+	if rest := l.limit.Bytes + 1 - l.read; int64(len(p)) > rest {
+		p = p[:rest]
 	}
-	return l
+	n, err := l.r.Read(p)
+	l.read += int64(n)
+	if l.read > l.limit.Bytes {
+		return n, tooLarge(l.name, l.read, l.limit)
+	}
+	return n, err
+}
+
+// TooLarge is the *Error for an input of size bytes (as announced, before
+// it is read) over l.
+func TooLarge(name string, size int64, l Limit) error { return tooLarge(name, size, l) }
+
+// FromEnvMiB is def, or the positive number of MiB the environment
+// variable env holds.
+func FromEnvMiB(env string, def int64) int64 {
+	if mb, err := strconv.ParseInt(os.Getenv(env), 10, 64); err == nil && mb > 0 && mb < 1<<43 {
+		return mb << 20
+	}
+	return def
 }

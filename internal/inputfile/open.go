@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/epp-build/epp-build/internal/killpoint"
 )
 
 // File is an open input whose reads stop at its limit.
@@ -60,6 +62,7 @@ func Open(path, root string, limit Limit) (*File, error) {
 // Read reads on to one byte past the limit, so a file that grew after it
 // was opened is refused instead of read to its end.
 func (f *File) Read(p []byte) (int, error) {
+	killpoint.Block("input-read")
 	if rest := f.limit.Bytes + 1 - f.read; int64(len(p)) > rest {
 		p = p[:rest]
 	}

@@ -30,6 +30,11 @@ import (
 // 9004 BBR), so they run one at a time; later pins take free ports.
 var integrationSuites = []string{"./test/integration/epp/...", "./test/integration/bbr/..."}
 
+// integrationVersions are the releases whose suites have been run and
+// their upstream failures recorded (GAIE v0.5.1 and 7c1f1994dbff). The
+// lines on GAIE v1.2.1 and 206d40dca75d join once a run has recorded theirs.
+var integrationVersions = map[string]bool{"v0.7.0": true, "v0.8.0": true, "v1.4.2": true}
+
 // upstreamFailure is an upstream integration test that fails on the
 // unpatched GAIE tree too, so it is skipped in both runs.
 type upstreamFailure struct {
@@ -55,18 +60,21 @@ func TestGAIEIntegrationSuites(t *testing.T) {
 	archives := map[string]string{}
 	upstream := map[string]suiteResults{}
 	for _, rel := range releases {
+		if !integrationVersions[rel.version] {
+			continue
+		}
 		t.Run(rel.version, func(t *testing.T) {
 			r, err := recipe.LoadVersion(filepath.Join("..", "..", "patches"), rel.version)
 			require.NoError(t, err)
 			skip := skipPattern(r.Upstream.Commit)
 			baseline, ok := upstream[r.Upstream.Commit]
 			if !ok {
-				dir := checkoutUpstream(t, r.Upstream)
+				dir := checkoutUpstream(t, r.Upstream, rel.upstreamKind)
 				baseline = runSuites(t, dir, assets, skip, "unpatched GAIE "+shortRef(r.Upstream.Ref))
 				upstream[r.Upstream.Commit] = baseline
 			}
 
-			dir := applyVersion(t, rel.version)
+			dir := applyVersion(t, rel)
 			if archives[rel.doubleFeatures] == "" {
 				archives[rel.doubleFeatures] = buildDouble(t, rel.doubleFeatures)
 			}
@@ -170,14 +178,17 @@ func skipPattern(commit string) string {
 	return "^(" + strings.Join(names, "|") + ")$"
 }
 
-// checkoutUpstream materializes the unpatched tree of a pin, from the Go
-// module proxy as applyVersion does.
-func checkoutUpstream(t *testing.T, pin recipe.Upstream) string {
+// checkoutUpstream materializes the unpatched tree of a pin from the
+// source applyVersion uses ("" is the Go module proxy).
+func checkoutUpstream(t *testing.T, pin recipe.Upstream, kind source.Kind) string {
+	if kind == "" {
+		kind = source.GoProxy
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	dir := filepath.Join(t.TempDir(), "upstream")
-	if _, err := source.Checkout(ctx, source.Request{Pin: pin, Kind: source.GoProxy}, dir); err != nil {
-		testenv.Require(t, "the Go module proxy", err.Error())
+	if _, err := source.Checkout(ctx, source.Request{Pin: pin, Kind: kind}, dir); err != nil {
+		testenv.Require(t, "the upstream ("+string(kind)+" source)", err.Error())
 	}
 	return dir
 }

@@ -29,6 +29,10 @@ type release struct {
 	// doubleFeatures are the cargo features of the C API test double this
 	// release links (its C API's signatures); none for the default build.
 	doubleFeatures string
+	// upstreamKind is where the upstream comes from; "" is the module proxy
+	// (what CI can reach), which needs the proxy to say which commit a
+	// version was built from.
+	upstreamKind source.Kind
 }
 
 var releases = []release{{
@@ -46,6 +50,31 @@ var releases = []release{{
 		"./pkg/bbr/dynamo/...", "./pkg/epp/requestcontrol/plugins/dynamo/...", "./pkg/epp/scheduling/plugins/dynamo/...",
 	},
 	upstream: []string{"./pkg/epp/requestcontrol/...", "./pkg/epp/scheduling/..."},
+}, {
+	// GAIE v1.2.1 (the tag Dynamo's v0.9 and v1.0 lines pin): one cold
+	// build shared by v0.9.1 and v1.0.1. The module proxy's .info for
+	// v1.2.1 carries no Origin, so the tag's commit cannot be checked from
+	// the proxy: the tree comes from git (or the cache a git or path fetch
+	// filled).
+	version:        "v0.9.1",
+	binding:        "pkg/epp/scheduling/framework/plugins/dynamo/pipeline",
+	doubleFeatures: "pipeline08",
+	ours:           []string{"./pkg/epp/scheduling/framework/plugins/dynamo/..."},
+	upstreamKind:   source.Auto,
+}, {
+	version:      "v1.0.1",
+	binding:      "pkg/epp/scheduling/framework/plugins/dynamo/routers",
+	ours:         []string{"./pkg/epp/scheduling/framework/plugins/dynamo/..."},
+	upstreamKind: source.Auto,
+}, {
+	// GAIE 206d40dca75d, shared with v1.3.1: one cold build for both.
+	version: "v1.2.1",
+	binding: "pkg/epp/framework/plugins/dynamo/routers",
+	ours:    []string{"./pkg/epp/framework/plugins/dynamo/..."},
+}, {
+	version: "v1.3.1",
+	binding: "pkg/epp/framework/plugins/dynamo/routers",
+	ours:    []string{"./pkg/epp/framework/plugins/dynamo/..."},
 }, {
 	version: "v1.4.2",
 	binding: "pkg/epp/framework/plugins/dynamo/routers",
@@ -66,7 +95,7 @@ func TestReleaseTreeBuildsAndPasses(t *testing.T) {
 	archives := map[string]string{}
 	for _, rel := range releases {
 		t.Run(rel.version, func(t *testing.T) {
-			dir := applyVersion(t, rel.version)
+			dir := applyVersion(t, rel)
 			lib := filepath.Join(dir, filepath.FromSlash(rel.binding), "lib", runtime.GOARCH)
 			require.NoError(t, os.MkdirAll(lib, 0o755))
 			if archives[rel.doubleFeatures] == "" {
@@ -87,7 +116,11 @@ func TestReleaseTreeBuildsAndPasses(t *testing.T) {
 }
 
 // applyVersion applies patches/<version> into a temporary folder.
-func applyVersion(t *testing.T, version string) string {
+func applyVersion(t *testing.T, rel release) string {
+	version, kind := rel.version, rel.upstreamKind
+	if kind == "" {
+		kind = source.GoProxy
+	}
 	r, err := recipe.LoadVersion(filepath.Join("..", "..", "patches"), version)
 	require.NoError(t, err)
 	patches, err := patchset.LoadSeries(r)
@@ -95,9 +128,9 @@ func applyVersion(t *testing.T, version string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	fetch := func(ctx context.Context) (patchset.Base, error) {
-		tree, err := source.Fetch(ctx, source.Request{Pin: r.Upstream, Kind: source.GoProxy})
+		tree, err := source.Fetch(ctx, source.Request{Pin: r.Upstream, Kind: kind})
 		if err != nil {
-			testenv.Require(t, "the Go module proxy", err.Error())
+			testenv.Require(t, "the upstream ("+string(kind)+" source)", err.Error())
 		}
 		return patchset.Base{Upstream: tree.Upstream(), Materialize: tree.Materialize}, nil
 	}

@@ -16,6 +16,9 @@ import (
 // by a rename.
 type Staging struct {
 	out, dir string
+	// Kept lists what Replace carried over from the replaced tree's .git
+	// (see carryGitState).
+	Kept []string
 }
 
 // NewStaging creates a staging folder beside out, and out's parent when
@@ -71,8 +74,10 @@ func (s *Staging) Tree() string { return filepath.Join(s.dir, "tree") }
 // it did without a backup.
 func (s *Staging) Remove() error { return os.RemoveAll(s.dir) }
 
-// Replace moves the new tree to the output folder. An existing output
-// folder is moved aside first: to backup when one is named (and kept
+// Replace moves the new tree to the output folder. The user's git config
+// and hooks in an existing output folder are copied into the new tree
+// first (listed in Kept): switching versions must not drop the remotes a
+// user added. An existing output folder is moved aside then: to backup when one is named (and kept
 // there), else into the staging folder, removed with it only after the
 // new tree is in place.
 func (s *Staging) Replace(backup string) error {
@@ -86,6 +91,11 @@ func (s *Staging) Replace(backup string) error {
 		}
 		return os.Rename(work, out)
 	}
+	kept, err := carryGitState(out, work)
+	if err != nil {
+		return err
+	}
+	s.Kept = kept
 	old := filepath.Join(s.dir, "previous")
 	if backup != "" {
 		old = backup

@@ -134,26 +134,30 @@ func completeJournal(dir string, repo *git.Repository, t *tree, j *journal, idx 
 }
 
 // finishInterrupted completes a re-apply in place of dir that stopped
-// after writing its journal; it does nothing when there is none.
-func finishInterrupted(dir string) error {
+// after writing its journal and returns the record it completed; it does
+// nothing (and returns nil) when there is none.
+func finishInterrupted(dir string) (*Record, error) {
 	j, err := outdir.ReadJournal[Record](dir)
 	if err != nil || j == nil {
-		return err
+		return nil, err
 	}
 	repo, done, err := gitstore.Open(dir)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer done()
 	t, err := loadTree(dir, repo.Storer, memory.NewStorage(), plumbing.NewHash(j.Head))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	t.stale = map[string]bool{}
 	for _, p := range j.Paths {
 		t.stale[p] = true
 	}
-	return completeJournal(dir, repo, t, j, nil)
+	if err := completeJournal(dir, repo, t, j, nil); err != nil {
+		return nil, err
+	}
+	return j.Record, nil
 }
 
 // dropReplacedPack removes the pack the previous series wrote once the new

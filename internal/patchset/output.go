@@ -49,6 +49,12 @@ type Outcome struct {
 	// same upstream); Rewritten lists the paths written or deleted.
 	InPlace   bool
 	Rewritten []string
+	// Kept lists the user's git state (.git/config, .git/hooks) carried
+	// from the replaced tree into the new one.
+	Kept []string
+	// Completed is the re-apply an interrupted run left half done, which
+	// this run completed before anything else (nil when there was none).
+	Completed *Record
 }
 
 // LoadSeries parses and checks every patch of the recipe before anything
@@ -104,9 +110,20 @@ func ApplyTo(ctx context.Context, r *recipe.Recipe, patches []*Patch, fetch func
 	if err := repairPacks(out, opt.Notice); err != nil {
 		return nil, err
 	}
-	if err := finishInterrupted(out); err != nil {
+	completed, err := finishInterrupted(out)
+	if err != nil {
 		return nil, fmt.Errorf("complete the interrupted re-apply of %s: %w (remove %s to look at the tree as it is, or remove the folder and apply again)", out, err, outdir.JournalPath(out))
 	}
+	o, err := applyTo(ctx, r, patches, fetch, out, opt)
+	if o != nil {
+		o.Completed = completed
+	}
+	return o, err
+}
+
+// applyTo is ApplyTo once out is locked and what a killed run left is
+// repaired.
+func applyTo(ctx context.Context, r *recipe.Recipe, patches []*Patch, fetch func(context.Context) (Base, error), out string, opt Options) (*Outcome, error) {
 	ex, err := inspectExisting(r, patches, out)
 	if err != nil {
 		return nil, err
@@ -187,6 +204,7 @@ func ApplyTo(ctx context.Context, r *recipe.Recipe, patches []*Patch, fetch func
 	if err := staging.Replace(outcome.Backup); err != nil {
 		return nil, err
 	}
+	outcome.Kept = staging.Kept
 	return outcome, nil
 }
 

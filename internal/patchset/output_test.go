@@ -108,3 +108,35 @@ func TestReapplyKeepsWhatTheSeriesDoesNotReproduce(t *testing.T) {
 	assert.NoFileExists(t, filepath.Join(out, "b.txt"))
 	assert.Equal(t, res.Record.Head, gitfixture.Git(t, out, "rev-parse", "HEAD"))
 }
+
+// TestAnotherVersionKeepsTheUsersGitConfigAndHooks: applying a series on
+// another upstream replaces a clean tree whole; the remotes, settings and
+// hooks the user added to its .git come along, and the outcome says so.
+func TestAnotherVersionKeepsTheUsersGitConfigAndHooks(t *testing.T) {
+	base1 := baseRepo(t, map[string]string{"a.txt": "start\n"})
+	base2 := baseRepo(t, map[string]string{"a.txt": "start\n", "b.txt": "other upstream\n"})
+	p1, p2 := appendSeries(t, base1, 1), appendSeries(t, base2, 2)
+	r1 := &recipe.Recipe{Version: "v1", Upstream: recipe.Upstream{Commit: gitfixture.Git(t, base1, "rev-parse", "HEAD")}}
+	r2 := &recipe.Recipe{Version: "v2", Upstream: recipe.Upstream{Commit: gitfixture.Git(t, base2, "rev-parse", "HEAD")}}
+	out := filepath.Join(t.TempDir(), "out")
+	_, err := ApplyTo(context.Background(), r1, p1, cloneBase(t, base1), out, Options{Branch: "epp-build/v1"})
+	require.NoError(t, err)
+	gitfixture.Git(t, out, "remote", "add", "mine", "https://example.com/me/gaie.git")
+	gitfixture.Git(t, out, "config", "user.name", "Me")
+	hook := filepath.Join(out, ".git", "hooks", "pre-push")
+	require.NoError(t, os.MkdirAll(filepath.Dir(hook), 0o755))
+	require.NoError(t, os.WriteFile(hook, []byte("#!/bin/sh\nexit 0\n"), 0o755))
+
+	res, err := ApplyTo(context.Background(), r2, p2, cloneBase(t, base2), out, Options{Branch: "epp-build/v2"})
+	require.NoError(t, err)
+	require.False(t, res.InPlace, "another upstream replaces the tree")
+	assert.Empty(t, res.Backup, "a clean tree needs no backup")
+	assert.Equal(t, []string{".git/config", ".git/hooks"}, res.Kept)
+	assert.Equal(t, "https://example.com/me/gaie.git", gitfixture.Git(t, out, "remote", "get-url", "mine"))
+	assert.Equal(t, "Me", gitfixture.Git(t, out, "config", "user.name"))
+	fi, err := os.Stat(hook)
+	require.NoError(t, err, "the hook is kept")
+	assert.Equal(t, os.FileMode(0o755), fi.Mode().Perm())
+	assert.Equal(t, res.Record.Head, gitfixture.Git(t, out, "rev-parse", "HEAD"))
+	assert.Empty(t, gitfixture.Git(t, out, "status", "--porcelain", "--untracked-files=all"))
+}

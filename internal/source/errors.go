@@ -15,9 +15,16 @@ var ErrCorrupt = errors.New("cache entry corrupt")
 // never retried through another source.
 type MismatchError struct {
 	Ref, Want, Got, Repository string
+	// Note says how Got was found when it was not by this run's fetch
+	// (a cached pin checked against the tag's recorded commit).
+	Note string
 }
 
 func (e *MismatchError) Error() string {
+	if e.Note != "" {
+		return fmt.Sprintf("%s at %s points at commit %s (%s), but the recipe pins %s: the ref was moved upstream or upstream.commit is wrong (check the release, then fix upstream.ref or upstream.commit)",
+			e.Ref, e.Repository, e.Got, e.Note, e.Want)
+	}
 	return fmt.Sprintf("%s at %s resolves to commit %s, but the recipe pins %s: the ref was moved upstream or upstream.commit is wrong (check the release, then fix upstream.ref or upstream.commit)",
 		e.Ref, e.Repository, e.Got, e.Want)
 }

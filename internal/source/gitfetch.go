@@ -18,6 +18,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/epp-build/epp-build/internal/gitstore"
+	"github.com/epp-build/epp-build/internal/netclient"
 	"github.com/epp-build/epp-build/internal/progress"
 	"github.com/epp-build/epp-build/internal/redact"
 )
@@ -63,6 +64,13 @@ func fetchGit(ctx context.Context, c *cache, req Request) (*Tree, error) {
 	return c.get(ctx, "git-"+want, expectation{commit: want}, func(ctx context.Context, tmp string) (*entryMeta, error) {
 		m := &entryMeta{Via: Git, Commit: want, Origin: repo.shown, Ref: req.Pin.Ref}
 		err := fetchPackInto(ctx, tmp, repo, req.Pin.Ref, want, m, req.Progress)
+		var moved *MismatchError
+		switch {
+		case err == nil:
+			c.recordRef(repo.shown, req.Pin.Ref, want)
+		case errors.As(err, &moved):
+			c.recordRef(repo.shown, req.Pin.Ref, moved.Got)
+		}
 		if errors.Is(err, git.ErrExactSHA1NotSupported) && fullHash.MatchString(req.Pin.Ref) {
 			err = fetchCommitThroughRefs(ctx, tmp, repo, want, m, req.Progress)
 		}
@@ -130,6 +138,7 @@ func shallowFetch(ctx context.Context, s storage.Storer, repo remoteRepo, ref st
 
 // fetchSpecs runs one fetch of specs into s (depth 0: full history).
 func fetchSpecs(ctx context.Context, s storage.Storer, repo remoteRepo, what string, depth int, specs ...config.RefSpec) error {
+	useGitDeadlines()
 	remote := git.NewRemote(s, &config.RemoteConfig{Name: "origin", URLs: []string{repo.url}})
 	err := remote.FetchContext(ctx, &git.FetchOptions{
 		RemoteName: "origin",
@@ -151,7 +160,15 @@ func fetchSpecs(ctx context.Context, s storage.Storer, repo remoteRepo, what str
 // one-line excerpt; the cause stays reachable for errors.Is.
 func describeFetchError(err error, repo remoteRepo, ref string) error {
 	var noRef git.NoMatchingRefSpecError
+	if u, perr := neturl.Parse(repo.url); perr == nil && u.Host != "" {
+		err = netclient.Describe("git server", u.Host, err)
+	}
 	msg := fmt.Sprintf("git fetch %s %s: %s", repo.shown, ref, redact.Excerpt([]byte(err.Error())))
+	var timeout *netclient.TimeoutError
+	if errors.As(err, &timeout) {
+		// Whole: the fix is at its end.
+		msg = fmt.Sprintf("git fetch %s %s: %s", repo.shown, ref, redact.Text(err.Error()))
+	}
 	if errors.As(err, &noRef) {
 		msg = fmt.Sprintf("git fetch %s: ref %s does not exist there (check upstream.ref): %s", repo.shown, ref, redact.Excerpt([]byte(err.Error())))
 	}

@@ -63,6 +63,7 @@ func fetchCommitThroughRefs(ctx context.Context, tmp string, repo remoteRepo, wa
 // listRefs lists the advertised refs, annotated tags also peeled (as
 // NAME^{}).
 func listRefs(ctx context.Context, repo remoteRepo) ([]*plumbing.Reference, error) {
+	useGitDeadlines()
 	remote := git.NewRemote(memory.NewStorage(), &config.RemoteConfig{Name: "origin", URLs: []string{repo.url}})
 	refs, err := remote.ListContext(ctx, &git.ListOptions{PeelingOption: git.AppendPeeled})
 	if err != nil {

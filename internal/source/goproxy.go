@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
@@ -17,6 +18,8 @@ import (
 	"github.com/epp-build/epp-build/internal/progress"
 	"golang.org/x/mod/module"
 
+	"github.com/epp-build/epp-build/internal/inputfile"
+	"github.com/epp-build/epp-build/internal/netclient"
 	"github.com/epp-build/epp-build/internal/redact"
 )
 
@@ -142,7 +145,28 @@ func newProxyClient(mod string) (*proxyClient, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &proxyClient{entries: entries, http: http.DefaultClient, netrc: readNetrc()}, nil
+	timeouts, err := netclient.FromEnv()
+	if err != nil {
+		return nil, err
+	}
+	return &proxyClient{entries: entries, http: &http.Client{Transport: netclient.Transport(timeouts)}, netrc: readNetrc()}, nil
+}
+
+// ModuleZipBytes is the most a module zip may hold: the go command's own
+// limit (500 MiB), which no module it can fetch exceeds.
+const ModuleZipBytes = 500 << 20
+
+// ModuleZipLimitEnv raises it, in MiB.
+const ModuleZipLimitEnv = "EPP_BUILD_MAX_MODULE_ZIP_MB"
+
+// moduleFileLimit bounds what is read of one proxy file: the zip by
+// ModuleZipBytes, the small JSON and go.mod files by a MiB.
+func moduleFileLimit(suffix string) inputfile.Limit {
+	if suffix == ".zip" {
+		return inputfile.Limit{Bytes: inputfile.FromEnvMiB(ModuleZipLimitEnv, ModuleZipBytes), What: "a module zip",
+			Raise: fmt.Sprintf("set %s to a larger number of MiB if the module is meant to be this large, else check the proxy", ModuleZipLimitEnv)}
+	}
+	return inputfile.Limit{Bytes: 1 << 20, What: "a module proxy " + suffix + " file", Raise: "check that GOPROXY names a module proxy"}
 }
 
 // download fetches <module>/@v/<version><suffix> and writes it to w; it
@@ -157,7 +181,10 @@ func (p *proxyClient) download(ctx context.Context, mod, version, suffix string,
 		return "", fmt.Errorf("module version %q: %w", version, err)
 	}
 	rel := escMod + "/@v/" + escVer + suffix
-	var errs []string
+	var (
+		errs []string
+		last error
+	)
 	for _, e := range p.entries {
 		var err error
 		switch e.url {
@@ -178,13 +205,26 @@ func (p *proxyClient) download(ctx context.Context, mod, version, suffix string,
 		if ctx.Err() != nil {
 			return "", ctx.Err()
 		}
-		errs = append(errs, err.Error())
+		errs, last = append(errs, err.Error()), err
 		if !e.anyError && !errors.Is(err, errProxyNotFound) {
 			break
 		}
 	}
-	return "", fmt.Errorf("module proxy %s@%s%s: %s (GOPROXY=%s)", mod, version, suffix, strings.Join(errs, "; "), redact.Text(goproxySetting()))
+	return "", &chainError{
+		msg: fmt.Sprintf("module proxy %s@%s%s: %s (GOPROXY=%s)", mod, version, suffix, strings.Join(errs, "; "), redact.Text(goproxySetting())),
+		err: last,
+	}
 }
+
+// chainError is a message built from several errors that still answers
+// errors.As for the last one (a deadline, a size limit).
+type chainError struct {
+	msg string
+	err error
+}
+
+func (e *chainError) Error() string { return e.msg }
+func (e *chainError) Unwrap() error { return e.err }
 
 // get fetches base/rel into a writer from open.
 func (p *proxyClient) get(ctx context.Context, base, rel string, open func() (io.WriteCloser, error)) error {
@@ -212,7 +252,7 @@ func (p *proxyClient) get(ctx context.Context, base, rel string, open func() (io
 		}
 		resp, err := p.http.Do(req)
 		if err != nil {
-			return errors.New(redact.Text(err.Error()))
+			return redact.Error(netclient.Describe("module proxy", req.URL.Host, err))
 		}
 		if resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone {
 			resp.Body.Close()
@@ -230,15 +270,23 @@ func (p *proxyClient) get(ctx context.Context, base, rel string, open func() (io
 			return fmt.Errorf("%s: %s", redact.Excerpt([]byte(resp.Status)), redact.Excerpt(msg))
 		}
 		body, size = resp.Body, resp.ContentLength
+		host := req.URL.Host
+		body = readCloser{describeReader{body, host}, body}
 	}
 	defer body.Close()
+	shown := redact.URL(base) + "/" + rel
+	limit := moduleFileLimit(path.Ext(rel))
+	if size > limit.Bytes {
+		return inputfile.TooLarge(shown, size, limit)
+	}
+	body = readCloser{inputfile.LimitReader(body, shown, limit), body}
 	w, err := open()
 	if err != nil {
 		return err
 	}
 	var task *progress.Task
 	if strings.HasSuffix(rel, ".zip") {
-		task = p.progress.Start("download "+redact.URL(base)+"/"+rel, size)
+		task = p.progress.Start("download "+shown, size)
 		defer task.Abort() // a no-op after Done
 		w = struct {
 			io.Writer
@@ -284,6 +332,25 @@ func (p *proxyClient) zip(ctx context.Context, mod, version, path string) (strin
 	return p.download(ctx, mod, version, ".zip", func() (io.WriteCloser, error) {
 		return os.Create(path)
 	})
+}
+
+// describeReader names the proxy in a deadline hit while reading a body.
+type describeReader struct {
+	r    io.Reader
+	host string
+}
+
+func (d describeReader) Read(p []byte) (int, error) {
+	n, err := d.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = netclient.Describe("module proxy", d.host, err)
+	}
+	return n, err
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
 }
 
 type bufferCloser struct{ strings.Builder }

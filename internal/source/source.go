@@ -83,6 +83,11 @@ func Fetch(ctx context.Context, req Request) (*Tree, error) {
 	if err != nil {
 		return nil, err
 	}
+	if kind != Path {
+		if err := c.checkRecordedRef(ctx, req); err != nil {
+			return nil, err
+		}
+	}
 	var tree *Tree
 	switch kind {
 	case Git:

@@ -10,6 +10,7 @@
 #![allow(non_camel_case_types, clippy::missing_safety_doc, clippy::too_many_arguments)]
 
 mod common;
+mod control;
 mod json;
 pub mod pipeline;
 pub mod routers;

@@ -37,6 +37,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::common::{self, c_str, lock};
+use crate::control;
 use crate::json::{self, Value};
 
 /// Result codes, as in Dynamo (ErrBackpressure arrived later than the rest).
@@ -157,6 +158,7 @@ pub unsafe extern "C" fn create_routers(
     enforce_disagg: bool,
     out_handle: *mut RouterHandlesPtr,
 ) -> QueryRouterResult {
+    let _call = try_code!(control::enter("create_routers"));
     if namespace.is_null() || out_handle.is_null() {
         return R::ErrInvalidParam;
     }
@@ -228,12 +230,13 @@ struct Routed {
     cache_namespace: Option<String>,
 }
 
-unsafe fn route(role: &str, request_json: *const c_char, pods_json: *const c_char) -> Result<Routed, QueryRouterResult> {
+unsafe fn route(role: &'static str, request_json: *const c_char, pods_json: *const c_char) -> Result<Routed, QueryRouterResult> {
     let (request, prompt) = c_str(request_json).and_then(common::parse_request).ok_or(R::ErrInvalidParam)?;
     let pods = pod_names(pods_json)?;
     common::query_delay();
+    let picked = control::pick(role, &pods)?;
     Ok(Routed {
-        worker: choose(role, &prompt, &pods),
+        worker: picked.unwrap_or_else(|| choose(role, &prompt, &pods)),
         tokens: common::tokens_for(&prompt),
         // The OpenAI "cache_salt" field stands in for the cache namespace.
         cache_namespace: request.get("cache_salt").and_then(Value::as_str).map(str::to_string),
@@ -272,6 +275,7 @@ pub unsafe extern "C" fn route_prefill_request(
     pods_json: *const c_char,
     out_result: *mut CRoutingResult,
 ) -> QueryRouterResult {
+    let _call = try_code!(control::enter("route_prefill_request"));
     if request_json.is_null() || out_result.is_null() {
         return R::ErrInvalidParam;
     }
@@ -291,6 +295,7 @@ pub unsafe extern "C" fn route_decode_request(
     is_disaggregated: bool,
     out_result: *mut CRoutingResult,
 ) -> QueryRouterResult {
+    let _call = try_code!(control::enter("route_decode_request"));
     if request_json.is_null() || out_result.is_null() {
         return R::ErrInvalidParam;
     }
@@ -304,6 +309,7 @@ pub unsafe extern "C" fn route_decode_request(
 /// result is null or was filled by a route call.
 #[no_mangle]
 pub unsafe extern "C" fn free_routing_result(result: *mut CRoutingResult) {
+    let _call = control::observe("free_routing_result");
     if result.is_null() {
         return;
     }
@@ -355,6 +361,7 @@ pub unsafe extern "C" fn add_request(
     worker_id: u64,
     dp_rank: u32,
 ) -> QueryRouterResult {
+    let _call = try_code!(control::enter("add_request"));
     let _ = (worker_id, dp_rank);
     register_request(handle, request_id, token_ids, token_count)
 }
@@ -372,6 +379,7 @@ pub unsafe extern "C" fn add_request_with_cache_namespace(
     cache_namespace: *const u8,
     cache_namespace_len: usize,
 ) -> QueryRouterResult {
+    let _call = try_code!(control::enter("add_request_with_cache_namespace"));
     let _ = (worker_id, dp_rank);
     if cache_namespace.is_null() && cache_namespace_len > 0 {
         return R::ErrInvalidParam;
@@ -397,6 +405,7 @@ where
 /// handle comes from create_routers; request_id is NUL-terminated.
 #[no_mangle]
 pub unsafe extern "C" fn mark_prefill_complete(handle: RouterHandlesPtr, request_id: *const c_char) -> QueryRouterResult {
+    let _call = try_code!(control::enter("mark_prefill_complete"));
     with_id(handle, request_id, |s, id| match lock(&s.requests).get_mut(id) {
         Some(entry) => {
             entry.prefill_complete = true;
@@ -419,6 +428,7 @@ pub unsafe extern "C" fn mark_prefill_complete(handle: RouterHandlesPtr, request
 /// handle comes from create_routers; request_id is NUL-terminated.
 #[no_mangle]
 pub unsafe extern "C" fn free_request(handle: RouterHandlesPtr, request_id: *const c_char) -> QueryRouterResult {
+    let _call = try_code!(control::enter("free_request"));
     with_id(handle, request_id, |s, id| {
         let had_request = lock(&s.requests).remove(id).is_some();
         let had_booking = lock(&s.bookings).remove(id).is_some();
@@ -434,6 +444,7 @@ pub unsafe extern "C" fn free_request(handle: RouterHandlesPtr, request_id: *con
 /// flight; the double checks both.
 #[no_mangle]
 pub unsafe extern "C" fn destroy(handle: RouterHandlesPtr) {
+    let _call = control::observe("destroy");
     if handle.is_null() {
         return;
     }
@@ -446,6 +457,7 @@ pub unsafe extern "C" fn destroy(handle: RouterHandlesPtr) {
         common::record_violation();
         return;
     }
+    control::note_destroy(lock(&state.requests).len() as i64, lock(&state.bookings).len() as i64);
     map.remove(&(handle as usize));
     drop(map);
     drop(Box::from_raw(handle));
@@ -457,6 +469,7 @@ pub unsafe extern "C" fn destroy(handle: RouterHandlesPtr) {
 /// handle comes from create_routers; booking_id is NUL-terminated.
 #[no_mangle]
 pub unsafe extern "C" fn begin_prefill_reservation(handle: RouterHandlesPtr, booking_id: *const c_char) -> QueryRouterResult {
+    let _call = try_code!(control::enter("begin_prefill_reservation"));
     with_id(handle, booking_id, |s, id| {
         let mut b = lock(&s.bookings);
         if b.contains_key(id) {
@@ -480,6 +493,7 @@ pub unsafe extern "C" fn route_prefill_request_with_reservation(
     pods_json: *const c_char,
     out_result: *mut CRoutingResult,
 ) -> QueryRouterResult {
+    let _call = try_code!(control::enter("route_prefill_request_with_reservation"));
     if booking_id.is_null() || request_json.is_null() || out_result.is_null() {
         return R::ErrInvalidParam;
     }
@@ -510,6 +524,7 @@ pub unsafe extern "C" fn route_prefill_request_with_reservation(
 /// handle comes from create_routers; booking_id is NUL-terminated.
 #[no_mangle]
 pub unsafe extern "C" fn cancel_prefill_reservation(handle: RouterHandlesPtr, booking_id: *const c_char) -> QueryRouterResult {
+    let _call = try_code!(control::enter("cancel_prefill_reservation"));
     with_id(handle, booking_id, |s, id| {
         if let Some(state) = lock(&s.bookings).get_mut(id) {
             if *state == Booking::Pending {
@@ -526,6 +541,7 @@ pub unsafe extern "C" fn cancel_prefill_reservation(handle: RouterHandlesPtr, bo
 /// handle comes from create_routers; booking_id is NUL-terminated.
 #[no_mangle]
 pub unsafe extern "C" fn release_prefill_reservation(handle: RouterHandlesPtr, booking_id: *const c_char) -> QueryRouterResult {
+    let _call = try_code!(control::enter("release_prefill_reservation"));
     with_id(handle, booking_id, |s, id| {
         lock(&s.bookings).remove(id);
         R::Ok
@@ -561,4 +577,34 @@ pub extern "C" fn dynamo_double_router_runtimes() -> i64 {
 #[no_mangle]
 pub extern "C" fn dynamo_double_outstanding_routing_results() -> i64 {
     lock(result_buffers()).len() as i64
+}
+
+/// The routers' bookkeeping as JSON object members, for the state file
+/// (control.rs): live handles, outstanding requests (with their prefill
+/// mark), bookings (with their state) and routing results, runtimes built.
+pub(crate) fn state_json() -> String {
+    let quote = |s: &str| Value::Str(s.to_string()).to_json();
+    let map = lock(handles());
+    let (mut requests, mut bookings) = (Vec::new(), Vec::new());
+    for state in map.values() {
+        for (id, r) in lock(&state.requests).iter() {
+            requests.push(format!("{}:{{\"prefill_complete\":{}}}", quote(id), r.prefill_complete));
+        }
+        for (id, b) in lock(&state.bookings).iter() {
+            bookings.push(format!("{}:{}", quote(id), quote(&format!("{b:?}"))));
+        }
+    }
+    let live = map.len();
+    drop(map);
+    requests.sort();
+    bookings.sort();
+    format!(
+        "\"live_handles\":{live},\"outstanding_requests\":{},\"outstanding_bookings\":{},\"outstanding_routing_results\":{},\"runtimes\":{},\"requests\":{{{}}},\"bookings\":{{{}}}",
+        requests.len(),
+        bookings.len(),
+        dynamo_double_outstanding_routing_results(),
+        dynamo_double_router_runtimes(),
+        requests.join(","),
+        bookings.join(",")
+    )
 }

@@ -1,0 +1,350 @@
+package deployed
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/epp-build/epp-build/internal/testenv"
+)
+
+const model = "Qwen/Qwen3-0.6B"
+
+// TestDeployedEPP runs, for every release line, the EPP taken from the
+// line's image as Dynamo's operator deploys it, for an aggregated and a
+// disaggregated graph, and then shows the harness fails on a broken start.
+func TestDeployedEPP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the EPP image of every line: minutes on two cores")
+	}
+	testenv.Tool(t, "cargo", "the C API test double is built with cargo")
+	api := startAPIServer(t)
+	for _, l := range lines {
+		t.Run(l.version, func(t *testing.T) {
+			dir, err := os.MkdirTemp("", "eppd") // short: buildkitd's socket lives here
+			require.NoError(t, err)
+			t.Cleanup(func() { os.RemoveAll(dir) })
+			start := time.Now()
+			built := buildImage(t, dir, l)
+			t.Logf("phase image (build + extract): %s", time.Since(start).Round(time.Second))
+			start = time.Now()
+			applyCRDs(t, api, built.tree)
+			t.Logf("phase CRDs: %s", time.Since(start).Round(time.Second))
+			for _, g := range []graph{aggregated, disaggregated} {
+				t.Run(string(g), func(t *testing.T) { runGraph(t, api, l, built.binary, g) })
+			}
+			t.Run("harness-catches-breakage", func(t *testing.T) { harnessCatchesBreakage(t, api, l, built.binary) })
+		})
+	}
+}
+
+// deployment is one graph deployed for a test: its operator input, its
+// workers and the double's files.
+type deployment struct {
+	o       operatorInput
+	workers []worker
+	double  double
+}
+
+func (d deployment) pods(role string) []worker {
+	var out []worker
+	for _, w := range d.workers {
+		if w.role == role {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// deploy creates graph g of line l in its own namespace.
+func deploy(t *testing.T, api apiServer, l line, g graph, name string) deployment {
+	dir := t.TempDir()
+	ns := strings.NewReplacer(".", "", "/", "-").Replace(l.version) + "-" + name
+	d := deployment{
+		o: operatorInput{
+			graph: g, graphName: "qwen", namespace: ns, grpcPort: freePort(t), healthPort: freePort(t),
+			configFile: writeConfig(t, dir, l.configs[g]), podName: "qwen-epp-0", dynamoNS: ns + "-qwen",
+		},
+		double: newDouble(dir),
+	}
+	d.workers = []worker{{name: "qwen-decode-0", role: "decode", ip: "10.0.0.10"}, {name: "qwen-decode-1", role: "decode", ip: "10.0.0.11"}}
+	if g == disaggregated {
+		d.workers = append(d.workers, worker{name: "qwen-prefill-0", role: "prefill", ip: "10.0.1.10"},
+			worker{name: "qwen-prefill-1", role: "prefill", ip: "10.0.1.11"})
+	}
+	deployGraph(t, api, l, d.o, d.workers)
+	return d
+}
+
+// startAndWait starts the EPP for d and waits until it serves and has
+// every worker pod in its datastore (its per-pod metrics name them).
+func startAndWait(t *testing.T, api apiServer, l line, binary string, d deployment, extraArgs ...string) *runningEPP {
+	start := time.Now()
+	e := startEPP(t, binary, l, d.o, api, d.double.env(), extraArgs...)
+	require.NoError(t, e.waitServing(90*time.Second))
+	eventually(t, 60*time.Second, "every worker pod in the EPP's datastore", func() error {
+		m, err := e.metrics(api.token)
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(m, "inference_extension_info") {
+			return errors.New("no inference_extension_info metric")
+		}
+		for _, w := range d.workers {
+			if !strings.Contains(m, `model_server_pod="`+w.name) {
+				return fmt.Errorf("pod %s not in the metrics", w.name)
+			}
+		}
+		return nil
+	})
+	t.Logf("phase EPP start to serving with every pod: %s", time.Since(start).Round(time.Millisecond))
+	return e
+}
+
+// runGraph deploys graph g, starts the EPP and checks routing, headers,
+// body, bookkeeping and shutdown.
+func runGraph(t *testing.T, api apiServer, l line, binary string, g graph) {
+	d := deploy(t, api, l, g, string(g)[:3])
+	decode := d.pods("decode")
+	var prefill []worker
+	if g == disaggregated {
+		prefill = d.pods("prefill")
+	}
+	prog := func(dec int) program {
+		p := program{DecodePod: decode[dec].name}
+		if len(prefill) > 0 {
+			p.PrefillPod = prefill[1-dec].name
+		}
+		return p
+	}
+	d.double.set(t, prog(1))
+	e := startAndWait(t, api, l, binary, d)
+	ext := dialEnvoy(t, e.grpcPort)
+
+	// Each decode pod in turn: the endpoint follows the router's pick.
+	for _, dec := range []int{1, 0} {
+		p := prog(dec)
+		d.double.set(t, p)
+		start := time.Now()
+		ex := ext.send(t, request{
+			headers: envoyHeaders(fmt.Sprintf("req-%s-%d", g, dec)),
+			body:    chatRequest(model, "hello from "+string(g)), chunk: 16,
+			responseChunks: sseChunks(model),
+		})
+		t.Logf("phase one request through ext-proc: %s", time.Since(start).Round(time.Millisecond))
+		require.Nil(t, ex.immediate, "the EPP refused the request")
+		t.Logf("EPP set headers %v; body %s", ex.setHeaders, ex.body)
+		want := worker{}
+		for _, w := range decode {
+			if w.name == p.DecodePod {
+				want = w
+			}
+		}
+		assert.NoError(t, checkExchange(l, g, d, p, ex))
+		assert.Equal(t, net.JoinHostPort(want.ip, strconv.Itoa(l.targetPort)), ex.destinationMetadata,
+			"dynamic metadata envoy.lb names the picked pod")
+		assert.Equal(t, len(sseChunks(model)), ex.responseChunks)
+		s := d.double.settled(t, "after the stream ended")
+		assert.NoError(t, checkBookkeeping(s, g))
+	}
+
+	// A client that goes away mid-stream: after the EPP answered the
+	// request, and after the response headers.
+	for _, phase := range []string{"request", "response-headers"} {
+		ext.send(t, request{headers: envoyHeaders("req-cancel-" + phase), body: chatRequest(model, "cancelled"),
+			responseChunks: sseChunks(model), cancelAfter: phase})
+		s := d.double.settled(t, "after the client cancelled at "+phase)
+		assert.NoError(t, checkNoViolations(s))
+	}
+	before := d.double.read(t)
+
+	// SIGTERM as the kubelet sends it: a clean exit, nothing outstanding.
+	start := time.Now()
+	require.NoError(t, e.terminate(t, 30*time.Second), "exit status after SIGTERM")
+	t.Logf("phase SIGTERM to exit: %s", time.Since(start).Round(time.Millisecond))
+	s := d.double.read(t)
+	t.Logf("C API double after exit: calls %v, destroyed %v", s.Calls, s.Destroyed)
+	assert.NoError(t, checkNoViolations(s))
+	assert.NoError(t, checkNothingOutstanding(s))
+	assert.Equal(t, before.Calls["create_routers"], s.Calls["create_routers"], "no router was created at shutdown")
+	assert.Equal(t, 1, s.Calls["destroy"], "the router is destroyed once at shutdown")
+	assert.Equal(t, 0, s.LiveHandles)
+	for _, h := range s.Destroyed {
+		assert.Equal(t, destroyedHandle{}, h, "the router held nothing when it was destroyed")
+	}
+}
+
+// harnessCatchesBreakage shows the checks fail when the deployment is
+// broken: the operator's probe port does not answer when the EPP is
+// started on another health port, an expected header the EPP does not
+// write is reported, and a booking the router could not free is found.
+func harnessCatchesBreakage(t *testing.T, api apiServer, l line, binary string) {
+	d := deploy(t, api, l, aggregated, "broken")
+	p := program{DecodePod: d.pods("decode")[0].name}
+	d.double.set(t, p)
+
+	// Single-dash long flags, as Dynamo's operator wrote them before
+	// #8093: this GAIE's flag parser refuses them and the EPP exits.
+	var singleDash []string
+	for _, a := range l.args(d.o) {
+		singleDash = append(singleDash, strings.Replace(a, "--", "-", 1))
+	}
+	old := l
+	old.args = func(operatorInput) []string { return singleDash }
+	e := startEPP(t, binary, old, d.o, api, d.double.env())
+	assert.ErrorContains(t, e.waitServing(90*time.Second), "exited before serving", "single-dash flags must fail the start")
+
+	// A health port other than the one the operator probes.
+	operatorHealthPort := d.o.healthPort
+	moved := d.o
+	moved.healthPort = freePort(t)
+	e = startAndWait(t, api, l, binary, deployment{o: moved, workers: d.workers, double: d.double})
+	assert.Error(t, probeOnce(operatorHealthPort), "a wrong --grpc-health-port must fail the operator's probe")
+	assert.NoError(t, probeOnce(moved.healthPort))
+
+	ext := dialEnvoy(t, e.grpcPort)
+	ex := ext.send(t, request{headers: envoyHeaders("req-broken"), body: chatRequest(model, "hi"), responseChunks: sseChunks(model)})
+	require.NoError(t, checkExchange(l, aggregated, d, p, ex))
+	strict := l
+	strict.headers = append(slices.Clone(l.headers), headerSpec{name: "x-dynamo-not-written", kind: u64, graphs: []graph{aggregated}})
+	assert.ErrorContains(t, checkExchange(strict, aggregated, d, p, ex), "x-dynamo-not-written")
+
+	// The router refuses to free: the request stays booked in the double.
+	p.Errors = map[string]uint32{"free_request": 4}
+	d.double.set(t, p)
+	ext.send(t, request{headers: envoyHeaders("req-leak"), body: chatRequest(model, "leak"), responseChunks: sseChunks(model)})
+	eventually(t, 20*time.Second, "the EPP tried to free the request", func() error {
+		if s := d.double.read(t); s.InjectedErrors == 0 {
+			return errors.New("no free_request refused yet")
+		}
+		return nil
+	})
+	assert.ErrorContains(t, checkNothingOutstanding(d.double.read(t)), "outstanding")
+}
+
+// envoyHeaders are the request headers Envoy passes to ext-proc for a
+// chat completion.
+func envoyHeaders(requestID string) map[string]string {
+	return map[string]string{
+		":method": "POST", ":path": "/v1/chat/completions", ":authority": "gateway.example", ":scheme": "http",
+		"content-type": "application/json", "x-request-id": requestID,
+	}
+}
+
+// checkExchange checks what the EPP answered: the destination header and
+// metadata name the pod the double picked for decode, every header the
+// frontend reads is there with the type it parses (and the worker the
+// double picked), and every body field is there with its JSON type.
+func checkExchange(l line, g graph, d deployment, p program, ex exchange) error {
+	var errs []error
+	pod := map[string]worker{}
+	for _, w := range d.workers {
+		pod[w.name] = w
+	}
+	want := net.JoinHostPort(pod[p.DecodePod].ip, strconv.Itoa(l.targetPort))
+	if got := ex.setHeaders["x-gateway-destination-endpoint"]; got != want {
+		errs = append(errs, fmt.Errorf("x-gateway-destination-endpoint %q, want %q (pod %s)", got, want, p.DecodePod))
+	}
+	if ex.destinationMetadata != want {
+		errs = append(errs, fmt.Errorf("envoy.lb metadata %q, want %q", ex.destinationMetadata, want))
+	}
+	for _, h := range l.headers {
+		if !slices.Contains(h.graphs, g) {
+			continue
+		}
+		v, ok := ex.setHeaders[h.name]
+		if !ok {
+			errs = append(errs, fmt.Errorf("header %s: not written", h.name))
+			continue
+		}
+		switch h.kind {
+		case u64:
+			id, err := strconv.ParseUint(v, 10, 64)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("header %s=%q: not a u64", h.name, v))
+				continue
+			}
+			if w := map[string]string{"decode": p.DecodePod, "prefill": p.PrefillPod}[h.worker]; w != "" && id != fnv1a64(w) {
+				errs = append(errs, fmt.Errorf("header %s=%d, want %s's worker %d", h.name, id, w, fnv1a64(w)))
+			}
+		case u32:
+			if _, err := strconv.ParseUint(v, 10, 32); err != nil {
+				errs = append(errs, fmt.Errorf("header %s=%q: not a u32", h.name, v))
+			}
+		}
+		if h.value != "" && v != h.value {
+			errs = append(errs, fmt.Errorf("header %s=%q, want %q", h.name, v, h.value))
+		}
+	}
+	var body map[string]any
+	if err := json.Unmarshal(ex.body, &body); err != nil {
+		return errors.Join(append(errs, fmt.Errorf("forwarded body is not a JSON object: %v", err))...)
+	}
+	for _, f := range l.bodyFields {
+		var v any = body
+		for _, k := range f.path {
+			m, _ := v.(map[string]any)
+			v = m[k]
+		}
+		name := strings.Join(f.path, ".")
+		arr, ok := v.([]any)
+		if !ok || len(arr) == 0 {
+			errs = append(errs, fmt.Errorf("body %s: %v, want a non-empty array of u32", name, v))
+			continue
+		}
+		for _, x := range arr {
+			n, ok := x.(float64)
+			if !ok || n < 0 || n > 4294967295 || n != float64(uint32(n)) {
+				errs = append(errs, fmt.Errorf("body %s: element %v is not a u32", name, x))
+				break
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// checkBookkeeping checks the double saw the booking lifecycle of one
+// finished request: registered, prefill completed (disaggregated), freed,
+// every routing result freed, no misuse.
+func checkBookkeeping(s doubleState, g graph) error {
+	errs := []error{checkNoViolations(s), checkNothingOutstanding(s)}
+	for _, c := range []string{"route_decode_request", "add_request_with_cache_namespace", "free_request", "free_routing_result"} {
+		if s.Calls[c] == 0 {
+			errs = append(errs, fmt.Errorf("%s never called", c))
+		}
+	}
+	if g == disaggregated {
+		if s.Calls["route_prefill_request_with_reservation"]+s.Calls["route_prefill_request"] == 0 {
+			errs = append(errs, errors.New("no prefill routing call"))
+		}
+		if s.Calls["mark_prefill_complete"] == 0 {
+			errs = append(errs, errors.New("mark_prefill_complete never called"))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func checkNothingOutstanding(s doubleState) error {
+	if s.OutstandingRequests != 0 || s.OutstandingBookings != 0 || s.OutstandingRoutingResults != 0 {
+		return fmt.Errorf("outstanding in the router: requests %v, bookings %v, routing results %d",
+			s.Requests, s.Bookings, s.OutstandingRoutingResults)
+	}
+	return nil
+}
+
+func checkNoViolations(s doubleState) error {
+	if s.Violations != 0 || s.ControlMisses != 0 {
+		return fmt.Errorf("C API misuse: %d violations, %d picks outside the candidates", s.Violations, s.ControlMisses)
+	}
+	return nil
+}
