@@ -88,11 +88,13 @@ step "control plane for the integration tests: kube-apiserver and etcd"
 # proxy from v1.34 on, but its go.mod replaces the ~31 staging modules
 # (k8s.io/api, k8s.io/apiserver, ...) with folders the module zip lacks; a
 # writable copy that drops those replaces and requires the published staging
-# modules (v0.X.Y for v1.X.Y) builds. v1.34.2: a patch release of the first
-# proxy-served minor, newer than the Kubernetes libraries of every GAIE pin we
-# test (envtest expects an apiserver at least as new as its client). A cold
-# build takes about 5 minutes on 2 cores. etcd: Debian bookworm's etcd-server
-# 3.4.23, the one Debian ships; kube-apiserver 1.34 serves tests from it.
+# modules (v0.X.Y for v1.X.Y) builds. v1.34.2: the first minor the proxy
+# serves is 1.34, the oldest that builds this way; GAIE's own Makefiles run
+# these suites on envtest's 1.31, and the client libraries of our GAIE pins
+# are 0.33 (v0.5.1) and 0.35 (7c1f1994dbff), each within one minor of 1.34.
+# A cold build takes about 13 CPU-minutes (about 6 minutes on 2 idle cores).
+# etcd: Debian bookworm's etcd-server 3.4.23, the one Debian ships;
+# kube-apiserver 1.34 serves the tests from it.
 KUBERNETES_VERSION="${KUBERNETES_VERSION:-v1.34.2}"
 ETCD_DEB_VERSION="${ETCD_DEB_VERSION:-3.4.23-4+b4}"
 if dpkg-query -W -f='${Status} ${Version}' etcd-server 2>/dev/null | grep -qx "install ok installed ${ETCD_DEB_VERSION}"; then

@@ -1,0 +1,227 @@
+package intree
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/epp-build/epp-build/internal/recipe"
+	"github.com/epp-build/epp-build/internal/source"
+	"github.com/epp-build/epp-build/internal/testenv"
+	"github.com/epp-build/epp-build/internal/testutil/controlplane"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// integrationSuites are GAIE's own integration suites, as each GAIE pin
+// has them: the EPP suite starts a control plane with controller-runtime's
+// envtest (the CRDs from config/crd/bases), the BBR suite needs none.
+// GAIE v0.5.1's suites listen on fixed ports (9002 ext-proc, 8889 metrics,
+// 9004 BBR), so they run one at a time; later pins take free ports.
+var integrationSuites = []string{"./test/integration/epp/...", "./test/integration/bbr/..."}
+
+// integrationVersions are the releases whose suites have been run and
+// their upstream failures recorded (GAIE v0.5.1 and 7c1f1994dbff). The
+// lines on GAIE v1.2.1 and 206d40dca75d join once a run has recorded theirs.
+var integrationVersions = map[string]bool{"v0.7.0": true, "v0.8.0": true, "v1.4.2": true}
+
+// upstreamFailure is an upstream integration test that fails on the
+// unpatched GAIE tree too, so it is skipped in both runs.
+type upstreamFailure struct {
+	commit, test, reason string
+}
+
+// upstreamFailures lists, per GAIE commit, the upstream integration tests
+// (top-level test names) that fail on the unpatched tree as well. None do
+// today.
+var upstreamFailures = []upstreamFailure{}
+
+// TestGAIEIntegrationSuites runs GAIE's integration suites on the
+// unpatched tree of each pin and on the patched tree of each release,
+// against a real kube-apiserver and etcd. Both runs must pass (apart from
+// the upstream failures listed above), and every test that passes upstream
+// must pass in the patched tree.
+func TestGAIEIntegrationSuites(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds GAIE's integration suites: minutes on two cores")
+	}
+	testenv.Tool(t, "cargo", "the C API test double is built with cargo")
+	assets := controlplane.Assets(t)
+	archives := map[string]string{}
+	upstream := map[string]suiteResults{}
+	for _, rel := range releases {
+		if !integrationVersions[rel.version] {
+			continue
+		}
+		t.Run(rel.version, func(t *testing.T) {
+			r, err := recipe.LoadVersion(filepath.Join("..", "..", "patches"), rel.version)
+			require.NoError(t, err)
+			skip := skipPattern(r.Upstream.Commit)
+			baseline, ok := upstream[r.Upstream.Commit]
+			if !ok {
+				dir := checkoutUpstream(t, r.Upstream, rel.upstreamKind)
+				baseline = runSuites(t, dir, assets, skip, "unpatched GAIE "+shortRef(r.Upstream.Ref))
+				upstream[r.Upstream.Commit] = baseline
+			}
+
+			dir := applyVersion(t, rel)
+			if archives[rel.doubleFeatures] == "" {
+				archives[rel.doubleFeatures] = buildDouble(t, rel.doubleFeatures)
+			}
+			stageArchive(t, dir, rel.binding, archives[rel.doubleFeatures])
+			patched := runSuites(t, dir, assets, skip, "patched "+rel.version)
+			for suite, passed := range baseline {
+				assert.Subset(t, patched[suite], passed, "%s: tests that pass on the unpatched tree must pass on the patched one", suite)
+			}
+		})
+	}
+}
+
+// shortRef abbreviates a commit ref; a tag stays as it is.
+func shortRef(ref string) string {
+	if len(ref) == 40 {
+		return ref[:12]
+	}
+	return ref
+}
+
+// suiteResults are the passed tests of each suite.
+type suiteResults map[string][]string
+
+// runSuites runs each integration suite in dir with envtest's assets and
+// fails the test on any failed test; it returns the tests that passed.
+func runSuites(t *testing.T, dir, assets, skip, label string) suiteResults {
+	t.Helper()
+	results := suiteResults{}
+	for _, suite := range integrationSuites {
+		args := []string{"test", "-race", "-count=1", "-json", "-timeout=20m"}
+		if skip != "" {
+			args = append(args, "-skip", skip)
+		}
+		cmd := exec.Command("go", append(args, suite)...)
+		cmd.Dir = dir
+		cmd.Env = append(envWithout("KUBECONFIG", "USE_EXISTING_CLUSTER", "TEST_ASSET_KUBE_APISERVER", "TEST_ASSET_ETCD", "TEST_ASSET_KUBECTL"),
+			"KUBEBUILDER_ASSETS="+assets, "CGO_ENABLED=1", "GOFLAGS=-mod=mod", "GOWORK=off",
+			"GONOSUMDB=sigs.k8s.io/gateway-api-inference-extension")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		start := time.Now()
+		out, err := cmd.Output()
+		passed, failed, outputs := parseTestJSON(out)
+		t.Logf("%s %s: %s, %d passed, %d failed", label, suite, time.Since(start).Round(time.Second), len(passed), len(failed))
+		if err != nil || len(failed) > 0 {
+			var detail strings.Builder
+			for _, name := range failed {
+				detail.WriteString(outputs[name])
+			}
+			t.Fatalf("%s %s failed (%v): %v\n%s\n%s", label, suite, err, failed, detail.String(), lastLines(stderr.String(), 60))
+		}
+		require.NotEmpty(t, passed, "%s %s ran no test", label, suite)
+		results[suite] = passed
+	}
+	return results
+}
+
+// parseTestJSON reads go test -json output: the tests that passed, those
+// that failed (packages that failed to build count as failed tests named
+// after the package), and each test's output.
+func parseTestJSON(out []byte) (passed, failed []string, outputs map[string]string) {
+	outputs = map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		var ev struct{ Action, Package, Test, Output string }
+		if json.Unmarshal(sc.Bytes(), &ev) != nil {
+			continue
+		}
+		name := ev.Test
+		if name == "" {
+			name = ev.Package
+		}
+		switch ev.Action {
+		case "output":
+			outputs[name] += ev.Output
+		case "pass":
+			if ev.Test != "" {
+				passed = append(passed, name)
+			}
+		case "fail":
+			failed = append(failed, name)
+		}
+	}
+	sort.Strings(passed)
+	return passed, failed, outputs
+}
+
+// skipPattern is the go test -skip pattern of a GAIE commit's upstream
+// failures ("" for none).
+func skipPattern(commit string) string {
+	var names []string
+	for _, f := range upstreamFailures {
+		if f.commit == commit {
+			names = append(names, regexp.QuoteMeta(f.test))
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return "^(" + strings.Join(names, "|") + ")$"
+}
+
+// checkoutUpstream materializes the unpatched tree of a pin from the
+// source applyVersion uses ("" is the Go module proxy).
+func checkoutUpstream(t *testing.T, pin recipe.Upstream, kind source.Kind) string {
+	if kind == "" {
+		kind = source.GoProxy
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	dir := filepath.Join(t.TempDir(), "upstream")
+	if _, err := source.Checkout(ctx, source.Request{Pin: pin, Kind: kind}, dir); err != nil {
+		testenv.Require(t, "the upstream ("+string(kind)+" source)", err.Error())
+	}
+	return dir
+}
+
+// stageArchive puts the C API test double where the tree's cgo binding
+// links it from: <binding>/lib/<goarch>/libdynamo_llm_capi.a.
+func stageArchive(t *testing.T, dir, binding, archive string) {
+	lib := filepath.Join(dir, filepath.FromSlash(binding), "lib", runtime.GOARCH)
+	require.NoError(t, os.MkdirAll(lib, 0o755))
+	data, err := os.ReadFile(archive)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(lib, "libdynamo_llm_capi.a"), data, 0o644))
+}
+
+func envWithout(names ...string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		drop := false
+		for _, n := range names {
+			drop = drop || name == n
+		}
+		if !drop {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
