@@ -7,3 +7,7 @@ package disagg
 // sendsDPRanks: Dynamo v1.0's scorers send no data-parallel rank header
 // and register every request on rank 0 (plugins/disagg at v1.0.1).
 const sendsDPRanks = false
+
+// handlerEnforcesDisagg: Dynamo v1.0's profile handler always falls back
+// to aggregated routing when no prefill worker is found.
+const handlerEnforcesDisagg = false

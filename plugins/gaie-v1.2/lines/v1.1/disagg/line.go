@@ -10,3 +10,8 @@ package disagg
 // chose one) and register the request on the decode rank
 // (deploy/inference-gateway/epp/pkg/plugins/disagg at 01a4b6d6ddd5).
 const sendsDPRanks = true
+
+// handlerEnforcesDisagg: Dynamo v1.1's profile handler refuses a request it
+// cannot route disaggregated when DYN_ENFORCE_DISAGG is true
+// (pkg/plugins/disagg/profile_handler.go at 01a4b6d6ddd5).
+const handlerEnforcesDisagg = true
