@@ -67,6 +67,12 @@ var releases = []release{{
 	ours:         []string{"./pkg/epp/scheduling/framework/plugins/dynamo/..."},
 	upstreamKind: source.Auto,
 }, {
+	// GAIE v1.2.1 again (Dynamo's 1.1 line): the v0.9.1/v1.0.1 build cache.
+	version:      "v1.1.1",
+	binding:      "pkg/epp/scheduling/framework/plugins/dynamo/routers",
+	ours:         []string{"./pkg/epp/scheduling/framework/plugins/dynamo/..."},
+	upstreamKind: source.Auto,
+}, {
 	// GAIE 206d40dca75d, shared with v1.3.1: one cold build for both.
 	version: "v1.2.1",
 	binding: "pkg/epp/framework/plugins/dynamo/routers",
