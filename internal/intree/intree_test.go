@@ -64,6 +64,14 @@ var releases = []release{{
 	tags:           "routers_result_5,routers_add_6,routers_reservation_none",
 	ours:           []string{"./pkg/epp/scheduling/framework/plugins/dynamo/..."},
 }, {
+	// GAIE v1.2.1 again (Dynamo's 1.1 line): the v0.9.1/v1.0.1 build
+	// cache; the 1.1 library has the 7-field result and add_request only.
+	version:        "v1.1.1",
+	binding:        "pkg/epp/scheduling/framework/plugins/dynamo/routers",
+	doubleFeatures: "dynamo-v1.1",
+	tags:           "routers_result_7,routers_add_6,routers_reservation_none",
+	ours:           []string{"./pkg/epp/scheduling/framework/plugins/dynamo/..."},
+}, {
 	// GAIE 206d40dca75d, shared with v1.3.1: one cold build for both. Both
 	// lines' libraries have the 7-field result and add_request only.
 	version:        "v1.2.1",

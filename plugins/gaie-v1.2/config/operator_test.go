@@ -243,7 +243,7 @@ func TestDynamosAggregatedConfigRoutesDecodeOnly(t *testing.T) {
 func TestTheRouterOpensOnTheWorkersComponent(t *testing.T) {
 	t.Setenv("DYN_NAMESPACE", "ns-graph")
 	t.Setenv("DYN_COMPONENT", "epp")
-	t.Setenv("DYN_DECODE_FALLBACK", "true")
+	t.Setenv(dynrouter.EnvRoutersFlag, "true")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	newRouter()
@@ -254,5 +254,5 @@ func TestTheRouterOpensOnTheWorkersComponent(t *testing.T) {
 	openMu.Lock()
 	defer openMu.Unlock()
 	require.Len(t, opened, before+1)
-	assert.Equal(t, dynrouter.Config{Namespace: "ns-graph", Component: "backend", DecodeFallback: true}, opened[before])
+	assert.Equal(t, dynrouter.Config{Namespace: "ns-graph", Component: "backend", RoutersFlag: true}, opened[before])
 }

@@ -28,11 +28,12 @@ const (
 // register the request with.
 type routed struct {
 	worker uint64
+	rank   uint32
 	tokens []uint32
 }
 
 func (r *routed) Clone() plugins.StateData {
-	return &routed{worker: r.worker, tokens: append([]uint32(nil), r.tokens...)}
+	return &routed{worker: r.worker, rank: r.rank, tokens: append([]uint32(nil), r.tokens...)}
 }
 
 // booked marks a request registered with the router; marked says its
@@ -92,21 +93,32 @@ func (s *DecodeScorer) Score(ctx context.Context, cs *schedtypes.CycleState, req
 	if !disaggregated {
 		delete(req.Headers, PrefillWorkerIDHeader)
 	}
+	if sendsDPRanks {
+		delete(req.Headers, DPRankHeader)
+		if !disaggregated {
+			delete(req.Headers, PrefillDPRankHeader)
+		}
+	}
 	d, err := s.route(ctx, req, pods, disaggregated)
 	if err != nil {
 		logger.V(logutil.DEFAULT).Error(err, "dyn-decode-scorer: decode routing failed", "requestID", req.RequestId)
 		return uniform(pods, 1)
 	}
 	req.Headers[WorkerIDHeader] = workerID(d.DecodeWorkerID)
+	var rank uint32 // Dynamo v1.0 registers every request on rank 0
+	if sendsDPRanks {
+		rank = d.DecodeDPRank
+		req.Headers[DPRankHeader] = dpRank(rank)
+	}
 	req.Headers[RoutingModeHeader] = ModeAggregated
 	if disaggregated {
 		req.Headers[RoutingModeHeader] = ModeDisaggregated
 	}
 	if req.RequestId != "" {
-		s.state.Write(req.RequestId, routedKey, &routed{worker: d.DecodeWorkerID, tokens: d.TokenIDs})
+		s.state.Write(req.RequestId, routedKey, &routed{worker: d.DecodeWorkerID, rank: rank, tokens: d.TokenIDs})
 	}
 	logger.V(logutil.VERBOSE).Info("dyn-decode-scorer: decode worker selected", "requestID", req.RequestId,
-		"decodeWorkerID", d.DecodeWorkerID, "disaggregated", disaggregated, "tokens", len(d.TokenIDs), "candidates", len(pods))
+		"decodeWorkerID", d.DecodeWorkerID, "dpRank", rank, "disaggregated", disaggregated, "tokens", len(d.TokenIDs), "candidates", len(pods))
 	return uniform(pods, 1)
 }
 
@@ -122,8 +134,10 @@ func (s *DecodeScorer) route(ctx context.Context, req *schedtypes.LLMRequest, po
 	return s.router.RouteDecode(ctx, body, podsJSON, disaggregated)
 }
 
-// PreRequest registers the routed request with the router (data-parallel
-// rank 0, as Dynamo's EPP registers it: v1.0's routing result has no rank).
+// PreRequest registers the routed request with the router on the decode
+// worker's data-parallel rank: the routed one where the line sends ranks
+// (v1.1), else 0, as Dynamo v1.0's EPP registers it (its routing result
+// has no rank).
 func (s *DecodeScorer) PreRequest(ctx context.Context, req *schedtypes.LLMRequest, _ *schedtypes.SchedulingResult) {
 	if req == nil || req.RequestId == "" {
 		return
@@ -134,12 +148,12 @@ func (s *DecodeScorer) PreRequest(ctx context.Context, req *schedtypes.LLMReques
 		return // not routed by this scorer (routing failed, or another profile)
 	}
 	logger := log.FromContext(ctx)
-	if err := s.router.AddRequest(req.RequestId, r.tokens, r.worker, 0); err != nil {
+	if err := s.router.AddRequest(req.RequestId, r.tokens, r.worker, r.rank); err != nil {
 		logger.V(logutil.DEFAULT).Error(err, "dyn-decode-scorer: add_request failed", "requestID", req.RequestId)
 		return
 	}
 	s.state.Write(req.RequestId, bookedKey, &booked{})
-	logger.V(logutil.VERBOSE).Info("dyn-decode-scorer: request registered", "requestID", req.RequestId, "workerID", r.worker)
+	logger.V(logutil.VERBOSE).Info("dyn-decode-scorer: request registered", "requestID", req.RequestId, "workerID", r.worker, "dpRank", r.rank)
 }
 
 // ResponseStreaming marks prefill complete once, on the first chunk of a

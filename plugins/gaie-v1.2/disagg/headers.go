@@ -9,6 +9,10 @@ const (
 	WorkerIDHeader        = "x-worker-instance-id"
 	PrefillWorkerIDHeader = "x-prefill-instance-id"
 	RoutingModeHeader     = "x-dynamo-routing-mode"
+	// The data-parallel rank headers of Dynamo v1.1's frontend (u32), sent
+	// only by a line whose sendsDPRanks is true.
+	DPRankHeader        = "x-dp-rank"
+	PrefillDPRankHeader = "x-prefill-dp-rank"
 )
 
 // Values of RoutingModeHeader.
@@ -25,3 +29,5 @@ func headers(req map[string]string) map[string]string {
 }
 
 func workerID(id uint64) string { return strconv.FormatUint(id, 10) }
+
+func dpRank(rank uint32) string { return strconv.FormatUint(uint64(rank), 10) }

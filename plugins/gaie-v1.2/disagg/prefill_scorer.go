@@ -41,6 +41,9 @@ func (s *PrefillScorer) TypedName() plugins.TypedName { return s.name }
 func (s *PrefillScorer) Score(ctx context.Context, cs *schedtypes.CycleState, req *schedtypes.LLMRequest, pods []schedtypes.Pod) map[schedtypes.Pod]float64 {
 	if req != nil {
 		delete(req.Headers, PrefillWorkerIDHeader)
+		if sendsDPRanks {
+			delete(req.Headers, PrefillDPRankHeader)
+		}
 	}
 	if !PrefillEnabled(cs) || req == nil {
 		return uniform(pods, 0)
@@ -54,6 +57,10 @@ func (s *PrefillScorer) Score(ctx context.Context, cs *schedtypes.CycleState, re
 	}
 	req.Headers = headers(req.Headers)
 	req.Headers[PrefillWorkerIDHeader] = workerID(d.PrefillWorkerID)
+	// An unset rank is left to the prefill worker, as Dynamo v1.1 leaves it.
+	if sendsDPRanks && d.PrefillDPRank != dynrouter.UnsetDPRank {
+		req.Headers[PrefillDPRankHeader] = dpRank(d.PrefillDPRank)
+	}
 	logger.V(logutil.VERBOSE).Info("dyn-prefill-scorer: prefill worker selected", "requestID", req.RequestId,
 		"prefillWorkerID", d.PrefillWorkerID, "tokens", len(d.TokenIDs), "candidates", len(pods))
 	return uniform(pods, 1)

@@ -8,6 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/gateway-api-inference-extension/pkg/epp/scheduling/framework"
 	schedtypes "sigs.k8s.io/gateway-api-inference-extension/pkg/epp/scheduling/types"
+
+	"github.com/epp-build/epp-build/plugins/gaie-v1.2/dynrouter"
 )
 
 func keys(m map[string]*framework.SchedulerProfile) []string {
@@ -72,4 +74,39 @@ func TestProcessResultsRefusesWhatHasNoPrimary(t *testing.T) {
 	res, err := h.ProcessResults(ctx, nil, nil, map[string]*schedtypes.ProfileRunResult{"only": {}})
 	require.NoError(t, err)
 	assert.Equal(t, "only", res.PrimaryProfileName)
+}
+
+// Enforced disaggregation (Dynamo v1.1's DYN_ENFORCE_DISAGG=true): a
+// request whose prefill profile finds no pod, or whose prefill routing
+// names no worker, is refused rather than routed aggregated.
+func TestEnforcedDisaggregationRefusesAggregatedFallback(t *testing.T) {
+	h := NewProfileHandler("h")
+	h.enforceDisagg = true
+	ctx := context.Background()
+	profiles := map[string]*framework.SchedulerProfile{PrefillProfile: framework.NewSchedulerProfile(), DecodeProfile: framework.NewSchedulerProfile()}
+	cs := schedtypes.NewCycleState()
+	h.Pick(ctx, cs, nil, profiles, map[string]*schedtypes.ProfileRunResult{})
+	assert.Empty(t, h.Pick(ctx, cs, nil, profiles, map[string]*schedtypes.ProfileRunResult{PrefillProfile: nil}))
+
+	ran := map[string]*schedtypes.ProfileRunResult{PrefillProfile: {TargetPods: pods("p")}, DecodeProfile: {TargetPods: pods("d")}}
+	_, err := h.ProcessResults(ctx, cs, chatRequest("r", nil), ran)
+	assert.ErrorIs(t, err, ErrDisaggEnforced, "prefill routing named no worker")
+	_, err = h.ProcessResults(ctx, cs, chatRequest("r", nil), map[string]*schedtypes.ProfileRunResult{PrefillProfile: nil})
+	assert.ErrorIs(t, err, ErrDisaggEnforced)
+
+	res, err := h.ProcessResults(ctx, cs, chatRequest("r", map[string]string{PrefillWorkerIDHeader: "11"}), ran)
+	require.NoError(t, err)
+	assert.Equal(t, DecodeProfile, res.PrimaryProfileName)
+	res, err = h.ProcessResults(ctx, cs, chatRequest("r", nil), map[string]*schedtypes.ProfileRunResult{DecodeProfile: {TargetPods: pods("d")}})
+	require.NoError(t, err, "no prefill profile configured: nothing to enforce")
+	assert.Equal(t, DecodeProfile, res.PrimaryProfileName)
+}
+
+// The handler enforces disaggregation only on a line whose Dynamo does,
+// and then from the variable the router's flag is read from.
+func TestTheHandlerEnforcesFromTheRoutersVariable(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	assert.False(t, newProfileHandler("h", env(nil)).enforceDisagg)
+	on := newProfileHandler("h", env(map[string]string{dynrouter.EnvRoutersFlag: "true"}))
+	assert.Equal(t, handlerEnforcesDisagg, on.enforceDisagg)
 }

@@ -50,7 +50,7 @@ func (s *sharedRouter) get(handle plugins.Handle) (dynrouter.Router, error) {
 	}
 	// Model name and KV block size come from discovery in Dynamo v1.0's
 	// router; nothing else configures it from here.
-	logger.Info("Dynamo KV router config", "namespace", cfg.Namespace, "component", cfg.Component, "decodeFallback", cfg.DecodeFallback)
+	logger.Info("Dynamo KV router config", "namespace", cfg.Namespace, "component", cfg.Component, dynrouter.EnvRoutersFlag, cfg.RoutersFlag)
 	router, err := s.open(cfg)
 	if err != nil {
 		return nil, err

@@ -30,7 +30,7 @@ func TestScorersShareOneRouterOpenedFromTheEnvironment(t *testing.T) {
 	s := &sharedRouter{
 		open: func(c dynrouter.Config) (dynrouter.Router, error) { opened = append(opened, c); return f, nil },
 		getenv: func(k string) string {
-			return map[string]string{"DYN_NAMESPACE": "graph", "DYN_DECODE_FALLBACK": "true"}[k]
+			return map[string]string{"DYN_NAMESPACE": "graph", dynrouter.EnvRoutersFlag: "true"}[k]
 		},
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -41,7 +41,7 @@ func TestScorersShareOneRouterOpenedFromTheEnvironment(t *testing.T) {
 	d, err := s.decodeFactory("dec", json.RawMessage(`{"unknown":true}`), testHandle{ctx: ctx})
 	require.NoError(t, err)
 	assert.Equal(t, plugins.TypedName{Type: DecodeScorerType, Name: "dec"}, d.TypedName())
-	assert.Equal(t, []dynrouter.Config{{Namespace: "graph", Component: "backend", DecodeFallback: true}}, opened)
+	assert.Equal(t, []dynrouter.Config{{Namespace: "graph", Component: "backend", RoutersFlag: true}}, opened)
 	_, err = s.decodeFactory("dec", json.RawMessage(`[`), nil)
 	assert.Error(t, err)
 

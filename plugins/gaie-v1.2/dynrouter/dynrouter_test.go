@@ -17,18 +17,30 @@ import (
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 
-func TestConfigFromEnvAsDynamoV10(t *testing.T) {
+func TestConfigFromEnvAsDynamosEPP(t *testing.T) {
 	cfg, warning := ConfigFromEnv(env(nil))
 	assert.Equal(t, Config{Namespace: "vllm-agg", Component: "backend"}, cfg)
 	assert.Empty(t, warning)
 
-	cfg, warning = ConfigFromEnv(env(map[string]string{EnvNamespace: "ns1", EnvDecodeFallback: "On", "DYN_COMPONENT": "epp"}))
-	assert.Equal(t, Config{Namespace: "ns1", Component: "backend", DecodeFallback: true}, cfg)
+	cfg, warning = ConfigFromEnv(env(map[string]string{EnvNamespace: "ns1", EnvRoutersFlag: "On", "DYN_COMPONENT": "epp"}))
+	assert.Equal(t, Config{Namespace: "ns1", Component: "backend", RoutersFlag: true}, cfg)
 	assert.Empty(t, warning)
 
-	cfg, warning = ConfigFromEnv(env(map[string]string{EnvDecodeFallback: "maybe"}))
-	assert.False(t, cfg.DecodeFallback)
-	assert.Contains(t, warning, `DYN_DECODE_FALLBACK="maybe"`)
+	cfg, warning = ConfigFromEnv(env(map[string]string{EnvRoutersFlag: "maybe"}))
+	assert.False(t, cfg.RoutersFlag)
+	assert.Contains(t, warning, EnvRoutersFlag+`="maybe"`)
+}
+
+// The namespace variables of the line, first set wins: DYN_NAMESPACE
+// alone on v1.0, the operator's DYN_NAMESPACE_PREFIX before it on v1.1.
+func TestConfigFromEnvTakesTheFirstNamespaceSet(t *testing.T) {
+	require.Equal(t, EnvNamespace, namespaceVars[len(namespaceVars)-1])
+	set := map[string]string{}
+	for i := len(namespaceVars) - 1; i >= 0; i-- {
+		set[namespaceVars[i]] = "ns-" + namespaceVars[i]
+		cfg, _ := ConfigFromEnv(env(set))
+		assert.Equal(t, "ns-"+namespaceVars[i], cfg.Namespace)
+	}
 }
 
 func chat(msgs ...schedtypes.Message) *schedtypes.LLMRequest {

@@ -19,9 +19,10 @@ type Router struct {
 var _ dynrouter.Router = (*Router)(nil)
 
 // Open creates the router pair named by cfg. The third argument of
-// create_routers is decode_fallback in Dynamo v1.0's C API.
+// create_routers is decode_fallback in Dynamo v1.0's C API, enforce_disagg
+// in v1.1's.
 func Open(cfg dynrouter.Config) (dynrouter.Router, error) {
-	r, err := routers.Open(cfg.Namespace, cfg.Component, cfg.DecodeFallback)
+	r, err := routers.Open(cfg.Namespace, cfg.Component, cfg.RoutersFlag)
 	if err != nil {
 		return nil, fmt.Errorf("open dynamo kv router: %w", err)
 	}
@@ -29,7 +30,11 @@ func Open(cfg dynrouter.Config) (dynrouter.Router, error) {
 }
 
 func decision(res routers.Result) dynrouter.Decision {
-	return dynrouter.Decision{PrefillWorkerID: res.PrefillWorkerID, DecodeWorkerID: res.DecodeWorkerID, TokenIDs: res.TokenIDs}
+	return dynrouter.Decision{
+		PrefillWorkerID: res.PrefillWorkerID, DecodeWorkerID: res.DecodeWorkerID,
+		PrefillDPRank: res.PrefillDPRank, DecodeDPRank: res.DecodeDPRank,
+		TokenIDs: res.TokenIDs,
+	}
 }
 
 func (a *Router) RoutePrefill(ctx context.Context, request, pods []byte) (dynrouter.Decision, error) {
