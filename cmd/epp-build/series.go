@@ -108,7 +108,10 @@ func newLintCommand(g *globalFlags) *cobra.Command {
 		Long: `lint loads every recipe under --patches and reports: malformed pins; list and files
 that disagree; patches without a body saying why or without an Upstream: or Reason:
 trailer; and a patch that changes lines an earlier patch changes without an Order:
-trailer saying why the order matters. It exits 7 when it finds anything.`,
+trailer saying why the order matters. It exits 7 when it finds any of these.
+It also prints notices, which do not fail it: a recipe that does not say which
+Dynamo release it reproduces, or whose facts were checked only at a Dynamo
+commit rather than at the release's own sources (reproduces.checked: commit).`,
 		Example: `  epp-build lint
   epp-build lint -o json`,
 		Args: cobra.NoArgs,
@@ -119,8 +122,8 @@ trailer saying why the order matters. It exits 7 when it finds anything.`,
 			}
 			err = render(cmd, output, problems, func(w io.Writer) error { return review.WriteLintMarkdown(w, problems) },
 				func(w io.Writer) error { return review.WriteLint(w, problems) })
-			if err == nil && len(problems) > 0 {
-				return lintError{n: len(problems), refused: review.Refused(problems)}
+			if n := review.Failures(problems); err == nil && n > 0 {
+				return lintError{n: n, refused: review.Refused(problems)}
 			}
 			return err
 		},

@@ -43,12 +43,35 @@ func overlays(r *recipe.Recipe) (map[string][]patchset.Overlay, error) {
 		rewrites[from] = r.Upstream.Module + "/" + strings.Trim(g.To, "/")
 	}
 	out := map[string][]patchset.Overlay{}
+	// Entries of one patch with the same to make one folder: a release line
+	// whose facts differ in a file or two takes a shared package with those
+	// files excluded and adds its own from another folder.
+	origin := map[string]map[string]int{} // patch + folder -> file -> entry
 	for i, g := range r.Generated {
 		files, err := readPackage(dirs[i], g.Exclude, rewrites)
 		if err != nil {
 			return nil, fmt.Errorf("recipe %s: generated[%d] from %s: %w", r.Version, i, g.From, err)
 		}
-		out[g.Patch] = append(out[g.Patch], patchset.Overlay{Dir: strings.Trim(g.To, "/"), Files: files})
+		dir := strings.Trim(g.To, "/")
+		key := g.Patch + "\x00" + dir
+		if origin[key] == nil {
+			origin[key] = map[string]int{}
+			out[g.Patch] = append(out[g.Patch], patchset.Overlay{Dir: dir, Files: map[string]patchset.OverlayFile{}})
+		}
+		folder := out[g.Patch]
+		var into map[string]patchset.OverlayFile
+		for _, o := range folder {
+			if o.Dir == dir {
+				into = o.Files
+			}
+		}
+		for name, f := range files {
+			if j, dup := origin[key][name]; dup {
+				return nil, fmt.Errorf("recipe %s: generated[%d] and generated[%d] both give %s/%s (exclude it from one)", r.Version, j, i, dir, name)
+			}
+			origin[key][name] = i
+			into[name] = f
+		}
 	}
 	return out, nil
 }

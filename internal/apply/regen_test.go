@@ -159,3 +159,29 @@ func TestRunRegeneratesThenAppliesTheRewrittenSeries(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(got), upstreamModule+"/pkg/plugins/b")
 }
+
+func TestOverlaysOfOneFolderMerge(t *testing.T) {
+	r := generatedSeries(t)
+	// A line-specific folder gives b.go's replacement; the shared one
+	// excludes it.
+	lineDir := filepath.Join(filepath.Dir(r.Generated[1].FromDir), "lines", "b")
+	require.NoError(t, os.MkdirAll(lineDir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(lineDir, "b.go"), []byte("package b\n\nconst Y = 2\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(r.Generated[1].FromDir, "c.go"), []byte("package b\n\nconst Z = Y\n"), 0o644))
+	r.Generated[1].Exclude = []string{"b.go"}
+	r.Generated = append(r.Generated, recipe.Package{Patch: r.Generated[1].Patch, From: "lines/b", To: "pkg/plugins/b/", FromDir: lineDir})
+
+	ov, err := overlays(r)
+	require.NoError(t, err)
+	folders := ov["0001-Add-the-plugins.patch"]
+	require.Len(t, folders, 2, "one overlay per folder")
+	b := folders[1]
+	assert.Equal(t, "pkg/plugins/b", b.Dir)
+	require.Contains(t, b.Files, "b.go")
+	assert.Equal(t, "package b\n\nconst Y = 2\n", string(b.Files["b.go"].Data), "the line's file")
+	assert.Contains(t, b.Files, "c.go", "the shared files")
+
+	r.Generated[1].Exclude = nil
+	_, err = overlays(r)
+	require.ErrorContains(t, err, "generated[1] and generated[2] both give pkg/plugins/b/b.go (exclude it from one)")
+}

@@ -47,6 +47,15 @@ var releases = []release{{
 	},
 	upstream: []string{"./pkg/epp/requestcontrol/...", "./pkg/epp/scheduling/..."},
 }, {
+	// GAIE 206d40dca75d, shared with v1.3.1: one cold build for both.
+	version: "v1.2.1",
+	binding: "pkg/epp/framework/plugins/dynamo/routers",
+	ours:    []string{"./pkg/epp/framework/plugins/dynamo/..."},
+}, {
+	version: "v1.3.1",
+	binding: "pkg/epp/framework/plugins/dynamo/routers",
+	ours:    []string{"./pkg/epp/framework/plugins/dynamo/..."},
+}, {
 	version: "v1.4.2",
 	binding: "pkg/epp/framework/plugins/dynamo/routers",
 	ours:    []string{"./pkg/epp/framework/plugins/dynamo/..."},

@@ -32,10 +32,14 @@ type Recipe struct {
 	// Extends names a sibling version whose series comes first; its
 	// upstream, C API and generated packages are inherited unless this
 	// recipe sets its own.
-	Extends   string    `yaml:"extends,omitempty"`
-	Upstream  Upstream  `yaml:"upstream"`
-	CAPI      *CAPI     `yaml:"capi,omitempty"`
-	Generated []Package `yaml:"generated,omitempty"`
+	Extends string `yaml:"extends,omitempty"`
+	// Reproduces names the Dynamo release this recipe stands for and how
+	// far its facts were checked. It is never inherited: a recipe that
+	// extends another stands for a release of its own.
+	Reproduces *Reproduces `yaml:"reproduces,omitempty"`
+	Upstream   Upstream    `yaml:"upstream"`
+	CAPI       *CAPI       `yaml:"capi,omitempty"`
+	Generated  []Package   `yaml:"generated,omitempty"`
 	// Patches are this recipe's own patch files, in order.
 	Patches []string `yaml:"patches"`
 
@@ -383,6 +387,7 @@ func (r *Recipe) Validate() error {
 		}
 	}
 	p = append(p, r.checkArguments()...)
+	p = append(p, r.checkReproduces()...)
 	if len(p) > 0 {
 		return &ValidationError{Problems: p, Causes: causes}
 	}

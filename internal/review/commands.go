@@ -22,12 +22,13 @@ func DiffVersions(root, a, b string) ([]Change, error) {
 	return DiffSeries(sides[0], sides[1]), nil
 }
 
-// WriteLint prints one problem a line, or that there are none.
+// WriteLint prints one problem a line, notices included, then that there
+// are no problems when every finding is a notice.
 func WriteLint(w io.Writer, problems []Problem) error {
 	for _, p := range problems {
 		fmt.Fprintln(w, p.String())
 	}
-	if len(problems) == 0 {
+	if Failures(problems) == 0 {
 		fmt.Fprintln(w, "no problems")
 	}
 	return nil

@@ -27,7 +27,7 @@ func TestVersionsListsInvalidOnesToo(t *testing.T) {
 	}
 	var out bytes.Buffer
 	require.NoError(t, WriteVersions(&out, rows))
-	assert.Regexp(t, `(?m)^v9\.9\.9 +- +- +- +- +invalid: `, out.String())
+	assert.Regexp(t, `(?m)^v9\.9\.9 +- +- +- +- +- +- +invalid: `, out.String())
 
 	_, err = Versions(filepath.Join(root, "none"))
 	require.Error(t, err)

@@ -18,14 +18,33 @@ type Problem struct {
 	// refuses it as input, exit 4), as against a finding about a series
 	// that loads.
 	Refused bool `json:"refused,omitempty"`
+	// Notice marks a finding a reader should know about that is not a
+	// fault, such as a recipe checked at a commit rather than at the
+	// release it names; lint does not fail on notices.
+	Notice bool `json:"notice,omitempty"`
 }
 
 // String is the problem for a terminal: text from patches is escaped.
 func (p Problem) String() string {
-	if p.Patch == "" {
-		return textsafe.Escape(p.Version + ": " + p.Message)
+	prefix := ""
+	if p.Notice {
+		prefix = "notice: "
 	}
-	return textsafe.Escape(p.Version + ": " + p.Patch + ": " + p.Message)
+	if p.Patch == "" {
+		return textsafe.Escape(prefix + p.Version + ": " + p.Message)
+	}
+	return textsafe.Escape(prefix + p.Version + ": " + p.Patch + ": " + p.Message)
+}
+
+// Failures counts the problems that are not notices.
+func Failures(problems []Problem) int {
+	n := 0
+	for _, p := range problems {
+		if !p.Notice {
+			n++
+		}
+	}
+	return n
 }
 
 // Refused counts the problems that are refused input rather than findings.
@@ -42,7 +61,9 @@ func Refused(problems []Problem) int {
 // Lint checks every recipe under root: it loads (pins well formed, list
 // and files agree), each patch says why it exists and where it comes
 // from, and no patch edits lines another patch edits unless it says why
-// the order matters (an Order: trailer).
+// the order matters (an Order: trailer). It adds notices for recipes that
+// do not say what Dynamo release they reproduce or were checked only at a
+// commit.
 func Lint(root string) ([]Problem, error) {
 	versions, err := recipe.Versions(root)
 	if err != nil {
@@ -55,6 +76,7 @@ func Lint(root string) ([]Problem, error) {
 			out = append(out, Problem{Version: v, Message: err.Error(), Refused: true})
 			continue
 		}
+		out = append(out, reproducesNotices(r)...)
 		entries, err := Log(r)
 		if err != nil {
 			out = append(out, Problem{Version: v, Message: err.Error(), Refused: true})
@@ -160,4 +182,17 @@ func rangesMeet(a, b [2]int64) bool {
 		return false
 	}
 	return a[0] <= b[1] && b[0] <= a[1]
+}
+
+// reproducesNotices tells the reader where a recipe's name promises more
+// than its facts were checked against.
+func reproducesNotices(r *recipe.Recipe) []Problem {
+	p := r.Reproduces
+	switch {
+	case p == nil:
+		return []Problem{{Version: r.Version, Notice: true, Message: "does not say what Dynamo release it reproduces (add a reproduces: block: release, commit, checked, note)"}}
+	case !p.AtRelease():
+		return []Problem{{Version: r.Version, Notice: true, Message: fmt.Sprintf("reproduces %s as Dynamo commit %s, not checked at the %s release: %s", p.Release, short(p.Commit), p.Release, p.Note)}}
+	}
+	return nil
 }

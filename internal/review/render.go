@@ -160,7 +160,11 @@ func WriteLintMarkdown(w io.Writer, problems []Problem) error {
 	}
 	rows := [][]string{{"Version", "Patch", "Problem"}}
 	for _, p := range problems {
-		rows = append(rows, []string{outfmt.Cell(p.Version), codeOrDash(p.Patch), outfmt.Cell(p.Message)})
+		msg := p.Message
+		if p.Notice {
+			msg = "notice: " + msg
+		}
+		rows = append(rows, []string{outfmt.Cell(p.Version), codeOrDash(p.Patch), outfmt.Cell(msg)})
 	}
 	return outfmt.Table(w, rows)
 }

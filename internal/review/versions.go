@@ -20,7 +20,10 @@ type Version struct {
 	Commit     string `json:"commit"`
 	Patches    int    `json:"patches"`
 	Extends    string `json:"extends,omitempty"`
-	Error      string `json:"error,omitempty"`
+	// Reproduces is the Dynamo release the recipe stands for and where
+	// its facts were checked; nil when the recipe does not say.
+	Reproduces *recipe.Reproduces `json:"reproduces,omitempty"`
+	Error      string             `json:"error,omitempty"`
 }
 
 // Versions lists every version under root, an invalid one included.
@@ -37,6 +40,7 @@ func Versions(root string) ([]Version, error) {
 			row.Error = err.Error()
 		} else {
 			row.Repository, row.Ref, row.Commit, row.Patches, row.Extends = redact.URL(r.Upstream.Repository), r.Upstream.Ref, r.Upstream.Commit, len(r.Series), r.Extends
+			row.Reproduces = r.Reproduces
 		}
 		rows = append(rows, row)
 	}
@@ -46,30 +50,32 @@ func Versions(root string) ([]Version, error) {
 // WriteVersions prints the versions as a table.
 func WriteVersions(w io.Writer, rows []Version) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "VERSION\tEXTENDS\tUPSTREAM REF\tCOMMIT\tPATCHES\tREPOSITORY")
+	fmt.Fprintln(tw, "VERSION\tREPRODUCES\tCHECKED AT\tEXTENDS\tUPSTREAM REF\tCOMMIT\tPATCHES\tREPOSITORY")
 	for _, r := range rows {
 		if r.Error != "" {
-			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\tinvalid: %s\n", r.Version, textsafe.Escape(r.Error))
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\tinvalid: %s\n", r.Version, textsafe.Escape(r.Error))
 			continue
 		}
 		extends := r.Extends
 		if extends == "" {
 			extends = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", r.Version, extends, short(r.Ref), r.Commit[:12], r.Patches, r.Repository)
+		release, checked := reproduces(r.Reproduces)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", r.Version, textsafe.Escape(release), checked, extends, short(r.Ref), r.Commit[:12], r.Patches, r.Repository)
 	}
 	return tw.Flush()
 }
 
 // WriteVersionsMarkdown prints the versions as a Markdown table.
 func WriteVersionsMarkdown(w io.Writer, rows []Version) error {
-	table := [][]string{{"Version", "Extends", "Upstream ref", "Commit", "Patches", "Repository"}}
+	table := [][]string{{"Version", "Reproduces", "Checked at", "Extends", "Upstream ref", "Commit", "Patches", "Repository"}}
 	for _, r := range rows {
 		if r.Error != "" {
-			table = append(table, []string{outfmt.Cell(r.Version), "-", "-", "-", "-", "invalid: " + outfmt.Cell(r.Error)})
+			table = append(table, []string{outfmt.Cell(r.Version), "-", "-", "-", "-", "-", "-", "invalid: " + outfmt.Cell(r.Error)})
 			continue
 		}
-		table = append(table, []string{outfmt.Cell(r.Version), outfmt.Cell(r.Extends), outfmt.Cell(r.Ref), outfmt.Cell(r.Commit), fmt.Sprint(r.Patches), outfmt.Cell(r.Repository)})
+		release, checked := reproduces(r.Reproduces)
+		table = append(table, []string{outfmt.Cell(r.Version), outfmt.Cell(release), outfmt.Cell(checked), outfmt.Cell(r.Extends), outfmt.Cell(r.Ref), outfmt.Cell(r.Commit), fmt.Sprint(r.Patches), outfmt.Cell(r.Repository)})
 	}
 	return outfmt.Table(w, table)
 }
@@ -80,4 +86,14 @@ func short(s string) string {
 		return s[:12]
 	}
 	return s
+}
+
+// reproduces is a recipe's Dynamo release and where its facts were
+// checked, for a table: "release <commit>" when read at the release's own
+// sources, "commit <commit>" when only that commit could be read.
+func reproduces(p *recipe.Reproduces) (release, checked string) {
+	if p == nil {
+		return "unstated", "-"
+	}
+	return p.Release, p.Checked + " " + short(p.Commit)
 }

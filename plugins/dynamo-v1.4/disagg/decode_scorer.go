@@ -145,7 +145,8 @@ func (s *DecodeScorer) aggregated(req *fwksched.InferenceRequest, b *booking.Boo
 		b.End()
 	}
 	deleteHeaders(req.Headers, prefillHeaders...)
-	deleteHeaders(req.Headers, WorkerIDHeader, DPRankHeader, BookingIDHeader)
+	deleteHeaders(req.Headers, decodeHeaders...)
+	deleteHeaders(req.Headers, BookingIDHeader)
 	req.Headers[RoutingModeHeader] = ModeAggregated
 	return uniformScores(endpoints, 1)
 }

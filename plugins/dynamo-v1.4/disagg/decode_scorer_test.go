@@ -135,10 +135,9 @@ func TestDecodeWritesTokenDataIntoTheForwardedBody(t *testing.T) {
 			disagg.NewDecodeScorer("", r, disagg.DecodeParams{}).Score(background, fwksched.NewCycleState(), req, endpoints())
 			assert.JSONEq(t, c.want, payloadJSON(req))
 			if c.fail {
-				assert.Nil(t, req.Body.TokenizedPrompt)
+				assert.Nil(t, disagg.TokenizedPromptIDs(req))
 			} else {
-				require.NotNil(t, req.Body.TokenizedPrompt, "later plugins see the router's tokens")
-				assert.Equal(t, []uint32{11, 12, 13}, req.Body.TokenizedPrompt.TokenIDs)
+				assert.Equal(t, []uint32{11, 12, 13}, disagg.TokenizedPromptIDs(req), "later plugins see the router's tokens")
 			}
 			assert.NotContains(t, fake.Calls()[0].Request, "11,12,13", "the router sees the client's body")
 		})

@@ -9,14 +9,12 @@ import (
 )
 
 // Request headers the plugins set for the Dynamo frontend. Client-sent
-// copies are removed before scheduling: only the EPP decides routing.
+// copies are removed before scheduling: only the EPP decides routing. The
+// worker and rank headers, whose names depend on the Dynamo line, are in
+// header_names.go.
 const (
-	BookingIDHeader       = "x-dynamo-epp-booking-id"
-	WorkerIDHeader        = "x-dynamo-worker-instance-id"
-	DPRankHeader          = "x-dynamo-dp-rank"
-	PrefillWorkerIDHeader = "x-dynamo-prefill-instance-id"
-	PrefillDPRankHeader   = "x-dynamo-prefill-dp-rank"
-	RoutingModeHeader     = "x-dynamo-routing-mode"
+	BookingIDHeader   = "x-dynamo-epp-booking-id"
+	RoutingModeHeader = "x-dynamo-routing-mode"
 )
 
 // Values of RoutingModeHeader.
@@ -25,9 +23,11 @@ const (
 	ModeDisaggregated = "disaggregated"
 )
 
+// The headers each scorer owns, with the frontend's other names for them
+// (header_names.go): all are removed before the scorer writes its own.
 var (
-	prefillHeaders = []string{PrefillWorkerIDHeader, PrefillDPRankHeader}
-	decodeHeaders  = []string{WorkerIDHeader, DPRankHeader, RoutingModeHeader}
+	prefillHeaders = append([]string{PrefillWorkerIDHeader, PrefillDPRankHeader}, prefillAliases...)
+	decodeHeaders  = append([]string{WorkerIDHeader, DPRankHeader, RoutingModeHeader}, workerAliases...)
 )
 
 func deleteHeaders(h map[string]string, names ...string) {

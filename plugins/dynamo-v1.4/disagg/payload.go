@@ -12,8 +12,8 @@ const (
 )
 
 // setTokenData hands the router's tokenisation of the prompt on, as
-// Dynamo's EPP does: to the plugins after scheduling as the body's
-// TokenizedPrompt, and to the frontend as nvext.token_data (a JSON array
+// Dynamo's EPP does: to the plugins after scheduling as the request's
+// TokenizedPrompt (setTokenizedPrompt), and to the frontend as nvext.token_data (a JSON array
 // of u32, as the frontend parses it) so it does not tokenise a second
 // time. The EPP serialises a parsed JSON payload again after scheduling,
 // so the write reaches the frontend; an nvext that is not an object
@@ -22,7 +22,7 @@ func setTokenData(req *fwksched.InferenceRequest, tokens []uint32) {
 	if req.Body == nil || len(tokens) == 0 {
 		return
 	}
-	req.Body.TokenizedPrompt = &fwkrh.TokenizedPrompt{TokenIDs: append([]uint32(nil), tokens...)}
+	setTokenizedPrompt(req, tokens)
 	payload, ok := req.Body.Payload.(fwkrh.PayloadMap)
 	if !ok {
 		return
