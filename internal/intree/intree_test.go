@@ -48,19 +48,22 @@ var releases = []release{{
 	upstream: []string{"./pkg/epp/requestcontrol/...", "./pkg/epp/scheduling/..."},
 }, {
 	// GAIE 206d40dca75d, shared with v1.3.1: one cold build for both.
-	version: "v1.2.1",
-	binding: "pkg/epp/framework/plugins/dynamo/routers",
-	ours:    []string{"./pkg/epp/framework/plugins/dynamo/..."},
+	version:  "v1.2.1",
+	binding:  "pkg/epp/framework/plugins/dynamo/routers",
+	ours:     []string{"./pkg/epp/framework/plugins/dynamo/..."},
+	upstream: []string{"./pkg/epp/handlers/..."}, // patch 0007
 }, {
-	version: "v1.3.1",
-	binding: "pkg/epp/framework/plugins/dynamo/routers",
-	ours:    []string{"./pkg/epp/framework/plugins/dynamo/..."},
+	version:  "v1.3.1",
+	binding:  "pkg/epp/framework/plugins/dynamo/routers",
+	ours:     []string{"./pkg/epp/framework/plugins/dynamo/..."},
+	upstream: []string{"./pkg/epp/handlers/..."}, // patch 0007
 }, {
-	version: "v1.4.2",
-	binding: "pkg/epp/framework/plugins/dynamo/routers",
-	ours:    []string{"./pkg/epp/framework/plugins/dynamo/..."},
+	version:  "v1.4.2",
+	binding:  "pkg/epp/framework/plugins/dynamo/routers",
+	ours:     []string{"./pkg/epp/framework/plugins/dynamo/..."},
+	upstream: []string{"./pkg/epp/handlers/..."}, // patch 0007
 	// The series adds its own packages and registers them in cmd/epp;
-	// building cmd/epp covers the upstream side.
+	// building cmd/epp covers the rest of the upstream side.
 }}
 
 // TestReleaseTreeBuildsAndPasses applies each version through the module
