@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"slices"
@@ -158,6 +159,22 @@ func runGraph(t *testing.T, api apiServer, l line, binary string, g graph) {
 		assert.NoError(t, checkBookkeeping(s, g))
 	}
 
+	// A client that sends its own routing headers on an aggregated
+	// request: the answer removes or overwrites each, or Envoy forwards
+	// the client's values to the frontend, which routes by them.
+	if g == aggregated {
+		p := prog(0)
+		d.double.set(t, p)
+		hs := envoyHeaders("req-client-routing")
+		maps.Copy(hs, l.clientHeaders)
+		ex := ext.send(t, request{headers: hs, body: chatRequest(model, "client routing"), responseChunks: sseChunks(model)})
+		require.Nil(t, ex.immediate, "the EPP refused the request")
+		t.Logf("EPP set headers %v, removed %v", ex.setHeaders, ex.removeHeaders)
+		assert.NoError(t, checkExchange(l, g, d, p, ex))
+		assert.NoError(t, checkClientHeaders(l.clientHeaders, ex))
+		d.double.settled(t, "after the client-routed request")
+	}
+
 	// A client that goes away mid-stream: after the EPP answered the
 	// request, and after the response headers.
 	for _, phase := range []string{"request", "response-headers"} {
@@ -213,11 +230,16 @@ func harnessCatchesBreakage(t *testing.T, api apiServer, l line, binary string) 
 	assert.NoError(t, probeOnce(moved.healthPort))
 
 	ext := dialEnvoy(t, e.grpcPort)
-	ex := ext.send(t, request{headers: envoyHeaders("req-broken"), body: chatRequest(model, "hi"), responseChunks: sseChunks(model)})
+	// The client also sends a header no plugin owns: GAIE passes it on.
+	hs := envoyHeaders("req-broken")
+	hs["x-dynamo-not-removed"] = "1"
+	ex := ext.send(t, request{headers: hs, body: chatRequest(model, "hi"), responseChunks: sseChunks(model)})
 	require.NoError(t, checkExchange(l, aggregated, d, p, ex))
 	strict := l
 	strict.headers = append(slices.Clone(l.headers), headerSpec{name: "x-dynamo-not-written", kind: u64, graphs: []graph{aggregated}})
 	assert.ErrorContains(t, checkExchange(strict, aggregated, d, p, ex), "x-dynamo-not-written")
+	// Checked as a routing header, it is reported as passed on.
+	assert.ErrorContains(t, checkClientHeaders(map[string]string{"x-dynamo-not-removed": "1"}, ex), "x-dynamo-not-removed")
 
 	// The router refuses to free: the request stays booked in the double.
 	p.Errors = map[string]uint32{"free_request": 4}
@@ -308,6 +330,29 @@ func checkExchange(l line, g graph, d deployment, p program, ex exchange) error 
 				errs = append(errs, fmt.Errorf("body %s: element %v is not a u32", name, x))
 				break
 			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// checkClientHeaders checks that every routing header the client sent is
+// either removed by the EPP's answer or set by it to another value: a
+// header the answer neither sets nor removes reaches the frontend as the
+// client sent it.
+func checkClientHeaders(sent map[string]string, ex exchange) error {
+	var errs []error
+	for name, value := range sent {
+		removed := slices.Contains(ex.removeHeaders, name)
+		set, overwritten := ex.setHeaders[name]
+		switch {
+		case removed && overwritten:
+			errs = append(errs, fmt.Errorf("client header %s: both set (%q) and removed", name, set))
+		case removed:
+		case overwritten && set != value:
+		case overwritten:
+			errs = append(errs, fmt.Errorf("client header %s: set to the client's value %q", name, value))
+		default:
+			errs = append(errs, fmt.Errorf("client header %s=%q: neither set nor removed, Envoy forwards it", name, value))
 		}
 	}
 	return errors.Join(errs...)

@@ -38,6 +38,8 @@ func dialEnvoy(t *testing.T, port int) *envoy {
 type exchange struct {
 	// setHeaders are the request headers the EPP set (last value wins).
 	setHeaders map[string]string
+	// removeHeaders are the request headers the EPP removed.
+	removeHeaders []string
 	// metadata is the dynamic metadata of the request headers response.
 	destinationMetadata string
 	// body is the request body the EPP forwards, reassembled.
@@ -98,6 +100,7 @@ func (e *envoy) send(t *testing.T, r request) exchange {
 		require.NoError(t, err, "waiting for the EPP's request answer")
 		switch v := resp.Response.(type) {
 		case *extprocv3.ProcessingResponse_RequestHeaders:
+			ex.removeHeaders = append(ex.removeHeaders, v.RequestHeaders.GetResponse().GetHeaderMutation().GetRemoveHeaders()...)
 			for _, h := range v.RequestHeaders.GetResponse().GetHeaderMutation().GetSetHeaders() {
 				val := string(h.GetHeader().GetRawValue())
 				if val == "" {

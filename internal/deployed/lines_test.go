@@ -35,6 +35,10 @@ type line struct {
 	headers []headerSpec
 	// bodyFields are the body fields the EPP writes for the frontend.
 	bodyFields []bodySpec
+	// clientHeaders are routing headers the frontend reads, with values a
+	// client might send on an aggregated request; the EPP's answer must
+	// remove each or overwrite it, never let Envoy forward it.
+	clientHeaders map[string]string
 }
 
 // graph is a Dynamo graph shape: aggregated or disaggregated workers.
@@ -146,6 +150,14 @@ var v142 = line{
 	},
 	// nvext.token_data: Option<Vec<u32>> (M extensions.rs).
 	bodyFields: []bodySpec{{path: []string{"nvext", "token_data"}}},
+	// M extensions.rs apply_header_routing_overrides reads these, the
+	// fallback names too; docs/compat/v1.4.2.md "Headers".
+	clientHeaders: map[string]string{
+		"x-dynamo-prefill-instance-id": "42",
+		"x-dynamo-dp-rank":             "7",
+		"x-prefill-instance-id":        "43",
+		"x-dp-rank":                    "8",
+	},
 }
 
 // The graphs' EndpointPickerConfigs, as the operator writes them into the

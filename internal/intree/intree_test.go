@@ -79,20 +79,23 @@ var releases = []release{{
 	doubleFeatures: "dynamo-v1.1",
 	tags:           "routers_result_7,routers_add_6,routers_reservation_none",
 	ours:           []string{"./pkg/epp/framework/plugins/dynamo/..."},
+	upstream:       []string{"./pkg/epp/handlers/..."}, // patch 0007
 }, {
 	version:        "v1.3.1",
 	binding:        "pkg/epp/framework/plugins/dynamo/routers",
 	doubleFeatures: "dynamo-v1.1",
 	tags:           "routers_result_7,routers_add_6,routers_reservation_none",
 	ours:           []string{"./pkg/epp/framework/plugins/dynamo/..."},
+	upstream:       []string{"./pkg/epp/handlers/..."}, // patch 0007
 }, {
 	version:        "v1.4.2",
 	binding:        "pkg/epp/framework/plugins/dynamo/routers",
 	doubleFeatures: "dynamo-v1.4",
 	tags:           "routers_result_9,routers_add_8,routers_reservation_none",
 	ours:           []string{"./pkg/epp/framework/plugins/dynamo/..."},
+	upstream:       []string{"./pkg/epp/handlers/..."}, // patch 0007
 	// The series adds its own packages and registers them in cmd/epp;
-	// building cmd/epp covers the upstream side.
+	// building cmd/epp covers the rest of the upstream side.
 }}
 
 // TestReleaseTreeBuildsAndPasses applies each version through the module

@@ -3,6 +3,7 @@ package disagg_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -13,9 +14,10 @@ import (
 	rt "github.com/epp-build/epp-build/plugins/dynamo-v1.4/kvrouter/kvroutertest"
 )
 
-// Every name a Dynamo frontend reads a worker or rank from, the 1.3/1.4
-// fallbacks (x-worker-instance-id, ...) included. A value a client sent
-// under any of them must not reach the frontend: the EPP alone picks.
+// Every name some Dynamo frontend reads a worker or rank from: 1.3/1.4's
+// x-dynamo-* names and their fallbacks, 1.2's unprefixed names. A value a
+// client sent under a name this line's frontend reads must not reach it:
+// the EPP alone picks.
 var clientRoutingHeaders = map[string]string{
 	"x-dynamo-worker-instance-id":  "999",
 	"x-dynamo-dp-rank":             "999",
@@ -38,9 +40,17 @@ func withClientRoutingHeaders() map[string]string {
 
 func assertNoClientRouting(t *testing.T, h map[string]string) {
 	t.Helper()
-	for name := range clientRoutingHeaders {
+	for _, name := range frontendReads {
 		assert.NotEqual(t, "999", h[name], "the client's %s reached the frontend", name)
 	}
+}
+
+func TestEveryFrontendRoutingHeaderIsCovered(t *testing.T) {
+	for _, name := range frontendReads {
+		assert.Contains(t, clientRoutingHeaders, name, "the test sends a client value under every name the frontend reads")
+	}
+	assert.Contains(t, frontendReads, disagg.WorkerIDHeader, "the frontend reads the plugins' own names")
+	assert.Contains(t, frontendReads, disagg.PrefillWorkerIDHeader)
 }
 
 func TestClientRoutingHeadersNeverPass(t *testing.T) {
@@ -69,8 +79,12 @@ func TestClientRoutingHeadersNeverPass(t *testing.T) {
 		req, cs := newRequest(withClientRoutingHeaders()), fwksched.NewCycleState()
 		cs.Write(disagg.PrefillEnabledKey, &disagg.PrefillEnabled{Enabled: false})
 		prefill.Score(background, cs, req, endpoints())
-		for _, name := range []string{disagg.PrefillWorkerIDHeader, disagg.PrefillDPRankHeader, "x-prefill-instance-id", "x-prefill-dp-rank"} {
-			assert.NotContains(t, req.Headers, name)
+		// The prefill scorer owns the prefill names; the decode scorer,
+		// which runs next, the others.
+		for _, name := range frontendReads {
+			if strings.Contains(name, "prefill") {
+				assert.NotContains(t, req.Headers, name)
+			}
 		}
 	})
 }
