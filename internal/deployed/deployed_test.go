@@ -156,7 +156,7 @@ func runGraph(t *testing.T, api apiServer, l line, binary string, g graph) {
 			"dynamic metadata envoy.lb names the picked pod")
 		assert.Equal(t, len(sseChunks(model)), ex.responseChunks)
 		s := d.double.settled(t, "after the stream ended")
-		assert.NoError(t, checkBookkeeping(s, g))
+		assert.NoError(t, checkBookkeeping(s, l, g))
 	}
 
 	// A client that sends its own routing headers on an aggregated
@@ -361,9 +361,9 @@ func checkClientHeaders(sent map[string]string, ex exchange) error {
 // checkBookkeeping checks the double saw the booking lifecycle of one
 // finished request: registered, prefill completed (disaggregated), freed,
 // every routing result freed, no misuse.
-func checkBookkeeping(s doubleState, g graph) error {
+func checkBookkeeping(s doubleState, l line, g graph) error {
 	errs := []error{checkNoViolations(s), checkNothingOutstanding(s)}
-	for _, c := range []string{"route_decode_request", "add_request_with_cache_namespace", "free_request", "free_routing_result"} {
+	for _, c := range []string{"route_decode_request", l.registerCall, "free_request", "free_routing_result"} {
 		if s.Calls[c] == 0 {
 			errs = append(errs, fmt.Errorf("%s never called", c))
 		}

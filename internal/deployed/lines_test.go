@@ -15,6 +15,12 @@ type line struct {
 	// capiFeatures are the cargo features of the C API test double that
 	// give this line's C API.
 	capiFeatures string
+	// capiVariant is the result layout the build must detect in the
+	// double's header and name in its log ("routers_result 7").
+	capiVariant string
+	// registerCall is the C API call that books a routed request with
+	// the router (add_request_with_cache_namespace or add_request).
+	registerCall string
 	// args are the EPP's arguments as the operator writes them.
 	args func(o operatorInput) []string
 	// env is the environment the operator gives the EPP container.
@@ -87,11 +93,13 @@ type bodySpec struct {
 }
 
 // lines are the release lines the test runs.
-var lines = []line{v142}
+var lines = []line{v142, v131, v121}
 
 // v142 is the 1.4 line (recipe v1.4.2: GAIE 7c1f1994dbff, routers C API).
 var v142 = line{
-	version: "v1.4.2",
+	version:      "v1.4.2",
+	capiVariant:  "routers_result 9",
+	registerCall: "add_request_with_cache_namespace",
 	// deploy/operator/internal/dynamo/component_epp.go at M (docs/compat/v1.4.2.md).
 	args: func(o operatorInput) []string {
 		return []string{
@@ -158,6 +166,81 @@ var v142 = line{
 		"x-prefill-instance-id":        "43",
 		"x-dp-rank":                    "8",
 	},
+}
+
+// v131 is the 1.3 line (recipe v1.3.1: GAIE 206d40dca75d, the v1.4.2
+// plugins). Dynamo's facts are read at C13 = 4cba833f0161 (the release/1.3.0
+// cut; docs/compat/v1.3.1.md "Runs as deployed").
+var v131 = line{
+	version: "v1.3.1",
+	// lib/bindings/c/src/lib.rs at C13: the 7-field CRoutingResult,
+	// add_request only, no prefill reservations.
+	capiFeatures: "dynamo-v1.1",
+	capiVariant:  "routers_result 7",
+	registerCall: "add_request",
+	// component_epp.go at C13 writes the same double-dash flags as at M
+	// (#8093 predates the cut).
+	args: v142.args,
+	// component_epp.go at C13: RUST_LOG differs from M; the example graphs
+	// at C13 set DYN_ENFORCE_DISAGG on the EPP's container (false
+	// aggregated, true disaggregated), which the operator's MergeEnvs
+	// (graph.go) lets override its own false.
+	env: func(o operatorInput) map[string]string {
+		env := v142.env(o)
+		env["RUST_LOG"] = "debug,dynamo_llm::kv_router=trace"
+		env["DYN_ENFORCE_DISAGG"] = map[graph]string{aggregated: "false", disaggregated: "true"}[o.graph]
+		return env
+	},
+	// epp/inference_pool.go and consts.go at C13: as at M.
+	poolAPI:      v142.poolAPI,
+	poolSelector: v142.poolSelector,
+	targetPort:   8000,
+	// The C13 examples are v1beta1 graphs whose label filters read
+	// nvidia.com/dynamo-component-type (graph.go generateLabels).
+	roleLabel: "nvidia.com/dynamo-component-type",
+	configs:   v142.configs,
+	// The x-dynamo-* names came with #10873 before the cut; the C13
+	// frontend reads them first (lib/llm/src/protocols/common/extensions.rs).
+	headers:    v142.headers,
+	bodyFields: v142.bodyFields,
+}
+
+// v121 is the 1.2 line (recipe v1.2.1: GAIE 206d40dca75d, the v1.4.2
+// plugins with the 1.2 header names). Dynamo's facts are read at C12 =
+// 976dc4d068d3 (the release/1.2.0 cut; docs/compat/v1.2.1.md "Runs as
+// deployed").
+var v121 = line{
+	version: "v1.2.1",
+	// lib/bindings/c/src/lib.rs at C12: as at C13 for the prototypes.
+	capiFeatures: "dynamo-v1.1",
+	capiVariant:  "routers_result 7",
+	registerCall: "add_request",
+	// component_epp.go at C12 is the same blob as at C13.
+	args: v131.args,
+	env:  v131.env,
+	// epp/inference_pool.go, component_common.go and consts.go at C12: as
+	// at M.
+	poolAPI:      v142.poolAPI,
+	poolSelector: v142.poolSelector,
+	targetPort:   8000,
+	// The C12 examples are v1alpha1 graphs with subComponentType decode /
+	// prefill; the operator labels those pods with
+	// nvidia.com/dynamo-sub-component-type (graph.go generateLabels), and
+	// the examples' label filters read it.
+	roleLabel: "nvidia.com/dynamo-sub-component-type",
+	configs: map[graph]string{
+		aggregated:    fmt.Sprintf(v14AggConfig, "nvidia.com/dynamo-sub-component-type"),
+		disaggregated: fmt.Sprintf(v14DisaggConfig, "nvidia.com/dynamo-sub-component-type"),
+	},
+	// plugins/disagg/decode_scorer.go at C12; the C12 frontend reads the
+	// unprefixed names only (lib/llm/src/protocols/openai/nvext.rs).
+	headers: []headerSpec{
+		{name: "x-worker-instance-id", kind: u64, graphs: []graph{aggregated, disaggregated}, worker: "decode"},
+		{name: "x-prefill-instance-id", kind: u64, graphs: []graph{disaggregated}, worker: "prefill"},
+		{name: "x-dynamo-routing-mode", kind: str, graphs: []graph{aggregated}, value: "aggregated"},
+		{name: "x-dynamo-routing-mode", kind: str, graphs: []graph{disaggregated}, value: "disaggregated"},
+	},
+	bodyFields: v142.bodyFields,
 }
 
 // The graphs' EndpointPickerConfigs, as the operator writes them into the
