@@ -37,19 +37,42 @@ const DefaultActiveRequestExpiry = 300 * time.Second
 // Dynamo's EPP) and closed when the plugin handle's context ends. The
 // router knobs (DYN_ROUTER_*) are read by the router library from the
 // process environment, which the EPP leaves as it is.
-func Register(open OpenRouter) {
+//
+// The EPP's main calls the returned closeRouter after the runner returns:
+// the close on the handle's context runs on a goroutine that main does not
+// wait for, so without it the process can exit before the router is
+// destroyed. closeRouter waits for that close if it has already begun.
+func Register(open OpenRouter) (closeRouter func()) {
 	shared := &sharedRuntime{open: open, getenv: os.Getenv}
 	fwkplugin.Register(ProfileHandlerType, ProfileHandlerFactory)
 	fwkplugin.Register(PrefillScorerType, shared.prefillFactory)
 	fwkplugin.Register(DecodeScorerType, shared.decodeFactory)
+	return shared.close
 }
 
 type sharedRuntime struct {
 	open   OpenRouter
 	getenv func(string) string
 
-	mu sync.Mutex
-	rt *Runtime
+	mu        sync.Mutex
+	rt        *Runtime
+	closeOnce sync.Once
+}
+
+// close closes the shared runtime once, if it was opened; a second caller
+// waits until the first has finished.
+func (s *sharedRuntime) close() {
+	s.mu.Lock()
+	rt := s.rt
+	s.mu.Unlock()
+	if rt == nil {
+		return
+	}
+	s.closeOnce.Do(func() {
+		if err := rt.Close(); err != nil {
+			log.Log.Error(err, "close dynamo kv router")
+		}
+	})
 }
 
 func (s *sharedRuntime) get(handle fwkplugin.Handle) (*Runtime, error) {
@@ -81,12 +104,10 @@ func (s *sharedRuntime) get(handle fwkplugin.Handle) (*Runtime, error) {
 		Retention: booking.RetentionFor(expiry),
 	})
 	if handle != nil && handle.Context() != nil {
-		rt, ctx := s.rt, handle.Context()
+		ctx := handle.Context()
 		go func() {
 			<-ctx.Done()
-			if err := rt.Close(); err != nil {
-				log.Log.Error(err, "close dynamo kv router")
-			}
+			s.close()
 		}()
 	}
 	return s.rt, nil

@@ -43,6 +43,29 @@ func TestFactoriesShareOneRouterClosedWithTheHandle(t *testing.T) {
 	fake.WaitFor(t, rt.OpClose, 1)
 }
 
+// The EPP's main closes the router after the runner returns; with the
+// handle's context ended too, the router is still closed exactly once, and
+// the close main makes returns only when it is done.
+func TestCloseRouterClosesOnceAndWaits(t *testing.T) {
+	fake := &rt.Fake{}
+	shared := &sharedRuntime{
+		open:   func(kvrouter.Config) (kvrouter.Router, error) { return fake, nil },
+		getenv: func(string) string { return "" },
+	}
+	shared.close() // nothing opened yet: nothing to close
+	assert.Zero(t, fake.Count(rt.OpClose))
+
+	ctx, cancel := context.WithCancel(context.Background())
+	_, err := shared.decodeFactory("dec", nil, fwkplugin.NewEppHandle(ctx, func() []types.NamespacedName { return nil }))
+	require.NoError(t, err)
+	cancel()
+	shared.close()
+	assert.Equal(t, 1, fake.Count(rt.OpClose), "closed by the time main's close returns")
+	shared.close()
+	time.Sleep(10 * time.Millisecond) // let the handle's goroutine run if it has not
+	assert.Equal(t, 1, fake.Count(rt.OpClose), "closed once")
+}
+
 func TestFactoriesReadParametersAsDynamoDoes(t *testing.T) {
 	shared := &sharedRuntime{
 		open:   func(kvrouter.Config) (kvrouter.Router, error) { return nil, errors.New("create_routers: code 3") },

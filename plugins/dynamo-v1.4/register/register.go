@@ -12,7 +12,10 @@ import (
 // dyn-prefill-scorer and dyn-decode-scorer over the router open returns
 // (routerffi.Open in the EPP), and label-filter (with its alias
 // dynamo-label-filter). GAIE's runner adds its in-tree plugins itself.
-func All(open disagg.OpenRouter) {
-	disagg.Register(open)
+// The EPP's main calls closeRouter when the runner has returned, so the
+// router is destroyed before the process exits.
+func All(open disagg.OpenRouter) (closeRouter func()) {
+	closeRouter = disagg.Register(open)
 	labelfilter.Register()
+	return closeRouter
 }
