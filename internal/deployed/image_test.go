@@ -15,10 +15,10 @@ import (
 	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
-	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/stretchr/testify/require"
 
+	"github.com/epp-build/epp-build/internal/image"
 	"github.com/epp-build/epp-build/internal/image/imagetest"
 	"github.com/epp-build/epp-build/internal/testenv"
 )
@@ -59,10 +59,7 @@ func buildImage(t *testing.T, dir string, l line) builtEPP {
 		args = append(args, "--capi-features", l.capiFeatures)
 	}
 	cmd := exec.Command(bin, args...)
-	// The module proxy's zip of GAIE holds no nested modules, so a go.work
-	// naming them cannot be used; the in-tree tests build the same way.
-	cmd.Env = append(os.Environ(), "DOCKER_CONFIG="+t.TempDir(), "GOWORK=off", "GOFLAGS=-mod=mod",
-		"GONOSUMDB=sigs.k8s.io/gateway-api-inference-extension")
+	cmd.Env = append(os.Environ(), "DOCKER_CONFIG="+t.TempDir())
 	start := time.Now()
 	out, err = cmd.CombinedOutput()
 	t.Logf("epp-build build %s (linux/amd64, OCI tarball): %s", l.version, time.Since(start).Round(time.Second))
@@ -70,20 +67,18 @@ func buildImage(t *testing.T, dir string, l line) builtEPP {
 	require.Contains(t, string(out), "capi: variant "+l.capiVariant+" ", "the build links the double as the line's C API variant")
 
 	binary := filepath.Join(dir, "epp")
-	require.NoError(t, extractEntrypoint(tarball, filepath.Join(dir, "oci"), "linux/amd64", binary))
+	require.NoError(t, extractEntrypoint(tarball, "linux/amd64", binary))
 	return builtEPP{binary: binary, tree: tree}
 }
 
 // extractEntrypoint reads the OCI tarball's image for platform, flattens
 // its layers and writes the file its entrypoint names to dst.
-func extractEntrypoint(tarball, layoutDir, platform, dst string) error {
-	if err := untar(tarball, layoutDir); err != nil {
-		return err
-	}
-	idx, err := layout.ImageIndexFromPath(layoutDir)
+func extractEntrypoint(tarball, platform, dst string) error {
+	idx, closeTar, err := image.OpenOCITar(tarball)
 	if err != nil {
 		return err
 	}
+	defer closeTar()
 	img, err := findPlatform(idx, platform)
 	if err != nil {
 		return err
@@ -144,51 +139,6 @@ func findPlatform(idx v1.ImageIndex, platform string) (v1.Image, error) {
 		}
 	}
 	return nil, fmt.Errorf("no %s image in the index", platform)
-}
-
-// untar unpacks the OCI tarball (regular files and folders only).
-func untar(tarball, dir string) error {
-	f, err := os.Open(tarball)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	tr := tar.NewReader(f)
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		name := filepath.Clean(h.Name)
-		if !filepath.IsLocal(name) {
-			return fmt.Errorf("unsafe path %q in %s", h.Name, tarball)
-		}
-		target := filepath.Join(dir, name)
-		switch h.Typeflag {
-		case tar.TypeDir:
-			if err := os.MkdirAll(target, 0o755); err != nil {
-				return err
-			}
-		case tar.TypeReg:
-			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-				return err
-			}
-			out, err := os.Create(target)
-			if err != nil {
-				return err
-			}
-			if _, err := io.Copy(out, tr); err != nil {
-				out.Close()
-				return err
-			}
-			if err := out.Close(); err != nil {
-				return err
-			}
-		}
-	}
 }
 
 func tail(b []byte, n int) string {
