@@ -109,7 +109,10 @@ func runCbindgen(ctx context.Context, e env, srcDir, crateDir, crate, headerName
 	}
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
-	cmd.Env = e
+	// A config with [parse.expand] makes cbindgen run `cargo rustc
+	// -Zunpretty=expanded`, a nightly option; RUSTC_BOOTSTRAP lets the
+	// stable toolchain answer it, for this one read of the source.
+	cmd.Env = append(append([]string(nil), e...), "RUSTC_BOOTSTRAP=1")
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("cbindgen in %s (read from a copy with Rust 2024's unsafe attributes rewritten): %w\n%s",
 			crateDir, err, tail(string(msg), stderrTailLines))

@@ -39,7 +39,9 @@ if [ "${1:-lib}" = cbindgen ]; then
   cd "$work/${CAPI_CRATE_DIR:-.}"
   if [ -f cbindgen.toml ]; then set -- --config cbindgen.toml; else set -- --lang c; fi
   if [ -n "$CAPI_CRATE" ]; then set -- "$@" --crate "$CAPI_CRATE"; fi
-  cbindgen --output "$out/cbindgen/$name" "$@" >"$out/cbindgen.log" 2>&1 || rm -f "$out/cbindgen/$name"
+  # [parse.expand] in a config runs `cargo rustc -Zunpretty=expanded`, a
+  # nightly option the stable toolchain answers under RUSTC_BOOTSTRAP.
+  RUSTC_BOOTSTRAP=1 cbindgen --output "$out/cbindgen/$name" "$@" >"$out/cbindgen.log" 2>&1 || rm -f "$out/cbindgen/$name"
   exit 0
 fi
 

@@ -41,6 +41,12 @@ const HEADERS: [(&str, &str, &str, &str); 6] = [
 ];
 
 fn main() {
+    // Marks a build whose variant cfgs this script set; without it (a copy
+    // of the crate without its build script, as a test of the C API
+    // stage's cbindgen fallback makes) the sources build the default
+    // variant.
+    println!("cargo:rustc-check-cfg=cfg(epp_double_variant)");
+    println!("cargo:rustc-cfg=epp_double_variant");
     let mut chosen = Vec::new();
     for axis in &AXES {
         let on: Vec<&str> = axis

@@ -71,7 +71,7 @@ pub const UNSET_DP_RANK: u32 = u32::MAX;
 
 /// A routing decision. Buffers are owned by the library until
 /// free_routing_result.
-#[cfg(routers_result = "9")]
+#[cfg(any(routers_result = "9", not(epp_double_variant)))]
 #[repr(C)]
 pub struct CRoutingResult {
     pub is_disaggregated: bool,
@@ -265,7 +265,7 @@ struct Routed {
     worker: u64,
     tokens: Vec<u32>,
     // Only the 9-field result carries it back.
-    #[cfg_attr(not(routers_result = "9"), allow(dead_code))]
+    #[cfg_attr(not(any(routers_result = "9", not(epp_double_variant))), allow(dead_code))]
     cache_namespace: Option<String>,
 }
 
@@ -289,7 +289,7 @@ unsafe fn write_result(out: *mut CRoutingResult, routed: &Routed, disagg: bool, 
     if !tokens.is_null() {
         lock(result_buffers()).insert(tokens as usize, routed.tokens.len());
     }
-    #[cfg(routers_result = "9")]
+    #[cfg(any(routers_result = "9", not(epp_double_variant)))]
     {
         let ns = routed.cache_namespace.as_deref().unwrap_or("");
         let ns_ptr = common::leak_slice(ns.as_bytes());
@@ -390,7 +390,7 @@ pub unsafe extern "C" fn free_routing_result(result: *mut CRoutingResult) {
     // Cleared like Dynamo does, so freeing the same struct twice is harmless.
     res.token_ids = std::ptr::null_mut();
     res.token_count = 0;
-    #[cfg(routers_result = "9")]
+    #[cfg(any(routers_result = "9", not(epp_double_variant)))]
     {
         common::free_slice(res.cache_namespace, res.cache_namespace_len);
         res.cache_namespace = std::ptr::null_mut();
@@ -435,7 +435,7 @@ pub unsafe extern "C" fn add_request(
 
 /// # Safety
 /// As add_request; cache_namespace is null or points at cache_namespace_len bytes.
-#[cfg(routers_add = "8")]
+#[cfg(any(routers_add = "8", not(epp_double_variant)))]
 #[no_mangle]
 pub unsafe extern "C" fn add_request_with_cache_namespace(
     handle: RouterHandlesPtr,
@@ -549,7 +549,7 @@ pub unsafe extern "C" fn destroy(handle: RouterHandlesPtr) {
 ///
 /// # Safety
 /// handle comes from create_routers; booking_id is NUL-terminated.
-#[cfg(reservation = "4")]
+#[cfg(any(reservation = "4", not(epp_double_variant)))]
 #[no_mangle]
 pub unsafe extern "C" fn begin_prefill_reservation(handle: RouterHandlesPtr, booking_id: *const c_char) -> QueryRouterResult {
     let _call = try_code!(control::enter("begin_prefill_reservation"));
@@ -568,7 +568,7 @@ pub unsafe extern "C" fn begin_prefill_reservation(handle: RouterHandlesPtr, boo
 ///
 /// # Safety
 /// As route_prefill_request; booking_id is NUL-terminated.
-#[cfg(reservation = "4")]
+#[cfg(any(reservation = "4", not(epp_double_variant)))]
 #[no_mangle]
 pub unsafe extern "C" fn route_prefill_request_with_reservation(
     handle: RouterHandlesPtr,
@@ -709,7 +709,7 @@ pub unsafe extern "C" fn route_prefill_request_with_reservation(
 ///
 /// # Safety
 /// handle comes from create_routers; booking_id is NUL-terminated.
-#[cfg(reservation = "4")]
+#[cfg(any(reservation = "4", not(epp_double_variant)))]
 #[no_mangle]
 pub unsafe extern "C" fn release_prefill_reservation(handle: RouterHandlesPtr, booking_id: *const c_char) -> QueryRouterResult {
     let _call = try_code!(control::enter("release_prefill_reservation"));
