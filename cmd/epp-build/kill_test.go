@@ -175,6 +175,7 @@ func applyWithin(t *testing.T, cache, recipe, out string, env []string) result {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary, "apply", "--recipe", recipe, "--out", out)
 	cmd.Env = append(append(os.Environ(), "XDG_CACHE_HOME="+cache, "GOPROXY=off"), env...)
+	cmd.WaitDelay = 5 * time.Second // a child holding the pipes open does not hold the test
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
