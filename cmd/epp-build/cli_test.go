@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/epp-build/epp-build/internal/testutil/gitfixture"
 	"github.com/stretchr/testify/assert"
@@ -44,14 +46,26 @@ func run(t *testing.T, cache string, args ...string) result {
 	return runEnv(t, cache, nil, args...)
 }
 
+// runBound is the longest one command of these tests may take (a cold
+// build of the C API double included): past it the command is killed and
+// the test fails as a hang, instead of the test binary waiting for its
+// own timeout.
+const runBound = 15 * time.Minute
+
 // runEnv is run with more environment variables (later ones win).
 func runEnv(t *testing.T, cache string, env []string, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(binary, args...)
+	ctx, cancel := context.WithTimeout(context.Background(), runBound)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, args...)
 	cmd.Env = append(append(os.Environ(), "XDG_CACHE_HOME="+cache, "GOPROXY=off"), env...)
+	cmd.WaitDelay = 10 * time.Second // a child holding the pipes open does not hold the test
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("epp-build %s did not end within %v: it hangs; stderr so far:\n%s", strings.Join(args, " "), runBound, errb.String())
+	}
 	code := 0
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {

@@ -9,10 +9,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/epp-build/epp-build/internal/killpoint"
+	"github.com/epp-build/epp-build/internal/outdir"
 	"github.com/epp-build/epp-build/internal/testutil/gitfixture"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -28,7 +30,10 @@ var killPoints = []string{"pack-index-renamed", "staging-built"}
 // TestKillAtAnyInstantIsRepaired: apply is SIGKILLed at random instants
 // (and at the kill points), fresh and in place, alternating two series;
 // after each kill a plain apply of a series succeeds and leaves exactly
-// that series, clean, with nothing left beside --out.
+// that series, clean, with nothing left beside --out. In about half the
+// random tries that apply races the killed one: it starts once the killed
+// run holds the lock on --out (or has ended), so it ends last, and what it
+// leaves is its own series, never a mix of the two.
 // EPP_BUILD_KILL_SEED repeats a run.
 func TestKillAtAnyInstantIsRepaired(t *testing.T) {
 	start := time.Now()
@@ -62,6 +67,7 @@ func TestKillAtAnyInstantIsRepaired(t *testing.T) {
 
 	out := filepath.Join(t.TempDir(), "out")
 	tries := killTries + 3*len(killPoints)*2
+	raced, waited := 0, 0
 	for try := range tries {
 		s := rng.IntN(len(series))
 		cold := rng.IntN(3) == 0
@@ -77,20 +83,32 @@ func TestKillAtAnyInstantIsRepaired(t *testing.T) {
 		if point == "" {
 			after = time.Duration(rng.Int64N(int64(took) * 6 / 5))
 		}
-		killedApply(t, cache, series[s], out, point, after)
-
-		s = rng.IntN(len(series))
-		r := applyWithin(t, cache, series[s], out, nil)
-		require.Equal(t, 0, r.code, "try %d (kill point %q, after %v, cold %v; seed %d): %s", try, point, after, cold, seed, r.stderr)
+		race := point == "" && rng.IntN(2) == 0
+		next := rng.IntN(len(series))
+		var r result
+		if race {
+			r = racedApply(t, cache, series[s], series[next], out, after)
+		} else {
+			killedApply(t, cache, series[s], out, point, after)
+			r = applyWithin(t, cache, series[next], out, nil)
+		}
+		s = next
+		if race {
+			raced++
+			if strings.Contains(r.stderr, "waiting for another epp-build apply") {
+				waited++
+			}
+		}
+		require.Equal(t, 0, r.code, "try %d (kill point %q, after %v, cold %v, raced %v; seed %d): %s", try, point, after, cold, race, seed, r.stderr)
 		if point == "staging-built" && cold {
 			assert.Contains(t, r.stderr, "removed 1 staging folder(s) an interrupted apply left beside "+out, "try %d", try)
 		}
-		assertExactly(t, out, heads[s], "try %d (kill point %q, after %v, cold %v; seed %d)", try, point, after, cold, seed)
+		assertExactly(t, out, heads[s], "try %d (kill point %q, after %v, cold %v, raced %v; seed %d)", try, point, after, cold, race, seed)
 		if t.Failed() {
 			return
 		}
 	}
-	t.Logf("%d tries in %v", tries, time.Since(start).Round(time.Millisecond))
+	t.Logf("%d tries in %v; %d raced by a second apply, %d of which waited for the killed one", tries, time.Since(start).Round(time.Millisecond), raced, waited)
 }
 
 // killedApply starts apply into out and kills it after the given time,
@@ -110,6 +128,45 @@ func killedApply(t *testing.T, cache, recipe, out, point string, after time.Dura
 	require.NoError(t, ctx.Err(), "a killed apply hung")
 }
 
+// racedApply starts apply of killed into out and kills it after the given
+// time; once that run holds the lock on out (or has ended) it starts apply
+// of survivor into the same out, which waits for the lock and so writes
+// last, and returns how the survivor ended.
+func racedApply(t *testing.T, cache, killed, survivor, out string, after time.Duration) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, "apply", "--recipe", killed, "--out", out, "-q")
+	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cache, "GOPROXY=off")
+	require.NoError(t, cmd.Start())
+	ended := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		close(ended)
+	}()
+	kill := time.AfterFunc(after, func() { _ = cmd.Process.Kill() })
+	defer kill.Stop()
+	pid := strconv.Itoa(cmd.Process.Pid) + "\n"
+	for holds := false; !holds; {
+		select {
+		case <-ended:
+			holds = true
+		case <-ctx.Done():
+			t.Fatalf("the killed apply hung before taking the lock on %s", out)
+		case <-time.After(2 * time.Millisecond):
+			data, _ := os.ReadFile(outdir.LockPath(out))
+			holds = string(data) == pid
+		}
+	}
+	r := applyWithin(t, cache, survivor, out, nil)
+	select {
+	case <-ended:
+	case <-ctx.Done():
+		t.Fatalf("the killed apply hung")
+	}
+	return r
+}
+
 // applyWithin runs apply with a deadline of its own, so that a hang fails
 // the test instead of waiting for the test timeout.
 func applyWithin(t *testing.T, cache, recipe, out string, env []string) result {
@@ -118,6 +175,7 @@ func applyWithin(t *testing.T, cache, recipe, out string, env []string) result {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary, "apply", "--recipe", recipe, "--out", out)
 	cmd.Env = append(append(os.Environ(), "XDG_CACHE_HOME="+cache, "GOPROXY=off"), env...)
+	cmd.WaitDelay = 5 * time.Second // a child holding the pipes open does not hold the test
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/epp-build/epp-build/internal/testutil/gitfixture"
 	"github.com/stretchr/testify/assert"
@@ -159,15 +160,21 @@ func TestConcurrentFetchProcesses(t *testing.T) {
 	const n = 3
 	cmds := make([]*exec.Cmd, n)
 	outs := make([]strings.Builder, n)
+	// A lock that is never released would hold the helpers for ever: bound
+	// them, so that shows as this test's failure.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
 	for i := range n {
-		cmd := exec.Command(os.Args[0], "-test.run=^$", "-test.count=1")
+		cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$", "-test.count=1")
 		cmd.Env = append(os.Environ(), helperURL+"="+f.repo.HTTPURL(srv.URL), helperCommit+"="+f.rel, helperCache+"="+cache)
 		cmd.Stdout, cmd.Stderr = &outs[i], &outs[i]
 		require.NoError(t, cmd.Start())
 		cmds[i] = cmd
 	}
 	for i, cmd := range cmds {
-		require.NoError(t, cmd.Wait(), "helper %d: %s", i, outs[i].String())
+		err := cmd.Wait()
+		require.NoError(t, ctx.Err(), "the fetching processes did not end: a cache lock is never released")
+		require.NoError(t, err, "helper %d: %s", i, outs[i].String())
 		assert.Contains(t, outs[i].String(), "PASS")
 	}
 	assert.Equal(t, int64(1), srv.uploadPacks.Load())

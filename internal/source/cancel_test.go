@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/epp-build/epp-build/internal/testutil"
 	"github.com/epp-build/epp-build/internal/testutil/gitfixture"
 )
 
@@ -39,7 +40,10 @@ func TestCancelMidGitFetch(t *testing.T) {
 	defer srv.Close()
 	defer close(release)
 	cache := t.TempDir()
-	_, err := Fetch(ctx, Request{Pin: pin(f.repo.HTTPURL(srv.URL), "v1.0.0", f.rel), Kind: Git, CacheDir: cache})
+	err := testutil.Returns(t, "a cancelled git fetch", func() error {
+		_, err := Fetch(ctx, Request{Pin: pin(f.repo.HTTPURL(srv.URL), "v1.0.0", f.rel), Kind: Git, CacheDir: cache})
+		return err
+	})
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Empty(t, cacheEntries(t, cache))
 }
@@ -67,7 +71,10 @@ func TestCancelMidModuleDownload(t *testing.T) {
 	}
 	t.Setenv("GOPROXY", proxy.URL)
 	cache := t.TempDir()
-	_, err := Fetch(ctx, Request{Pin: proxy.pin("", f.rel), Kind: GoProxy, CacheDir: cache})
+	err := testutil.Returns(t, "a cancelled module download", func() error {
+		_, err := Fetch(ctx, Request{Pin: proxy.pin("", f.rel), Kind: GoProxy, CacheDir: cache})
+		return err
+	})
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Empty(t, cacheEntries(t, cache))
 }

@@ -68,39 +68,85 @@ func (c *cache) readRef(repository, ref string) *refRecord {
 	return &r
 }
 
+// hasTagPin is whether the request pins a ref by name (a tag, or a full
+// ref name) of a git repository, which can move under the pinned commit.
+func (r Request) hasTagPin() bool {
+	return r.Pin.Ref != "" && !fullHash.MatchString(r.Pin.Ref) && r.repository() != ""
+}
+
 // checkRecordedRef refuses a pin whose tag was last seen at another
 // commit. Before refusing it asks the server once where the tag points
 // now: a tag moved back, or a record made by a wrong recipe, is corrected
 // and the run goes on. When the server cannot be asked, the record
-// decides.
-func (c *cache) checkRecordedRef(ctx context.Context, req Request) error {
+// decides. asked is whether the server answered where the tag points
+// (and it points at the pin), so the caller need not ask again.
+func (c *cache) checkRecordedRef(ctx context.Context, req Request) (asked bool, err error) {
 	ref, want := req.Pin.Ref, req.Pin.Commit
-	if ref == "" || fullHash.MatchString(ref) || req.repository() == "" {
-		return nil
+	if !req.hasTagPin() {
+		return false, nil
 	}
 	repo := newRemoteRepo(req.repository())
 	rec := c.readRef(repo.shown, ref)
 	if rec == nil || rec.Commit == want {
-		return nil
+		return false, nil
 	}
 	got, err := resolveRef(ctx, repo, ref)
 	if ctx.Err() != nil {
-		return ctx.Err()
+		return false, ctx.Err()
 	}
 	if err == nil && got != "" {
 		c.recordRef(repo.shown, ref, got)
 		if got == want {
-			return nil
+			return true, nil
 		}
-		return &MismatchError{Ref: ref, Want: want, Got: got, Repository: repo.shown,
-			Note: "the pinned commit is cached, but the tag no longer points at it"}
+		return true, movedTagError(repo, ref, want, got)
 	}
 	why := "the server could not be asked now"
 	if err != nil {
 		why += " (" + shortReason(err) + ")"
 	}
-	return &MismatchError{Ref: ref, Want: want, Got: rec.Commit, Repository: repo.shown,
+	return false, &MismatchError{Ref: ref, Want: want, Got: rec.Commit, Repository: repo.shown,
 		Note: fmt.Sprintf("as a fetch found it at %s; the pinned commit is cached, but %s, so it is not used", rec.Resolved.Format(time.RFC3339), why)}
+}
+
+func movedTagError(repo remoteRepo, ref, want, got string) error {
+	return &MismatchError{Ref: ref, Want: want, Got: got, Repository: repo.shown,
+		Note: "the pinned commit is cached, but the tag no longer points at it"}
+}
+
+// tagConfirmTimeout bounds the one question a warm run asks the server:
+// a warm run must stay fast, and must not fail because it is offline.
+var tagConfirmTimeout = 5 * time.Second
+
+// confirmTag asks the server once where the pinned tag points, for a tree
+// served from the cache: a tag moved upstream after its commit was cached
+// is refused even when no fetch has seen it move. A server that cannot be
+// asked (offline, slow, gone) costs one notice and the run goes on; an
+// answer is recorded for the runs that cannot ask.
+func (c *cache) confirmTag(ctx context.Context, req Request) error {
+	ref, want := req.Pin.Ref, req.Pin.Commit
+	repo := newRemoteRepo(req.repository())
+	askCtx, cancel := context.WithTimeout(ctx, tagConfirmTimeout)
+	defer cancel()
+	got, err := resolveRef(askCtx, repo, ref)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	switch {
+	case err == nil && got == want:
+		c.recordRef(repo.shown, ref, got)
+		return nil
+	case err == nil && got != "":
+		c.recordRef(repo.shown, ref, got)
+		return movedTagError(repo, ref, want, got)
+	case err == nil:
+		req.notice("could not confirm that tag %s at %s still points at %s (the server has no such tag now); using the cached copy", ref, repo.shown, want)
+	case askCtx.Err() != nil:
+		req.notice("could not confirm that tag %s at %s still points at %s (no answer within %s); using the cached copy", ref, repo.shown, want, tagConfirmTimeout)
+	default:
+		req.notice("could not confirm that tag %s at %s still points at %s (%s); using the cached copy", ref, repo.shown, want, shortReason(err))
+	}
+	return nil
 }
 
 // resolveRef is the commit the server's ref (a tag name or a full ref

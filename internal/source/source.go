@@ -83,8 +83,9 @@ func Fetch(ctx context.Context, req Request) (*Tree, error) {
 	if err != nil {
 		return nil, err
 	}
+	asked := false
 	if kind != Path {
-		if err := c.checkRecordedRef(ctx, req); err != nil {
+		if asked, err = c.checkRecordedRef(ctx, req); err != nil {
 			return nil, err
 		}
 	}
@@ -103,6 +104,13 @@ func Fetch(ctx context.Context, req Request) (*Tree, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	// A cold git fetch resolved the tag itself; a warm one asks once. A
+	// module proxy tree is pinned by its hash, not by the tag.
+	if tree.Cached && tree.Via == Git && req.hasTagPin() && !asked {
+		if err := c.confirmTag(ctx, req); err != nil {
+			return nil, err
+		}
 	}
 	tree.req = &req
 	if err := tree.checkModuleHash(ctx, req.Pin); err != nil {
