@@ -2,7 +2,6 @@ package image
 
 import (
 	"context"
-	"net"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -17,22 +16,9 @@ import (
 // share these options) at the deadline, with an error naming the registry
 // and the setting that waits longer.
 func TestRegistryThatNeverAnswersTimesOut(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	done := make(chan struct{})
-	t.Cleanup(func() { close(done); l.Close() })
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			go func() { <-done; c.Close() }()
-		}
-	}()
 	t.Setenv(netclient.TimeoutEnv, "300ms")
-	host := l.Addr().String()
-	err = testutil.Returns(t, "verifying against a silent registry", func() error {
+	host := testutil.SilentServer(t)
+	err := testutil.Returns(t, "verifying against a silent registry", func() error {
 		_, err := Verify(context.Background(), host+"/dynamo/epp:v1", []string{"linux/amd64"}, RegistryOptions{Insecure: true, Steps: 1})
 		return err
 	})

@@ -3,7 +3,6 @@ package source
 import (
 	"context"
 	"errors"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -21,20 +20,7 @@ import (
 // whose backend hangs does.
 func silentServer(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	done := make(chan struct{})
-	t.Cleanup(func() { close(done); l.Close() })
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			go func() { <-done; c.Close() }()
-		}
-	}()
-	return "http://" + l.Addr().String()
+	return "http://" + testutil.SilentServer(t)
 }
 
 // TestModuleProxyThatNeverAnswersTimesOut: a proxy that accepts the
