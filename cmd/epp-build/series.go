@@ -111,13 +111,16 @@ func newLintCommand(g *globalFlags) *cobra.Command {
 		Long: `lint loads every recipe under --patches and reports: malformed pins; list and files
 that disagree; patches without a body saying why or without an Upstream: or Reason:
 trailer; and a patch that changes lines an earlier patch changes without an Order:
-trailer saying why the order matters; and an upstream.moduleHash that is not the hash
+trailer saying why the order matters; a description that names another upstream pin
+than the recipe's (left over from a copy or a rebase); and an upstream.moduleHash that is not the hash
 of the module zip of its pinned tree, for the trees in the cache (lint does not
 fetch; apply, check and rebase check the hash of every tree they fetch). It exits 5
 on a module hash mismatch, else 7 when it finds any of these.
 It also prints notices, which do not fail it: a recipe that does not say which
 Dynamo release it reproduces, or whose facts were checked only at a Dynamo
-commit rather than at the release's own sources (reproduces.checked: commit).`,
+commit rather than at the release's own sources (reproduces.checked: commit), and
+a repository on a loopback, private or local address, which nobody else can fetch
+(a mirror is given with --upstream, never written into a recipe).`,
 		Example: `  epp-build lint
   epp-build lint -o json`,
 		Args: cobra.NoArgs,

@@ -80,6 +80,7 @@ func Lint(root string) ([]Problem, error) {
 			continue
 		}
 		out = append(out, reproducesNotices(r)...)
+		out = append(out, recipeProblems(r)...)
 		entries, err := Log(r)
 		if err != nil {
 			out = append(out, Problem{Version: v, Message: err.Error(), Refused: true})
