@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/spf13/cobra"
 
 	"github.com/epp-build/epp-build/internal/outfmt"
+	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/review"
 )
 
@@ -104,6 +106,7 @@ func newLintCommand(g *globalFlags) *cobra.Command {
 	var (
 		output   outfmt.Format
 		cacheDir string
+		versions []string
 	)
 	cmd := &cobra.Command{
 		Use:   "lint",
@@ -122,14 +125,22 @@ commit rather than at the release's own sources (reproduces.checked: commit), an
 a repository on a loopback, private or local address, which nobody else can fetch
 (a mirror is given with --upstream, never written into a recipe).`,
 		Example: `  epp-build lint
+  epp-build lint --version v1.4.3
   epp-build lint -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			problems, err := review.Lint(g.patches)
+			all, err := recipe.Versions(g.patches)
 			if err != nil {
 				return usageError{err}
 			}
-			hashes, err := review.LintHashes(cmd.Context(), g.patches, cacheDir)
+			if versions, err = lintScope(all, versions); err != nil {
+				return err
+			}
+			problems, err := review.LintVersions(g.patches, versions)
+			if err != nil {
+				return usageError{err}
+			}
+			hashes, err := review.LintVersionHashes(cmd.Context(), g.patches, cacheDir, versions)
 			if err != nil {
 				return err
 			}
@@ -144,7 +155,22 @@ a repository on a loopback, private or local address, which nobody else can fetc
 	}
 	outputFlag(cmd, &output)
 	cmd.Flags().StringVar(&cacheDir, "cache-dir", "", "cache of fetched upstreams whose module hashes are checked (default: the user cache folder + /epp-build)")
+	cmd.Flags().StringSliceVar(&versions, "version", nil, "lint only this `VERSION` (repeat or comma-separate for several; default: every version)")
 	return cmd
+}
+
+// lintScope is the versions lint looks at: those asked for, each of which
+// must exist, or all.
+func lintScope(all, asked []string) ([]string, error) {
+	if len(asked) == 0 {
+		return all, nil
+	}
+	for _, v := range asked {
+		if !slices.Contains(all, v) {
+			return nil, usageError{fmt.Errorf("--version %s: no such version (list them with: epp-build versions)", v)}
+		}
+	}
+	return asked, nil
 }
 
 // lintError is lint's finding; refused counts the recipes that do not load
