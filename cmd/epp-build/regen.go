@@ -24,6 +24,9 @@ own or inherited) is regenerated, bases before the versions that extend them.`,
   epp-build regen --all   # every version whose recipe generates from plugins/ or ffi/`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if all && (f.version != "" || f.dir != "") {
+				return usageError{fmt.Errorf("--all regenerates every version: drop --version and --recipe")}
+			}
 			if all {
 				return regenAll(cmd, g, &f)
 			}
@@ -43,8 +46,6 @@ own or inherited) is regenerated, bases before the versions that extend them.`,
 	f.register(cmd)
 	f.registerProgress(cmd)
 	cmd.Flags().BoolVar(&all, "all", false, "regenerate every version that generates from plugins/ or ffi/")
-	cmd.MarkFlagsMutuallyExclusive("all", "version")
-	cmd.MarkFlagsMutuallyExclusive("all", "recipe")
 	return cmd
 }
 

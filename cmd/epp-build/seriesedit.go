@@ -79,12 +79,14 @@ func (m *messageFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&m.msg.Subject, "subject", "", "the new subject line")
 	cmd.Flags().StringVar(&m.msg.Body, "body", "", "the new body: the prose above the trailers, which stay")
 	cmd.Flags().StringVar(&m.bodyFile, "body-file", "", "read the new body from this file (- for stdin)")
-	cmd.MarkFlagsMutuallyExclusive("body", "body-file")
 }
 
 func (m *messageFlags) message(cmd *cobra.Command) (seriesedit.Message, error) {
 	if m.bodyFile == "" {
 		return m.msg, nil
+	}
+	if m.msg.Body != "" {
+		return m.msg, usageError{fmt.Errorf("--body and --body-file both given: choose one")}
 	}
 	var data []byte
 	var err error

@@ -137,3 +137,42 @@ func TestPickReasonIsTheBodyOfASubjectOnlyCommit(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(picked), "Subject: Fix d\n\nthe stream hangs without it\n\nUpstream: https://example.com/pull/9\nReason: the stream hangs without it\n")
 }
+
+// TestRegenAllRewritesEveryGeneratingVersion: a plugin edit makes check of
+// the version that generates from it fail; regen --all rewrites it (and
+// leaves a version that generates nothing alone), and check passes.
+func TestRegenAllRewritesEveryGeneratingVersion(t *testing.T) {
+	u := newTwoPins(t)
+	cache := t.TempDir()
+	root := t.TempDir()
+	patches := filepath.Join(root, "patches")
+	dir := seriesOnV1(t, u, patches, cache)
+	seriesOn(t, u.url, u.v1, patches, cache, "v8", []edit{{"a.txt", "a 1 line\n", "a = v8\n", "Route a"}})
+	plugin := filepath.Join(root, "plugins", "p")
+	require.NoError(t, os.MkdirAll(plugin, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(plugin, "go.mod"), []byte("module example.com/plugins/p\n\ngo 1.22\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(plugin, "p.go"), []byte("package p\n\nconst Name = \"p\"\n"), 0o644))
+	text, err := os.ReadFile(filepath.Join(dir, "recipe.yaml"))
+	require.NoError(t, err)
+	hash := moduleHashOf(t, u.repo.Dir, u.v1, "example.com/gaie", "v1.0.0")
+	body := strings.Replace(string(text), "patches:", "generated:\n  - patch: 0004-Route-d.patch\n    from: ../../plugins/p\n    to: p\npatches:", 1)
+	body = strings.Replace(body, "commit: "+u.v1+"\n", "commit: "+u.v1+"\n  module: example.com/gaie\n  moduleVersion: v1.0.0\n  moduleHash: "+hash+"\n", 1)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "recipe.yaml"), []byte(body), 0o644))
+	r := run(t, cache, "--patches", patches, "check", "--version", "v9")
+	require.Equal(t, 6, r.code, "the plugin is not in the patch yet: "+r.stdout+r.stderr)
+	v8 := snapshot(t, filepath.Join(patches, "v8"))
+
+	r = run(t, cache, "--patches", patches, "regen", "--all")
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout, "v9: 4 patches, 1 rewritten\n  0004-Route-d.patch\n")
+	assert.NotContains(t, r.stdout, "v8")
+	assert.Equal(t, v8, snapshot(t, filepath.Join(patches, "v8")))
+	r = run(t, cache, "--patches", patches, "check", "--version", "v9")
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	d, err := os.ReadFile(filepath.Join(dir, "0004-Route-d.patch"))
+	require.NoError(t, err)
+	assert.Contains(t, string(d), "+const Name = \"p\"")
+
+	r = run(t, cache, "--patches", patches, "regen", "--all", "--version", "v9")
+	assert.Equal(t, 2, r.code, r.stdout+r.stderr)
+}
