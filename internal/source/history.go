@@ -10,8 +10,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
 
+	"github.com/epp-build/epp-build/internal/netclient"
 	"github.com/epp-build/epp-build/internal/redact"
 )
 
@@ -65,7 +68,15 @@ func OpenHistory(ctx context.Context, cacheDir, repository string, commits ...st
 	if len(missing) == 0 {
 		return h, nil
 	}
-	args := append([]string{"-c", "protocol.version=2", "fetch", "-q", "--no-tags", "--filter=blob:none", "--", repository}, missing...)
+	stall := netclient.DefaultStall
+	if t, err := netclient.FromEnv(); err == nil {
+		stall = t.Stall
+	}
+	// A server that stops sending fails the fetch after the stall
+	// deadline, as every other fetch does.
+	args := append([]string{"-c", "protocol.version=2", "-c", "credential.helper=", "-c", "gc.auto=0",
+		"-c", "http.lowSpeedLimit=1", "-c", "http.lowSpeedTime=" + strconv.Itoa(max(1, int(stall/time.Second))),
+		"fetch", "-q", "--no-tags", "--filter=blob:none", "--", repository}, missing...)
 	if _, err := h.git(ctx, args...); err != nil {
 		return nil, fmt.Errorf("fetch the history of %s up to %s: %w", shown, strings.Join(shortAll(missing), ", "), err)
 	}
