@@ -26,7 +26,8 @@ func (e *ConflictStop) Error() string {
 	if len(e.Marked) > 0 {
 		fmt.Fprintf(&b, "conflicts marked in %s: %s\n", e.Dir, strings.Join(e.Marked, ", "))
 	}
-	fmt.Fprintf(&b, "next: edit the files in %s so they hold the patch's change (the patch is %s) and remove every conflict marker, then run `epp-build rebase --continue --dir %s`; "+
+	fmt.Fprintf(&b, "next: edit the files in %s so they hold the patch's change (the patch is %s) and remove every conflict marker "+
+		"(deleting a .rej file drops that change; deleting a file records its deletion), then run `epp-build rebase --continue --dir %s`; "+
 		"or `epp-build rebase --skip --dir %s` to drop the patch; or `epp-build rebase --abort --dir %s` to throw the rebase away",
 		e.Dir, filepath.Join(e.Dir, ".git", "epp-build", "rebase", e.Patch), e.Dir, e.Dir, e.Dir)
 	return b.String()
