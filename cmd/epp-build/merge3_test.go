@@ -15,6 +15,7 @@ import (
 	"github.com/epp-build/epp-build/internal/diff3"
 	"github.com/epp-build/epp-build/internal/patchset"
 	"github.com/epp-build/epp-build/internal/testenv"
+	"github.com/epp-build/epp-build/internal/testutil/gitfixture"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -178,4 +179,43 @@ func takeSide(text string, side int) string {
 		}
 	}
 	return b.String()
+}
+
+// A pick that collides with the series stops with exit 6 and markers in
+// the pick's work tree; --continue records the fix and writes the
+// version, as git am -3 and git am --continue do.
+func TestPickThatDoesNotApplyStopsAndContinues(t *testing.T) {
+	u := newTwoPins(t)
+	cache := t.TempDir()
+	patches := t.TempDir()
+	seriesOnV1(t, u, patches, cache)
+	before := snapshot(t, patches)
+
+	// A fix made on v1 to the line the series' Route b changes.
+	fix := gitfixture.NewAt(t, filepath.Join(t.TempDir(), "fixes"))
+	fix.Git(t, "fetch", "-q", u.repo.Dir, "v1")
+	fix.Git(t, "checkout", "-q", "FETCH_HEAD")
+	require.NoError(t, os.WriteFile(filepath.Join(fix.Dir, "b.txt"), []byte(strings.Replace(gitfixture.NumberedLines("b", 20), "b 1 line\n", "b 1 fixed\n", 1)), 0o644))
+	fix.Git(t, "commit", "-q", "-am", "Fix b 1\n\nIt was wrong.")
+
+	work := filepath.Join(t.TempDir(), "pick")
+	r := run(t, cache, "--patches", patches, "pick", "--version", "v9", "--from", fix.Dir, "--dir", work,
+		"--upstream-link", "https://example.com/pull/9", "--reason", "b was wrong", "HEAD")
+	require.Equal(t, 6, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, "conflicts marked in "+work+": b.txt")
+	assert.Contains(t, r.stderr, "epp-build pick --continue --dir "+work)
+	b := readText(t, filepath.Join(work, "b.txt"))
+	assert.True(t, strings.HasPrefix(b, "<<<<<<< v9 with its series\nb = dynamo\n||||||| base of "), b)
+	assert.Contains(t, b, "\nb 1 line\n=======\nb 1 fixed\n>>>>>>> ")
+	assert.Equal(t, before, snapshot(t, patches), "nothing is written while stopped")
+
+	require.NoError(t, os.WriteFile(filepath.Join(work, "b.txt"), []byte(strings.Replace(gitfixture.NumberedLines("b", 20), "b 1 line\n", "b = dynamo, fixed\n", 1)), 0o644))
+	r = run(t, cache, "--patches", patches, "pick", "--continue", "--dir", work)
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout, "picked 0005-Fix-b-1.patch into v9")
+	patch := readText(t, filepath.Join(patches, "v9", "0005-Fix-b-1.patch"))
+	assert.Contains(t, patch, "-b = dynamo\n+b = dynamo, fixed\n")
+	assert.Contains(t, patch, "Reason: b was wrong")
+	r = run(t, cache, "--patches", patches, "check", "--version", "v9")
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
 }

@@ -146,6 +146,15 @@ func Continue(ctx context.Context, dir string, log io.Writer) ([]Step, error) {
 	return run(ctx, dir, st, log, nil)
 }
 
+// baseLabel names a merge's base: the old pin (unknown to a rebase
+// started before it was recorded) with the patches before this one.
+func baseLabel(from, patch string) string {
+	if from == "" {
+		return "base: the old pin and the patches before " + patch
+	}
+	return "base: " + from + " and the patches before " + patch
+}
+
 // rejDeleted reports whether the stop wrote .rej files and all are gone.
 func rejDeleted(dir string, marked []string) bool {
 	found := false
@@ -254,7 +263,7 @@ func run(ctx context.Context, dir string, st *state, log io.Writer, from *oldPin
 		}
 		m, merr := mergePatch(dir, p, rebaseBase(dir, name), diff3.Labels{
 			Ours:   "upstream " + pinName(st.Upstream),
-			Base:   "base: " + st.From + " and the patches before " + name,
+			Base:   baseLabel(st.From, name),
 			Theirs: name,
 		})
 		if merr != nil {

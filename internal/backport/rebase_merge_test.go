@@ -103,3 +103,30 @@ func TestRebaseWithoutTheOldPinFallsBackToRejFiles(t *testing.T) {
 	assert.Equal(t, []string{"b.txt.rej"}, stop.Marked)
 	assert.Contains(t, log.String(), "no three-way merge: the old pin v1 could not be fetched")
 }
+
+// A stop stages the patch's new files, as git am -3 does; --skip takes
+// them out again with the rest of the patch.
+func TestRebaseStopStagesNewFilesAndSkipRemovesThem(t *testing.T) {
+	ctx := context.Background()
+	p := newPins(t)
+	root := t.TempDir()
+	r := writeSeries(t, p, root, "v9", []edit{{"b.txt", "b 1 line\n", "b = dynamo\n", "Route b"}})
+	// The same patch also adds a file.
+	patch := filepath.Join(root, "v9", "0001-Route-b.patch")
+	addition := "diff --git a/n.txt b/n.txt\nnew file mode 100644\n--- /dev/null\n+++ b/n.txt\n@@ -0,0 +1 @@\n+new from the series\n"
+	require.NoError(t, os.WriteFile(patch, []byte(readFile(t, patch)+addition), 0o644))
+	dir := filepath.Join(t.TempDir(), "rebase")
+
+	_, err := Start(ctx, r, p.pin("v2", p.v2), "v10", dir, checkout(t), &strings.Builder{})
+	var stop *ConflictStop
+	require.ErrorAs(t, err, &stop)
+	assert.Equal(t, []string{"b.txt"}, stop.Marked)
+	status := gitfixture.Git(t, dir, "status", "--porcelain")
+	assert.Contains(t, status, "A  n.txt", "the new file is staged")
+	assert.Contains(t, status, "M b.txt", "the conflicted file is not")
+
+	steps, err := Skip(ctx, dir, &strings.Builder{})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"0001-Route-b.patch: skipped"}, outcomes(steps))
+	assert.NoFileExists(t, filepath.Join(dir, "n.txt"))
+}
