@@ -31,7 +31,8 @@ var (
 // merge-file --diff3` on the same base, ours and theirs: no more lines
 // between markers than git's, and taking either side of every conflict
 // leaves Go source that parses. The stop is then resolved with the
-// patch's side (a .rej file deleted) and the rebase goes on to its end.
+// patch's side (a .rej file deleted) and the rebase goes on to its end,
+// where each patch merged cleanly holds what git merge-file makes of it.
 func TestRebaseOfV070OntoGAIEV100MarksNoMoreThanGit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fetches GAIE v0.5.1 and v1.0.0 from the module proxy")
@@ -85,8 +86,40 @@ func TestRebaseOfV070OntoGAIEV100MarksNoMoreThanGit(t *testing.T) {
 	}
 	require.Equal(t, 0, r.code, r.stdout+r.stderr)
 	assert.Positive(t, stops, "the backport has conflicts to compare")
+	merged := regexp.MustCompile(`(?m)^(\S+\.patch)\s+applied by three-way merge$`).FindAllStringSubmatch(r.stdout, -1)
+	assert.NotEmpty(t, merged, "0004 (cmd/epp/main.go) merges cleanly on v1.0.0:\n%s", r.stdout)
+	for _, m := range merged {
+		cleanMergeIsGits(t, work, m[1])
+	}
 	t.Logf("%d stops; %d lines between markers, git merge-file %d", stops, ours, git)
 	assert.FileExists(t, filepath.Join(patches, "v1.0.0-dyn", "recipe.yaml"))
+}
+
+// cleanMergeIsGits checks a patch the rebase merged cleanly: each file
+// it committed is what git merge-file makes of the same three texts.
+func cleanMergeIsGits(t *testing.T, work, name string) {
+	t.Helper()
+	p := readRebasePatch(t, work, name)
+	var commit string
+	for _, line := range strings.Split(gitfixture.Git(t, work, "log", "--format=%H %s"), "\n") {
+		if h, subject, _ := strings.Cut(line, " "); subject == p.Header.Title {
+			commit = h
+		}
+	}
+	require.NotEmpty(t, commit, "the commit of %s", name)
+	for _, f := range p.Files {
+		if f.IsNew || f.IsDelete {
+			continue
+		}
+		base := readText(t, filepath.Join(work, ".git", "epp-build", "base", name, f.OldName))
+		parent, err := exec.Command("git", "-C", work, "show", commit+"^:"+f.OldName).Output()
+		require.NoError(t, err)
+		var theirs bytes.Buffer
+		require.NoError(t, gitdiff.Apply(&theirs, strings.NewReader(base), f))
+		got, err := exec.Command("git", "-C", work, "show", commit+":"+f.NewName).Output()
+		require.NoError(t, err)
+		assert.Equal(t, gitMergeFile(t, base, string(parent), theirs.String()), string(got), "%s of %s", f.NewName, name)
+	}
 }
 
 func readRebasePatch(t *testing.T, work, name string) *patchset.Patch {
