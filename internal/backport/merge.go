@@ -85,6 +85,9 @@ func mergeFile(root *os.Root, f *gitdiff.File, base baseOf, l diff3.Labels) (fil
 		return fileMerge{name: name, rej: true}, nil
 	}
 	ours, mode, exists, err := readRegular(root, name)
+	if errors.Is(err, errNotRegular) {
+		return fileMerge{name: name, rej: true}, nil // a symlink or folder: no text to merge into
+	}
 	if err != nil {
 		return fileMerge{}, err
 	}
@@ -145,6 +148,8 @@ func removeFile(root *os.Root, name string) (fileMerge, error) {
 	return fileMerge{name: name, removed: true}, root.Remove(name)
 }
 
+var errNotRegular = errors.New("not a regular file")
+
 // readRegular reads name if it is a regular file.
 func readRegular(root *os.Root, name string) ([]byte, os.FileMode, bool, error) {
 	fi, err := root.Lstat(name)
@@ -155,7 +160,7 @@ func readRegular(root *os.Root, name string) ([]byte, os.FileMode, bool, error) 
 		return nil, 0, false, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, 0, false, fmt.Errorf("%s is not a regular file", name)
+		return nil, 0, false, fmt.Errorf("%s: %w", name, errNotRegular)
 	}
 	data, err := root.ReadFile(name)
 	return data, fi.Mode().Perm(), true, err

@@ -119,3 +119,18 @@ func TestMergePatchRefusesAWrongBase(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"f.txt.rej"}, m.Marked)
 }
+
+// Upstream made the file a symlink: there is no text to merge into, so
+// the change goes to .rej and the link is left alone.
+func TestMergePatchIntoASymlinkRejects(t *testing.T) {
+	dir := t.TempDir()
+	gitfixture.WriteFiles(t, dir, map[string]string{"g.txt": fBase})
+	require.NoError(t, os.Symlink("g.txt", filepath.Join(dir, "f.txt")))
+	gitfixture.Git(t, dir, "init", "-q")
+	ps, err := patchset.Parse("0001-x.patch", []byte(strings.SplitAfter(twoHunks, "+NINE\n")[0]))
+	require.NoError(t, err)
+	m, err := mergePatch(dir, ps[0], knownBase, testLabels)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"f.txt.rej"}, m.Marked)
+	assert.Equal(t, fBase, readFile(t, filepath.Join(dir, "g.txt")))
+}
