@@ -40,11 +40,16 @@ func hasMarker(data []byte) bool {
 	sc.Buffer(nil, 1<<30)
 	for sc.Scan() {
 		l := sc.Text()
-		if strings.HasPrefix(l, "<<<<<<< ") || strings.HasPrefix(l, "||||||| ") || strings.HasPrefix(l, ">>>>>>> ") {
+		if isMarker(l, "<<<<<<<") || isMarker(l, "|||||||") || isMarker(l, ">>>>>>>") {
 			return true
 		}
 	}
 	return false
+}
+
+// isMarker is a conflict marker line, with or without a label.
+func isMarker(line, marker string) bool {
+	return line == marker || strings.HasPrefix(line, marker+" ")
 }
 
 func nameOf(f *gitdiff.File) string {
