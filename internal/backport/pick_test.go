@@ -261,3 +261,29 @@ func TestNewVersionExtendsTheBase(t *testing.T) {
 	assert.Error(t, err)
 	assert.NoDirExists(t, filepath.Join(root, "v9.2"), "no version without a base")
 }
+
+// A plain `git diff` names its base by an abbreviated blob id; a pick of
+// it finds that blob in the work tree (the upstream pin's files) and
+// merges, instead of rejecting the file.
+func TestPickOfAPlainDiffFindsItsBaseInTheWorkTree(t *testing.T) {
+	ctx := context.Background()
+	p := newPins(t)
+	root := t.TempDir()
+	writeSeries(t, p, root, "v9", fourEdits[1:2]) // Route b: b 1 line
+	repo := filepath.Join(t.TempDir(), "fixes")
+	gitfixture.Git(t, "", "clone", "-q", p.repo.Dir, repo)
+	gitfixture.Git(t, repo, "checkout", "-q", p.v1)
+	path := filepath.Join(repo, "b.txt")
+	require.NoError(t, os.WriteFile(path, []byte(strings.Replace(readFile(t, path), "b 1 line\n", "b 1 from the diff\n", 1)), 0o644))
+	diff := writePatch(t, "gaie.patch", gitfixture.Git(t, repo, "diff")+"\n")
+	require.Regexp(t, `index [0-9a-f]{7,12}\.\.`, readFile(t, diff), "git diff abbreviates the blob ids")
+	dir := filepath.Join(t.TempDir(), "pick")
+	req := pickRequest(t, root, "", dir, diff)
+	req.Options.Author, req.Options.Subject = "Ann Example <ann@example.com>", "Route by model name"
+
+	_, err := PickInto(ctx, req)
+	var stop *ConflictStop
+	require.ErrorAs(t, err, &stop)
+	assert.Equal(t, []string{"b.txt"}, stop.Marked, "merged with markers, not a .rej")
+	assert.Contains(t, readFile(t, filepath.Join(dir, "b.txt")), "\nb 1 line\n=======\nb 1 from the diff\n>>>>>>> gaie.patch\n")
+}
