@@ -46,6 +46,12 @@ type Picked struct {
 // does not apply is merged three-way; at a conflict the work tree and a
 // created version are kept for --continue or --abort (*ConflictStop).
 func PickInto(ctx context.Context, req PickRequest) (*Picked, error) {
+	if req.Continue && req.Abort {
+		return nil, &UsageError{fmt.Errorf("--continue and --abort exclude each other")}
+	}
+	if req.Version == "" && !req.Continue && !req.Abort {
+		return nil, &UsageError{fmt.Errorf("--version is required")}
+	}
 	dir := req.Dir
 	if dir == "" {
 		d, err := defaultDirFor(req.Root, "pick")
@@ -59,15 +65,10 @@ func PickInto(ctx context.Context, req PickRequest) (*Picked, error) {
 		log = io.Discard
 	}
 	switch {
-	case req.Continue && req.Abort:
-		return nil, &UsageError{fmt.Errorf("--continue and --abort exclude each other")}
 	case req.Abort:
 		return abortPick(dir)
 	case req.Continue:
 		return continuePick(ctx, dir, log)
-	}
-	if req.Version == "" {
-		return nil, &UsageError{fmt.Errorf("--version is required")}
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".git", pickStateFile)); err == nil {
 		return nil, &UsageError{fmt.Errorf("a pick is stopped in %s: finish it with `epp-build pick --continue --dir %s` or throw it away with --abort", dir, dir)}
