@@ -53,6 +53,7 @@ tree (a hash given, or the proxy's, is checked against that tree).
 				Root: g.patches, Dir: dir, Continue: cont, Skip: skip, Abort: abort, As: as,
 				Onto: backport.Onto{Ref: onto, Commit: ontoCommit, ModuleVersion: modVersion, ModuleHash: modHash, Repository: f.upstream},
 				Load: func() (*recipe.Recipe, error) { return f.load(g) }, Materialize: materializer(&f, log), Log: log,
+				Ancestry: ancestry(&f),
 			})
 			backport.WriteRebased(cmd.OutOrStdout(), res)
 			return err

@@ -88,6 +88,7 @@ multi-arch EPP image.
 		newLogCommand(g),
 		newDiffSeriesCommand(g),
 		newLintCommand(g),
+		newSeriesCommand(g),
 		newBuildCommand(g),
 		newInspectCommand(),
 		newVerifyCommand(),

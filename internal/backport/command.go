@@ -145,6 +145,9 @@ type RebaseRequest struct {
 	Load        func() (*recipe.Recipe, error)
 	Materialize Materializer
 	Log         io.Writer
+	// Ancestry, when set, lets a start drop the picks whose Upstream:
+	// commit the new pin already has (upstreamhas.go).
+	Ancestry Ancestry
 }
 
 // Rebased is where a rebase stands after one command.
@@ -209,5 +212,17 @@ func start(ctx context.Context, req RebaseRequest, dir string) ([]Step, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Start(ctx, r, u, req.As, dir, req.Materialize, req.Log)
+	from := u.Repository
+	if req.Onto.Repository != "" {
+		from = req.Onto.Repository // a mirror, for the lookup only
+	}
+	r, dropped, err := withoutUpstreamPicks(ctx, r, u, from, req.Ancestry, req.Log)
+	if err != nil {
+		return nil, err
+	}
+	steps, err := Start(ctx, r, u, req.As, dir, req.Materialize, req.Log)
+	if steps == nil && err != nil {
+		return nil, err
+	}
+	return append(dropped, steps...), err
 }

@@ -85,7 +85,7 @@ func Collect(sources []string, opt PickOptions) ([]*patchset.Patch, error) {
 		}
 		// The user's reason is why this line carries the pick: a Reason:
 		// the message brings along does not stand in for it.
-		p.Header.Body = withLine(p.Header.Body, "Reason", opt.Reason)
+		p.Header.Body = withReasonBody(withLine(p.Header.Body, "Reason", opt.Reason), opt.Reason)
 		tr := review.Trailers(p.Header.Body)
 		if len(tr["Upstream"]) == 0 {
 			return nil, fmt.Errorf("pick %q: no Upstream: trailer and no --upstream-link: say where the change comes from (a PR or commit URL)", p.Header.Title)

@@ -83,7 +83,7 @@ func TestCollectFromAPatchFileWantsUpstreamAndReason(t *testing.T) {
 	picks, err := Collect([]string{file}, PickOptions{Upstream: "https://example.com/pull/2", Reason: "r"})
 	require.NoError(t, err)
 	require.Len(t, picks, 1)
-	assert.Equal(t, "Upstream: https://example.com/pull/2\nReason: r", strings.TrimRight(picks[0].Header.Body, "\n"))
+	assert.Equal(t, "r\n\nUpstream: https://example.com/pull/2\nReason: r", strings.TrimRight(picks[0].Header.Body, "\n"), "a pick without a body gets the reason as one")
 	assert.Equal(t, "A", picks[0].Header.Author.Name)
 }
 
@@ -260,6 +260,13 @@ func TestNewVersionExtendsTheBase(t *testing.T) {
 	_, err = NewVersion(root, "v9.2", "v8")
 	assert.Error(t, err)
 	assert.NoDirExists(t, filepath.Join(root, "v9.2"), "no version without a base")
+}
+
+func TestWithReasonBodyOnlyFillsAnEmptyBody(t *testing.T) {
+	assert.Equal(t, "why\n\nReason: why", withReasonBody("Reason: why", "why"))
+	assert.Equal(t, "why", withReasonBody("", "why"))
+	assert.Equal(t, "The commit says why.\n\nReason: r", withReasonBody("The commit says why.\n\nReason: r", "r"))
+	assert.Equal(t, "Reason: r", withReasonBody("Reason: r", ""))
 }
 
 // A plain `git diff` names its base by an abbreviated blob id; a pick of

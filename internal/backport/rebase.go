@@ -339,7 +339,8 @@ func finish(dir string, st *state, log io.Writer) error {
 			rename[s.Patch] = n
 		}
 	}
-	dropped, err := recipe.Rebased(work, st.Upstream, names, rename)
+	rewritten, err := recipe.RebasedRecipe(work, st.Upstream, names, rename)
+	dropped := rewritten.Dropped
 	if err != nil {
 		return fmt.Errorf("write the recipe of %s: %w", target, err)
 	}
@@ -350,6 +351,9 @@ func finish(dir string, st *state, log io.Writer) error {
 		if err := os.Rename(work, target); err != nil {
 			return fmt.Errorf("put the rebased series in %s: %w", target, err)
 		}
+	}
+	for _, n := range rewritten.Notes {
+		fmt.Fprintf(log, "notice: %s\n", n)
 	}
 	for _, g := range dropped {
 		fmt.Fprintf(log, "generated folder %s left out of the recipe: its patch %s is no longer in the series\n", g.To, g.Patch)
