@@ -123,6 +123,14 @@ var v080 = line{
 		{name: "x-worker-instance-id", kind: u64, graphs: []graph{aggregated, disaggregated}, worker: "decode"},
 		{name: "x-prefiller-host-port", kind: u64, graphs: []graph{disaggregated}, worker: "prefill"},
 	},
+	// A client's x-worker-instance-id is overwritten. Its
+	// x-prefiller-host-port on an aggregated request is dropped from the
+	// EPP's header map only: GAIE v0.5.1's answer sets headers and removes
+	// none, so Envoy forwards the client's copy. The frontend at V080 reads
+	// neither header (it routes by the body's nvext fields), so that copy
+	// is not a routing input and is not listed here (docs/compat/v0.8.0.md
+	// "Runs as deployed").
+	clientHeaders: map[string]string{"x-worker-instance-id": "42"},
 	// patch:workerid at V080; lib/llm/src/protocols/openai/nvext.rs at V080
 	// parses backend_instance_id, prefill_worker_id and decode_worker_id
 	// as Option<u64> and token_data as Option<Vec<u32>>.
@@ -165,6 +173,13 @@ var v070 = line{
 		"this tree, so this row stands for v0.7.1 too. Not checked: the body fields nvext.backend_instance_id " +
 		"and nvext.token_data, which this line writes through a BBR process that the chart at V070 does not " +
 		"deploy; the row checks the headers the EPP hands BBR instead",
+	// BBR would take a client's copies of these for the EPP's: each must
+	// be overwritten with the router's answer.
+	clientHeaders: map[string]string{
+		"x-worker-instance-id":                  "42",
+		"x-epp-inject-nvext-worker-instance-id": "42",
+		"x-epp-inject-nvext-token-data":         "WzFd",
+	},
 	// dyn2:plugin.go and dyn2:workerid at V070 (docs/compat/v0.7.0.md
 	// "Headers and body fields").
 	headers: []headerSpec{
