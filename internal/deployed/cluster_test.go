@@ -120,7 +120,25 @@ func deployGraph(t *testing.T, api apiServer, l line, o operatorInput, workers [
 			"endpointPickerRef": obj{"kind": "Service", "name": o.graphName + "-epp", "port": obj{"number": 9002}},
 		},
 	}
+	if l.poolAPI == poolV1alpha2 {
+		// The dynamo-gaie chart's v1alpha2 pool (templates/inference-pool.yaml).
+		pool["spec"] = obj{
+			"targetPortNumber": l.targetPort,
+			"selector":         l.poolSelector(o),
+			"extensionRef":     obj{"failureMode": "FailOpen", "group": "", "kind": "Service", "name": o.graphName + "-epp"},
+		}
+		pool["metadata"].(obj)["labels"] = nil
+	}
 	api.call(t, http.MethodPost, "/apis/"+l.poolAPI+"/namespaces/"+o.namespace+"/inferencepools", pool)
+	if l.model {
+		// The chart's InferenceModel (templates/inference-model.yaml).
+		api.call(t, http.MethodPost, "/apis/"+l.poolAPI+"/namespaces/"+o.namespace+"/inferencemodels", obj{
+			"apiVersion": l.poolAPI, "kind": "InferenceModel",
+			"metadata": obj{"name": o.graphName + "-model", "namespace": o.namespace},
+			"spec": obj{"criticality": "Critical", "modelName": model,
+				"poolRef": obj{"group": "inference.networking.x-k8s.io", "kind": "InferencePool", "name": o.graphName + "-pool"}},
+		})
+	}
 
 	for _, w := range workers {
 		labels := map[string]string{
@@ -168,6 +186,9 @@ func setPodReady(t *testing.T, api apiServer, namespace string, w worker) {
 }
 
 type obj = map[string]any
+
+// poolV1alpha2 is the InferencePool API of GAIE v0.5.
+const poolV1alpha2 = "inference.networking.x-k8s.io/v1alpha2"
 
 // eventually retries check until it returns nil or the wait ends; the
 // wait only bounds how long a broken setup takes to fail.

@@ -48,7 +48,11 @@ type runningEPP struct {
 // them).
 func startEPP(t *testing.T, binary string, l line, o operatorInput, api apiServer, extraEnv map[string]string, extraArgs ...string) *runningEPP {
 	metricsPort := freePort(t)
-	args := append(l.args(o), "--metrics-port", strconv.Itoa(metricsPort))
+	metricsFlag := l.metricsFlag
+	if metricsFlag == "" {
+		metricsFlag = "--metrics-port"
+	}
+	args := append(l.args(o), metricsFlag, strconv.Itoa(metricsPort))
 	args = append(args, extraArgs...)
 	home := t.TempDir() // the operator mounts an emptyDir at /home/nonroot/.cache
 	env := map[string]string{"HOME": home, "PATH": "/usr/bin:/bin", "KUBECONFIG": api.kubeconfig}

@@ -42,6 +42,27 @@ type line struct {
 	// response ends leaves its request registered in the router: the
 	// cancellation checks are not run, and the line's table says so.
 	cancelLeak string
+	// cancelLeakPhases, when set, narrows cancelLeak to the phases it
+	// names ("request", "response-headers"); the other phases are checked.
+	cancelLeakPhases []string
+	// graphs are the graph shapes the line's router can answer (both when
+	// unset).
+	graphs []graph
+	// metricsFlag is the flag that moves the metrics port ("--metrics-port"
+	// when unset).
+	metricsFlag string
+	// model says the deployment holds an InferenceModel for the model (the
+	// v1alpha2 API's chart creates one, with criticality Critical).
+	model bool
+	// chartLeak, when set, says why the config the deployment ships frees
+	// no request: the test runs that config once to show the request stays
+	// registered, and runs the other checks with seriesConfig, the
+	// config this project's series ships in the patched tree (a path in
+	// it), which has the cleanup plugin.
+	chartLeak    string
+	seriesConfig string
+	// note is logged by every run of the line: what the row cannot check.
+	note string
 	// args are the EPP's arguments as the operator writes them.
 	args func(o operatorInput) []string
 	// env is the environment the operator gives the EPP container.
@@ -105,6 +126,9 @@ const (
 	u64 headerKind = "u64"
 	u32 headerKind = "u32"
 	str headerKind = "string"
+	// b64u32s is standard base64 of a JSON array of u32 (the token data
+	// Dynamo v0.7's EPP hands BBR in x-epp-inject-nvext-token-data).
+	b64u32s headerKind = "base64 JSON []u32"
 )
 
 // headerSpec is one header the EPP writes. graphs says in which graphs it
@@ -117,14 +141,19 @@ type headerSpec struct {
 	value  string // the exact value, when fixed
 }
 
-// bodySpec is one body field the EPP writes, by its JSON path; the
-// frontend parses each as an array of u32 (the only kind so far).
+// bodySpec is one body field the EPP writes, by its JSON path, with the
+// type the frontend parses it as: an array of u32 (kind unset) or a u64
+// (JSON number) carrying the id of worker's pick. graphs says in which
+// graphs it must be present (all when unset).
 type bodySpec struct {
-	path []string
+	path   []string
+	kind   headerKind
+	graphs []graph
+	worker string
 }
 
 // lines are the release lines the test runs.
-var lines = []line{v142, v131, v121, v111, v101, v091}
+var lines = []line{v142, v131, v121, v111, v101, v091, v080, v070}
 
 // v142 is the 1.4 line (recipe v1.4.2: GAIE 7c1f1994dbff, routers C API).
 var v142 = line{
