@@ -36,6 +36,9 @@ func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
 
 type globalFlags struct {
 	patches string
+	// bundled: patches is the series embedded in the binary (no
+	// patches/ folder here and no --patches).
+	bundled bool
 }
 
 func newRootCommand() *cobra.Command {
@@ -55,6 +58,9 @@ multi-arch EPP image.
   epp-build pick --version v1.4.3 --extends v1.4.2 --reason "..." fix.patch
   epp-build rebase --version v1.4.2 --onto v1.5.0 --as v1.5.0-dyn --dir ./rebase`,
 		SilenceUsage:  true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return g.resolvePatches(cmd)
+		},
 		SilenceErrors: true,
 		// Without this, cobra reports an unknown command as a plain error;
 		// it is a usage error (exit 2).
@@ -75,7 +81,7 @@ multi-arch EPP image.
 	if defaultPatches == "" {
 		defaultPatches = "patches"
 	}
-	root.PersistentFlags().StringVar(&g.patches, "patches", defaultPatches, "folder holding one recipe folder per version (env EPP_BUILD_PATCHES)")
+	root.PersistentFlags().StringVar(&g.patches, "patches", defaultPatches, "folder holding one recipe folder per version (env EPP_BUILD_PATCHES; default ./patches when it exists, else the recipes built into this binary)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(
 		newVersionsCommand(g),
