@@ -57,7 +57,7 @@ multi-arch EPP image.
   epp-build check --version v0.7.0
   epp-build pick --version v1.4.3 --extends v1.4.2 --reason "..." fix.patch
   epp-build rebase --version v1.4.2 --onto v1.5.0 --as v1.5.0-dyn --dir ./rebase`,
-		SilenceUsage:  true,
+		SilenceUsage: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			return g.resolvePatches(cmd)
 		},
