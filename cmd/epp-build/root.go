@@ -22,6 +22,9 @@ const exitCodesHelp = `Exit codes:
      attestation)
   6  check: committed patches are stale; rebase: stopped at a conflict
   7  lint found problems
+  8  build preflight: something the build needs outside this machine is missing
+     or unreachable (BuildKit node, registry, C API pin, builder, SBOM-generator
+     or base image); every one is listed with the flag that changes it
   130 interrupted (nothing half-written is left behind)`
 
 // usageArgs makes a wrong argument count a usage error (exit 2).
