@@ -12,6 +12,7 @@ func newBuildCommand(g *globalFlags) *cobra.Command {
 	var opt build.Options
 	var platforms []string
 	var tree string
+	var ci ciFlags
 	cmd := &cobra.Command{
 		Use:   "build --version V --image REF [--platform P,...] (--push | --oci-tar FILE)",
 		Short: "Apply the version, build the C API per arch and the multi-arch EPP image in one BuildKit solve",
@@ -81,27 +82,15 @@ tag suffix (REF-linux-arm64).
 			if opt.Platforms, err = platform.Parse(platforms); err != nil {
 				return err
 			}
-			if err := opt.Validate(); err != nil {
-				return err
-			}
 			f.progress = string(opt.Progress) // one display mode for the fetch and BuildKit
-			r, err := f.load(g)
-			if err != nil {
-				return err
-			}
-			ao, err := f.options(cmd.ErrOrStderr(), false)
-			if err != nil {
-				return err
-			}
 			opt.Stdout, opt.Stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
-			_, err = build.Release(cmd.Context(), build.Request{Recipe: r, TreeDir: tree, Apply: ao, Options: opt})
-			return err
+			return runBuild(cmd, g, &f, &ci, opt, tree)
 		},
 	}
-	f.register(cmd)
+	f.registerVersions(cmd)
+	ci.register(cmd, &opt)
 	fl := cmd.Flags()
 	fl.StringVar(&tree, "tree", "", "where the applied tree is kept (default: the cache folder + /trees/VERSION)")
-	fl.StringVar(&opt.Image, "image", "", "image reference to tag, REGISTRY/REPO:TAG")
 	fl.StringSliceVar(&platforms, "platform", []string{"linux/amd64", "linux/arm64"}, "platforms to build (linux/amd64, linux/arm64)")
 	fl.BoolVar(&opt.Push, "push", false, "push to the registry (by digest; tagged after verify and smoke)")
 	fl.StringVar(&opt.OCITar, "oci-tar", "", "also write the image as an OCI tarball")

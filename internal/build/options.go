@@ -92,6 +92,19 @@ type Options struct {
 	// Env is the environment for cargo and go ("" = this process's).
 	Env []string
 
+	// Tags are more tags for the image, in its repository, set with
+	// Image's after every check (--tag, templates already expanded).
+	Tags []string
+	// Labels (KEY=VALUE) and Annotations (buildx's [TYPE,...:]KEY=VALUE)
+	// go over the OCI defaults (see imageMetadata).
+	Labels, Annotations []string
+
+	// shared is a connected node plan a caller building several versions
+	// passes to each build (ReleaseAll): one BuildKit session, one cache.
+	shared *nodes.Plan
+	// preflighted: the caller ran Preflight already.
+	preflighted bool
+
 	// retryBackoff overrides the first registry retry delay (tests).
 	retryBackoff time.Duration
 }
@@ -123,6 +136,7 @@ type plan struct {
 	nodes      *nodes.Plan
 	// cacheImports and cacheExports are CacheFrom and CacheTo parsed.
 	cacheImports, cacheExports []client.CacheOptionsEntry
+	ci                         ciSettings
 }
 
 // OptionsError lists every option that cannot work, found before any
@@ -230,6 +244,7 @@ func (o *Options) checkOptions() (*plan, []string, error) {
 	if p.cacheExports, err = image.ParseCache(o.CacheTo, image.CacheExport, o.Insecure); err != nil {
 		problems = append(problems, err.Error())
 	}
+	problems = append(problems, o.checkCI(p)...)
 	if err := o.Progress.Check(); err != nil {
 		problems = append(problems, fmt.Sprintf("progress %q: use %s", o.Progress, strings.Join(progress.Modes, ", ")))
 	}

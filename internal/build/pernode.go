@@ -53,7 +53,7 @@ func solveImage(ctx context.Context, plan *nodes.Plan, so image.SolveOptions, ro
 	if err := eg.Wait(); err != nil {
 		return nil, err
 	}
-	dgst, err := image.AssembleIndex(ctx, so.Repository, digests, ro)
+	dgst, err := image.AssembleAnnotatedIndex(ctx, so.Repository, digests, image.IndexAnnotations(so.Annotations), ro)
 	if err != nil {
 		return nil, err
 	}

@@ -35,8 +35,10 @@ func Release(ctx context.Context, req Request) (*report.Report, error) {
 	if err := opt.Validate(); err != nil {
 		return nil, err
 	}
-	if err := Preflight(ctx, req); err != nil {
-		return nil, err
+	if !opt.preflighted {
+		if err := Preflight(ctx, req); err != nil {
+			return nil, err
+		}
 	}
 	tree := req.TreeDir
 	if tree == "" {

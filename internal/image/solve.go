@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -57,6 +58,11 @@ type SolveOptions struct {
 	// Prepare, when set, runs in the solve's session before the final
 	// target (see gateway.go); its error is returned as it is.
 	Prepare PrepareFunc
+	// Labels are image config labels (the Dockerfile frontend's label:KEY).
+	Labels map[string]string
+	// Annotations are exporter attributes annotation-TYPE.KEY (see
+	// ParseAnnotations), given to every exporter.
+	Annotations map[string]string
 }
 
 // SolveResult is what the solve exported.
@@ -141,6 +147,9 @@ func solveOnce(ctx context.Context, c *client.Client, opt SolveOptions) (*SolveR
 	for k, v := range opt.BuildArgs {
 		attrs["build-arg:"+k] = v
 	}
+	for k, v := range opt.Labels {
+		attrs["label:"+k] = v
+	}
 	epoch := ""
 	if !opt.SourceDateEpoch.IsZero() {
 		epoch = strconv.FormatInt(opt.SourceDateEpoch.Unix(), 10)
@@ -156,6 +165,7 @@ func solveOnce(ctx context.Context, c *client.Client, opt SolveOptions) (*SolveR
 			a[string(exptypes.OptKeyName)] = opt.ImageName
 		}
 		addEpoch(a, epoch)
+		maps.Copy(a, opt.Annotations)
 		exports = append(exports, client.ExportEntry{Type: client.ExporterOCI, Attrs: a,
 			Output: func(map[string]string) (io.WriteCloser, error) {
 				if err := os.MkdirAll(filepath.Dir(tmpTar), 0o755); err != nil {
@@ -180,6 +190,7 @@ func solveOnce(ctx context.Context, c *client.Client, opt SolveOptions) (*SolveR
 			a[string(exptypes.OptKeyInsecure)] = "true"
 		}
 		addEpoch(a, epoch)
+		maps.Copy(a, opt.Annotations)
 		exports = append(exports, client.ExportEntry{Type: client.ExporterImage, Attrs: a})
 	}
 	solveOpt := client.SolveOpt{
