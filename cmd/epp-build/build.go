@@ -106,7 +106,7 @@ tag suffix (REF-linux-arm64).
 	fl.StringSliceVar(&opt.CAPIFeatures, "capi-features", nil, "cargo features of the C API crate to build with (comma-separated)")
 	fl.StringVar(&opt.Compile, "compile", build.CompileHost, "where the C API and the EPP are compiled: host (here) or container (inside the BuildKit solve)")
 	fl.StringVar((*string)(&opt.Progress), "progress", "auto", "progress of the fetch and the BuildKit solve: auto, plain or quiet")
-	fl.StringVar(&opt.Report, "report", "", "write the JSON build report here")
+	fl.StringVar(&opt.Report, "report", "", "write the JSON build report here (a template of the version, like --image, when building several)")
 	fl.StringVar(&opt.BuilderImage, "builder-image", "", "container mode: the builder image (Go, Rust with both std, cbindgen, gcc for both arches)")
 	fl.StringVar(&opt.BaseImage, "base-image", "", "runtime base image (default ubuntu:24.04)")
 	fl.StringVar(&opt.Provenance, "provenance", "true", "BuildKit's SLSA provenance per platform: true (mode=max), false, mode=min or mode=max")

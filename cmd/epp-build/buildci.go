@@ -96,7 +96,7 @@ func buildRequests(g *globalFlags, f *recipeFlags, c *ciFlags, opt build.Options
 		return nil, err
 	}
 	var reqs []build.Request
-	byImage := map[string]string{}
+	byImage, byReport := map[string]string{}, map[string]string{}
 	for _, v := range versions {
 		f.version = v
 		r, err := f.load(g)
@@ -112,6 +112,12 @@ func buildRequests(g *globalFlags, f *recipeFlags, c *ciFlags, opt build.Options
 				return nil, usageError{fmt.Errorf("%s and %s would both be tagged %s: put {{.Version}} in --image and --tag", prev, r.Version, tag)}
 			}
 			byImage[tag] = r.Version
+		}
+		if o.Report != "" {
+			if prev, dup := byReport[o.Report]; dup {
+				return nil, usageError{fmt.Errorf("%s and %s would both write the report %s: put {{.Version}} in --report", prev, r.Version, o.Report)}
+			}
+			byReport[o.Report] = r.Version
 		}
 		reqs = append(reqs, build.Request{Recipe: r, TreeDir: tree, Apply: ao, Options: o})
 	}
@@ -138,6 +144,11 @@ func withTags(opt build.Options, c *ciFlags, r *recipe.Recipe) (build.Options, e
 			continue
 		}
 		o.Tags = append(o.Tags, tag)
+	}
+	if o.Report != "" {
+		if o.Report, err = expandTag("--report", o.Report, r); err != nil {
+			return o, err
+		}
 	}
 	return o, o.Validate()
 }

@@ -95,7 +95,10 @@ func buildInSolve(ctx context.Context, m modeInput) (*built, error) {
 	}
 	solved, err := solveImage(ctx, p.nodes, so, m.ro)
 	if checkErr != nil && ctx.Err() == nil {
-		return nil, checkErr // as host mode reports it: exit 5 for a prototype mismatch
+		// As host mode reports it: exit 5 for a prototype mismatch. The
+		// C API stages run with the solve's attestations, so the SBOM
+		// generator can fail here first; it gets host mode's hint.
+		return nil, p.attest.ExplainSolveError(checkErr)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("image: %w", p.attest.ExplainSolveError(err))

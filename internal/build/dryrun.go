@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 
@@ -93,7 +94,9 @@ func Plan(req Request) (*DryRun, error) {
 	for _, n := range p.nodes.Nodes {
 		addr := n.Addr
 		if addr == "" {
-			addr = "$BUILDKIT_HOST"
+			if addr = os.Getenv("BUILDKIT_HOST"); addr == "" {
+				addr = "$BUILDKIT_HOST (not set: pass --buildkit)"
+			}
 		}
 		d.Nodes = append(d.Nodes, DryRunNode{Address: redact.URL(addr), Platforms: n.Platforms})
 	}

@@ -58,6 +58,8 @@ type SolveOptions struct {
 	// Prepare, when set, runs in the solve's session before the final
 	// target (see gateway.go); its error is returned as it is.
 	Prepare PrepareFunc
+	// Node is the daemon's address, for messages.
+	Node string
 	// Labels are image config labels (the Dockerfile frontend's label:KEY).
 	Labels map[string]string
 	// Annotations are exporter attributes annotation-TYPE.KEY (see
@@ -94,6 +96,9 @@ func Solve(ctx context.Context, c *client.Client, opt SolveOptions) (*SolveResul
 		}
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("image solve cancelled: %w", ctx.Err())
+		}
+		if nodeGone(ctx, c, err) {
+			return nil, &NodeGoneError{Addr: opt.Node, Err: err}
 		}
 		if pe := (*prepareError)(nil); errors.As(err, &pe) {
 			return nil, pe.err
