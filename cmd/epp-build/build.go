@@ -14,7 +14,7 @@ func newBuildCommand(g *globalFlags) *cobra.Command {
 	var tree string
 	var ci ciFlags
 	cmd := &cobra.Command{
-		Use:   "build --version V --image REF [--platform P,...] (--push | --oci-tar FILE)",
+		Use:   "build --version V [--version V...] --image REF [--tag REF...] [--platform P,...] (--push | --oci-tar FILE)",
 		Short: "Apply the version, build the C API per arch and the multi-arch EPP image in one BuildKit solve",
 		Long: `build applies the version (reusing the cache and an already applied tree), builds the
 Dynamo C API with cargo for every platform (the recipe's capi pin, or --capi-src),
@@ -61,6 +61,19 @@ the tag unless ignore-error=true. With --insecure, registry caches use plain
 HTTP too. With per-platform nodes each node's cache ref gets the platform as a
 tag suffix (REF-linux-arm64).
 
+CI: the recipes are built into this binary, so it runs from an empty folder
+(--patches DIR, or ./patches when present, wins). A preflight first checks every
+external thing the build needs (nodes, builder, SBOM-generator and base images on
+the node, the registry's push access, the C API source) and lists all that are
+missing, each with its flag (exit 8). --version repeats (one connection to the
+nodes, shared caches). --image (once) and --tag (repeatable, same repository) and
+--report are templates: {{.Version}}, {{.UpstreamRef}}, {{.UpstreamCommit}},
+{{.ShortCommit}}. Labels and index/manifest annotations default to the OCI source,
+revision, version and created; --label and --annotation ([TYPE,...:]KEY=VALUE, as
+buildx) go over them. --metadata-file writes buildx's metadata, --image-refs ko's
+REPOSITORY@DIGEST lines. --dry-run[=json] prints the plan and does nothing.
+type=gha caches read ACTIONS_RUNTIME_TOKEN and ACTIONS_CACHE_URL/ACTIONS_RESULTS_URL.
+
 ` + exitCodesHelp,
 		Example: `  epp-build build --version v0.7.0 --image 127.0.0.1:5000/dynamo/epp:v0.7.0 \
       --platform linux/amd64,linux/arm64 --push --capi-src testdata/capi-double \
@@ -73,7 +86,15 @@ tag suffix (REF-linux-arm64).
       --compile container --builder-image registry.example/epp-build/builder:bookworm \
       --buildkit linux/amd64=tcp://amd-node:1234,linux/arm64=tcp://arm-node:1234 \
       --cache-from registry.example/dynamo/epp:buildcache \
-      --cache-to type=registry,ref=registry.example/dynamo/epp:buildcache,mode=max`,
+      --cache-to type=registry,ref=registry.example/dynamo/epp:buildcache,mode=max
+  # two release lines in one command, with CI files and a second tag each
+  epp-build build --version v0.7.0 --version v1.4.2 --push \
+      --image 'registry.example/dynamo/epp:{{.Version}}' --tag 'registry.example/dynamo/epp:{{.Version}}-{{.ShortCommit}}' \
+      --compile container --builder-image registry.example/epp-build/builder:bookworm \
+      --cache-from type=gha --cache-to type=gha,mode=max \
+      --metadata-file metadata.json --image-refs image-refs.txt --report 'report-{{.Version}}.json'
+  # what would happen, as JSON, without doing it
+  epp-build build --version v0.7.0 --image registry.example/dynamo/epp:v0.7.0 --push --dry-run=json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// Flags first: nothing is fetched or compiled for a run that
