@@ -14,6 +14,7 @@ import (
 
 	"github.com/epp-build/epp-build/internal/capi"
 	"github.com/epp-build/epp-build/internal/image"
+	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/redact"
 	"github.com/epp-build/epp-build/internal/source"
 )
@@ -157,7 +158,11 @@ func Preflight(ctx context.Context, req Request) error {
 func capiMissing(ctx context.Context, req Request) (Missing, bool) {
 	opt, r := req.Options, req.Recipe
 	if opt.CAPISrc != "" {
-		if _, err := capi.Local(opt.CAPISrc, r.CAPI); err != nil {
+		var pin *recipe.CAPI
+		if r != nil {
+			pin = r.CAPI
+		}
+		if _, err := capi.Local(opt.CAPISrc, pin); err != nil {
 			return Missing{What: "C API source", Err: err, Fix: "--capi-src DIR"}, false
 		}
 		return Missing{}, true
