@@ -61,7 +61,7 @@ func (o *Options) checkCI(p *plan) []string {
 }
 
 // imageMetadata is what the solve writes into the image: the OCI defaults
-// (source: the upstream repository, revision: its commit, version: the
+// (source: the recipe's upstream repository, revision: its commit, version: the
 // recipe's, created: SOURCE_DATE_EPOCH, so the image stays reproducible)
 // as labels and as index and manifest annotations, then --label and
 // --annotation over them. A user value that is empty removes the key.
@@ -69,6 +69,12 @@ func (p *plan) imageMetadata(in Input) (labels, annotations map[string]string) {
 	defaults := map[string]string{OCISource: in.Repository, OCIRevision: in.UpstreamCommit}
 	if in.Recipe != nil {
 		defaults[OCIVersion] = in.Recipe.Version
+		// The recipe's repository, not where this build fetched the
+		// tree from (a mirror, or the module proxy, whose tree is
+		// checked to be the same commit).
+		if repo := in.Recipe.Upstream.Repository; repo != "" {
+			defaults[OCISource] = redact.URL(repo)
+		}
 	}
 	if !in.UpstreamTime.IsZero() {
 		defaults[OCICreated] = in.UpstreamTime.UTC().Format(time.RFC3339)

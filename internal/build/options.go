@@ -100,7 +100,7 @@ type Options struct {
 	Labels, Annotations []string
 
 	// shared is a connected node plan a caller building several versions
-	// passes to each build (ReleaseAll): one BuildKit session, one cache.
+	// passes to each build (ReleaseAll): one connection, one cache.
 	shared *nodes.Plan
 	// preflighted: the caller ran Preflight already.
 	preflighted bool

@@ -47,16 +47,16 @@ func readmeSnippet(t *testing.T, heading string) []string {
 }
 
 // The README's CI job runs as written from an empty folder: it downloads
-// the binary (served here), builds the real GAIE v0.7.0 for two platforms
-// in container mode on a real buildkitd with nothing else on PATH, pushes
-// to a real registry with two tags, writes the CI files, and verifies each
-// pushed image.
+// the binary (served here, so the folder starts empty), builds the real
+// GAIE v0.7.0 for two platforms (host mode: this machine's toolchains) on
+// a real buildkitd, pushes to a real registry with two tags, writes the CI
+// files, and verifies each pushed image.
 func TestREADMECISnippetRunsWithTheBinaryAlone(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds GAIE for two arches inside BuildKit: minutes")
+		t.Skip("builds GAIE for two arches: minutes")
 	}
 	requireDaemons(t)
-	builder := builderImage(t)
+	requireToolchains(t)
 	snippet := readmeSnippet(t, "### A CI job with only the binary")
 	require.Len(t, snippet, 3, "download, build, verify")
 
@@ -66,27 +66,29 @@ func TestREADMECISnippetRunsWithTheBinaryAlone(t *testing.T) {
 	require.NoError(t, err, "%s", out)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { http.ServeFile(w, r, bin) }))
 	defer srv.Close()
-	// The runner's PATH: curl and chmod for the download, nothing else.
-	path := t.TempDir()
 	for _, tool := range []string{"curl", "chmod"} {
-		p, err := exec.LookPath(tool)
-		if err != nil {
+		if _, err := exec.LookPath(tool); err != nil {
 			testenv.Require(t, tool, err.Error())
 		}
-		require.NoError(t, os.Symlink(p, filepath.Join(path, tool)))
 	}
+	goenv, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE").Output()
+	require.NoError(t, err)
+	caches := strings.Fields(string(goenv))
+	require.Len(t, caches, 2)
 
 	job := t.TempDir() // empty: the binary is downloaded into it
 	cmd := exec.Command("/bin/bash", "-euo", "pipefail", "-c", strings.Join(snippet, "\n"))
 	cmd.Dir = job
-	cmd.Env = []string{
-		"PATH=" + path, "HOME=" + t.TempDir(), "XDG_CACHE_HOME=" + t.TempDir(), "DOCKER_CONFIG=" + t.TempDir(),
-		"EPP_BUILD_URL=" + srv.URL + "/epp-build", "REGISTRY=" + reg.Host, "BUILDKIT_HOST=" + bk.Addr,
-		"BUILDER_IMAGE=" + builder, "BASE_IMAGE=scratch", "SBOM_GENERATOR=" + sbomGenerator, "CAPI_SRC=" + copyCAPIDouble(t),
+	cmd.Env = append(os.Environ(),
+		"HOME="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir(), "DOCKER_CONFIG="+t.TempDir(), "EPP_BUILD_PATCHES=",
+		// Go's build and module caches, as a CI runner restores them.
+		"GOCACHE="+caches[0], "GOMODCACHE="+caches[1],
+		"EPP_BUILD_URL="+srv.URL+"/epp-build", "REGISTRY="+reg.Host, "BUILDKIT_HOST="+bk.Addr,
+		"BASE_IMAGE=scratch", "SBOM_GENERATOR="+sbomGenerator, "CAPI_SRC="+copyCAPIDouble(t),
 		// GAIE comes from the module proxy (its git host is not reachable
 		// here), checked against the recipe's module hash.
 		"GONOSUMDB=sigs.k8s.io/gateway-api-inference-extension",
-	}
+	)
 	start := time.Now()
 	out, err = cmd.CombinedOutput()
 	t.Logf("the README's CI job: %s", time.Since(start).Round(time.Second))
