@@ -18,6 +18,10 @@ VERSIONS := $(notdir $(wildcard patches/*))
 # scripts/test.sh sums up at the end.
 GOTESTSUM ?= $(shell $(GO) env GOPATH)/bin/gotestsum
 GOTESTSUM_VERSION := v1.13.0
+# actionlint checks the GitHub Actions example (docs/ci/); `make deps`
+# installs it like gotestsum.
+ACTIONLINT ?= $(shell $(GO) env GOPATH)/bin/actionlint
+ACTIONLINT_VERSION := v1.7.12
 RESULTS ?= $(CURDIR)/.test-results
 GOTEST = $(GOTESTSUM) --format pkgname-and-test-fails --hide-summary=output,skipped --jsonfile
 # Modules with Go files behind a C API variant's build tag: tested with the
@@ -43,6 +47,7 @@ deps:
 	@if [ "$$(id -u)" = 0 ]; then scripts/install-test-deps.sh; \
 	else echo "not root: skipping scripts/install-test-deps.sh; tests that need its tools will skip"; fi
 	@[ -x $(GOTESTSUM) ] || $(GO) install gotest.tools/gotestsum@$(GOTESTSUM_VERSION)
+	@[ -x $(ACTIONLINT) ] || $(GO) install github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION)
 
 # The Rust test double of the Dynamo C API, linked by the cgo packages.
 double:
@@ -53,6 +58,7 @@ lint:
 	$(GO) vet ./...
 	@for m in $(NESTED); do (cd $$m && $(GO) vet ./...) || exit 1; done
 	@for m in $(FEATURE_MODULES); do (cd $$m && $(GO) vet -tags $(FEATURE_TAGS) ./...) || exit 1; done
+	$(ACTIONLINT) docs/ci/github-actions.yml
 
 unit: | $(RESULTS)
 	$(GOTEST) $(RESULTS)/unit.json -- -race -timeout 75m ./...

@@ -25,6 +25,9 @@ type recipeFlags struct {
 	// progress is --progress: auto, plain or quiet.
 	progress string
 	shown    *progress.Reporter
+	// versions is build's repeatable --version; load takes version, so
+	// the build command sets it to each in turn.
+	versions []string
 }
 
 // registerProgress adds --progress to a command that fetches (build has its
@@ -45,6 +48,16 @@ func (f *recipeFlags) reporter(log io.Writer) *progress.Reporter {
 
 func (f *recipeFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.version, "version", "", "the release to use: a `VERSION` folder under --patches (list them with: epp-build versions)")
+	f.registerSource(cmd)
+}
+
+// registerVersions is register with --version repeatable (build).
+func (f *recipeFlags) registerVersions(cmd *cobra.Command) {
+	cmd.Flags().StringArrayVar(&f.versions, "version", nil, "the release to build: a `VERSION` folder under --patches (repeatable: several release lines in one command)")
+	f.registerSource(cmd)
+}
+
+func (f *recipeFlags) registerSource(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.dir, "recipe", "", "a recipe folder to use instead of --version (try a local series)")
 	cmd.Flags().StringVar(&f.upstream, "upstream", "", "git URL (or, with --source path, a local repository) to fetch instead of the recipe's")
 	cmd.Flags().StringVar(&f.source, "source", "auto", "where the upstream comes from: auto (git, then the Go module proxy), git, goproxy or path")

@@ -13,8 +13,9 @@ func newBuildCommand(g *globalFlags) *cobra.Command {
 	var platforms []string
 	var tree string
 	var goSettings map[string]string // flag name -> Go setting
+	var ci ciFlags
 	cmd := &cobra.Command{
-		Use:   "build --version V --image REF [--platform P,...] (--push | --oci-tar FILE)",
+		Use:   "build --version V [--version V...] --image REF [--tag REF...] [--platform P,...] (--push | --oci-tar FILE)",
 		Short: "Apply the version, build the C API per arch and the multi-arch EPP image in one BuildKit solve",
 		Long: `build applies the version (reusing the cache and an already applied tree), builds the
 Dynamo C API with cargo for every platform (the recipe's capi pin, or --capi-src),
@@ -75,6 +76,19 @@ records the settings with credentials masked. --build-arg KEY=VALUE is a build
 arg, as buildx passes it (HTTPS_PROXY, NO_PROXY reach every step). A fetch that
 fails names what it fetched, from where, and the flag that fixes it.
 
+CI: the recipes are built into this binary, so it runs from an empty folder
+(--patches DIR, or ./patches when present, wins). A preflight first checks every
+external thing the build needs (nodes, builder, SBOM-generator and base images on
+the node, the registry's push access, the C API source) and lists all that are
+missing, each with its flag (exit 8). --version repeats (one connection to the
+nodes, shared caches). --image (once) and --tag (repeatable, same repository) and
+--report are templates: {{.Version}}, {{.UpstreamRef}}, {{.UpstreamCommit}},
+{{.ShortCommit}}. Labels and index/manifest annotations default to the OCI source,
+revision, version and created; --label and --annotation ([TYPE,...:]KEY=VALUE, as
+buildx) go over them. --metadata-file writes buildx's metadata, --image-refs ko's
+REPOSITORY@DIGEST lines. --dry-run[=json] prints the plan and does nothing.
+type=gha caches read ACTIONS_RUNTIME_TOKEN and ACTIONS_CACHE_URL/ACTIONS_RESULTS_URL.
+
 ` + exitCodesHelp,
 		Example: `  epp-build build --version v0.7.0 --image 127.0.0.1:5000/dynamo/epp:v0.7.0 \
       --platform linux/amd64,linux/arm64 --push --capi-src testdata/capi-double \
@@ -93,7 +107,15 @@ fails names what it fetched, from where, and the flag that fixes it.
   epp-build build --version v0.7.0 --image registry.example/dynamo/epp:v0.7.0 --push \
       --compile container --builder-image registry.example/epp-build/builder:bookworm \
       --ca-bundle /etc/ssl/corp-ca.pem --secret id=netrc,src=$HOME/.netrc \
-      --cargo-mirror sparse+https://crates.corp.example/index/`,
+      --cargo-mirror sparse+https://crates.corp.example/index/
+  # two release lines in one command, with CI files and a second tag each
+  epp-build build --version v0.7.0 --version v1.4.2 --push \
+      --image 'registry.example/dynamo/epp:{{.Version}}' --tag 'registry.example/dynamo/epp:{{.Version}}-{{.ShortCommit}}' \
+      --compile container --builder-image registry.example/epp-build/builder:bookworm \
+      --cache-from type=gha --cache-to type=gha,mode=max \
+      --metadata-file metadata.json --image-refs image-refs.txt --report 'report-{{.Version}}.json'
+  # what would happen, as JSON, without doing it
+  epp-build build --version v0.7.0 --image registry.example/dynamo/epp:v0.7.0 --push --dry-run=json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// Flags first: nothing is fetched or compiled for a run that
@@ -103,27 +125,15 @@ fails names what it fetched, from where, and the flag that fixes it.
 				return err
 			}
 			opt.Fetch.Go = changedGoSettings(cmd.Flags(), goSettings)
-			if err := opt.Validate(); err != nil {
-				return err
-			}
 			f.progress = string(opt.Progress) // one display mode for the fetch and BuildKit
-			r, err := f.load(g)
-			if err != nil {
-				return err
-			}
-			ao, err := f.options(cmd.ErrOrStderr(), false)
-			if err != nil {
-				return err
-			}
 			opt.Stdout, opt.Stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
-			_, err = build.Release(cmd.Context(), build.Request{Recipe: r, TreeDir: tree, Apply: ao, Options: opt})
-			return err
+			return runBuild(cmd, g, &f, &ci, opt, tree)
 		},
 	}
-	f.register(cmd)
+	f.registerVersions(cmd)
+	ci.register(cmd, &opt)
 	fl := cmd.Flags()
 	fl.StringVar(&tree, "tree", "", "where the applied tree is kept (default: the cache folder + /trees/VERSION)")
-	fl.StringVar(&opt.Image, "image", "", "image reference to tag, REGISTRY/REPO:TAG")
 	fl.StringSliceVar(&platforms, "platform", []string{"linux/amd64", "linux/arm64"}, "platforms to build (linux/amd64, linux/arm64)")
 	fl.BoolVar(&opt.Push, "push", false, "push to the registry (by digest; tagged after verify and smoke)")
 	fl.StringVar(&opt.OCITar, "oci-tar", "", "also write the image as an OCI tarball")
@@ -139,7 +149,7 @@ fails names what it fetched, from where, and the flag that fixes it.
 	fl.StringSliceVar(&opt.CAPIFeatures, "capi-features", nil, "cargo features of the C API crate to build with (comma-separated)")
 	fl.StringVar(&opt.Compile, "compile", build.CompileHost, "where the C API and the EPP are compiled: host (here) or container (inside the BuildKit solve)")
 	fl.StringVar((*string)(&opt.Progress), "progress", "auto", "progress of the fetch and the BuildKit solve: auto, plain or quiet")
-	fl.StringVar(&opt.Report, "report", "", "write the JSON build report here")
+	fl.StringVar(&opt.Report, "report", "", "write the JSON build report here (a template of the version, like --image, when building several)")
 	fl.StringVar(&opt.BuilderImage, "builder-image", "", "container mode: the builder image (Go, Rust with both std, cbindgen, gcc for both arches)")
 	fl.StringVar(&opt.BaseImage, "base-image", "", "runtime base image (default ubuntu:24.04)")
 	fl.StringVar(&opt.Provenance, "provenance", "true", "BuildKit's SLSA provenance per platform: true (mode=max), false, mode=min or mode=max")

@@ -10,7 +10,8 @@ import (
 )
 
 // Without --capi-src, build fetches the recipe's C API pin; when that is
-// unreachable it says what it needs and how to do without.
+// unreachable the preflight says (exit 8), before anything is fetched,
+// what it needs and how to do without, beside everything else missing.
 func TestBuildWithoutCAPISrcSaysWhatTheUnreachablePinNeeds(t *testing.T) {
 	u := newUpstream(t)
 	dir := recipeDir(t, u, "v1.0.0", u.commit, nil)
@@ -23,10 +24,12 @@ func TestBuildWithoutCAPISrcSaysWhatTheUnreachablePinNeeds(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, f.Close())
 
-	res := run(t, t.TempDir(), "build", "--recipe", dir, "--tree", filepath.Join(t.TempDir(), "tree"),
+	res := runEnv(t, t.TempDir(), []string{"BUILDKIT_HOST="}, "build", "--recipe", dir, "--tree", filepath.Join(t.TempDir(), "tree"),
 		"--image", "127.0.0.1:5000/dynamo/epp:test", "--oci-tar", filepath.Join(t.TempDir(), "epp.tar"))
-	assert.Equal(t, 1, res.code, res.stderr)
+	assert.Equal(t, 8, res.code, res.stderr)
 	for _, want := range []string{
+		"preflight: 2 thing(s) this build needs are missing or unreachable",
+		"BuildKit node: no BuildKit address",
 		"C API pin unreachable: cannot fetch http://127.0.0.1:1/ai-dynamo/dynamo.git at e147ceeac0563354f530b9624d0fc90ccfa6952a",
 		"crates.io (or a registry mirror or vendored sources in .cargo/config.toml) for the crates the workspace depends on",
 		"cargo builds libdynamo_llm from the workspace root with -p libdynamo_llm",

@@ -44,6 +44,7 @@ func exitCode(ctx context.Context, err error) int {
 		moduleHash  *source.ModuleHashError
 		prototype   *cheader.MismatchError
 		attestation *attest.VerifyError
+		preflight   *build.PreflightError
 		lint        lintError
 		stop        *backport.ConflictStop
 		rebaseUsage *backport.UsageError
@@ -67,6 +68,8 @@ func exitCode(ctx context.Context, err error) int {
 		return 5
 	case errors.As(err, &stale):
 		return 6
+	case errors.As(err, &preflight):
+		return 8
 	case errors.As(err, &lint) && lint.refused > 0:
 		return 4
 	case errors.As(err, &lint) && lint.mismatch > 0:

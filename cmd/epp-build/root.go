@@ -22,6 +22,9 @@ const exitCodesHelp = `Exit codes:
      attestation)
   6  check: committed patches are stale; rebase, pick: stopped at a conflict
   7  lint found problems
+  8  build preflight: something the build needs outside this machine is missing
+     or unreachable (BuildKit node, registry, C API pin, builder, SBOM-generator
+     or base image); every one is listed with the flag that changes it
   130 interrupted (nothing half-written is left behind)`
 
 // usageArgs makes a wrong argument count a usage error (exit 2).
@@ -36,6 +39,9 @@ func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
 
 type globalFlags struct {
 	patches string
+	// bundled: patches is the series embedded in the binary (no
+	// patches/ folder here and no --patches).
+	bundled bool
 }
 
 func newRootCommand() *cobra.Command {
@@ -54,7 +60,10 @@ multi-arch EPP image.
   epp-build check --version v0.7.0
   epp-build pick --version v1.4.3 --extends v1.4.2 --reason "..." fix.patch
   epp-build rebase --version v1.4.2 --onto v1.5.0 --as v1.5.0-dyn --dir ./rebase`,
-		SilenceUsage:  true,
+		SilenceUsage: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return g.resolvePatches(cmd)
+		},
 		SilenceErrors: true,
 		// Without this, cobra reports an unknown command as a plain error;
 		// it is a usage error (exit 2).
@@ -75,7 +84,7 @@ multi-arch EPP image.
 	if defaultPatches == "" {
 		defaultPatches = "patches"
 	}
-	root.PersistentFlags().StringVar(&g.patches, "patches", defaultPatches, "folder holding one recipe folder per version (env EPP_BUILD_PATCHES)")
+	root.PersistentFlags().StringVar(&g.patches, "patches", defaultPatches, "folder holding one recipe folder per version (env EPP_BUILD_PATCHES; default ./patches when it exists, else the recipes built into this binary)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(
 		newVersionsCommand(g),

@@ -101,7 +101,10 @@ func buildInSolve(ctx context.Context, m modeInput) (*built, error) {
 		return nil, fmt.Errorf("image: %w", err) // the C API's crates or the EPP's modules: not the check's fault
 	}
 	if checkErr != nil && ctx.Err() == nil {
-		return nil, checkErr // as host mode reports it: exit 5 for a prototype mismatch
+		// As host mode reports it: exit 5 for a prototype mismatch. The
+		// C API stages run with the solve's attestations, so the SBOM
+		// generator can fail here first; it gets host mode's hint.
+		return nil, p.attest.ExplainSolveError(checkErr)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("image: %w", p.attest.ExplainSolveError(err))

@@ -42,7 +42,9 @@ func solveOptions(m modeInput) image.SolveOptions {
 	if opt.BuilderImage != "" {
 		buildArgs["BUILDER_IMAGE"] = opt.BuilderImage
 	}
+	labels, annotations := m.p.imageMetadata(m.in)
 	return image.SolveOptions{
+		Labels: labels, Annotations: annotations,
 		Platforms: m.p.platforms, BuildArgs: buildArgs,
 		Repository: m.p.repository, Push: opt.Push, OCITar: opt.OCITar, ImageName: m.p.tag.String(),
 		Insecure: opt.Insecure, SourceDateEpoch: m.in.UpstreamTime, Progress: opt.Progress, Out: m.log,

@@ -95,6 +95,19 @@ type Options struct {
 	// and --build-arg values (fetch.go).
 	Fetch FetchOptions
 
+	// Tags are more tags for the image, in its repository, set with
+	// Image's after every check (--tag, templates already expanded).
+	Tags []string
+	// Labels (KEY=VALUE) and Annotations (buildx's [TYPE,...:]KEY=VALUE)
+	// go over the OCI defaults (see imageMetadata).
+	Labels, Annotations []string
+
+	// shared is a connected node plan a caller building several versions
+	// passes to each build (ReleaseAll): one connection, one cache.
+	shared *nodes.Plan
+	// preflighted: the caller ran Preflight already.
+	preflighted bool
+
 	// retryBackoff overrides the first registry retry delay (tests).
 	retryBackoff time.Duration
 }
@@ -127,6 +140,7 @@ type plan struct {
 	// cacheImports and cacheExports are CacheFrom and CacheTo parsed.
 	cacheImports, cacheExports []client.CacheOptionsEntry
 	fetch                      *fetchPlan
+	ci                         ciSettings
 }
 
 // OptionsError lists every option that cannot work, found before any
@@ -236,6 +250,7 @@ func (o *Options) checkOptions() (*plan, []string, error) {
 	}
 	fetch, fetchProblems := o.resolveFetch()
 	p.fetch, problems = fetch, append(problems, fetchProblems...)
+	problems = append(problems, o.checkCI(p)...)
 	if err := o.Progress.Check(); err != nil {
 		problems = append(problems, fmt.Sprintf("progress %q: use %s", o.Progress, strings.Join(progress.Modes, ", ")))
 	}

@@ -22,6 +22,7 @@ import (
 // fails the build, naming the node; nothing is tagged here.
 func solveImage(ctx context.Context, plan *nodes.Plan, so image.SolveOptions, ro image.RegistryOptions) (*image.SolveResult, error) {
 	if !plan.PerPlatform {
+		so.Node = plan.Nodes[0].Addr
 		return image.Solve(ctx, plan.Nodes[0].Client, so)
 	}
 	digests := make([]string, len(plan.Nodes))
@@ -53,7 +54,7 @@ func solveImage(ctx context.Context, plan *nodes.Plan, so image.SolveOptions, ro
 	if err := eg.Wait(); err != nil {
 		return nil, err
 	}
-	dgst, err := image.AssembleIndex(ctx, so.Repository, digests, ro)
+	dgst, err := image.AssembleAnnotatedIndex(ctx, so.Repository, digests, image.IndexAnnotations(so.Annotations), ro)
 	if err != nil {
 		return nil, err
 	}

@@ -28,11 +28,17 @@ type Request struct {
 
 // Release is the one owner of the build pipeline, run in one direction:
 // apply -> the C API pin (or Options.CAPISrc) -> compile -> image ->
-// attest -> report. Bad options fail before anything is fetched.
+// attest -> report. Bad options, and anything external the build needs
+// that is missing (Preflight), fail before anything is fetched.
 func Release(ctx context.Context, req Request) (*report.Report, error) {
 	opt, r := req.Options, req.Recipe
 	if err := opt.Validate(); err != nil {
 		return nil, err
+	}
+	if !opt.preflighted {
+		if err := Preflight(ctx, req); err != nil {
+			return nil, err
+		}
 	}
 	tree := req.TreeDir
 	if tree == "" {

@@ -68,10 +68,14 @@ func Run(ctx context.Context, in Input, opt Options) (*report.Report, error) {
 	// Connect first, to every node at once: an unreachable buildkitd should
 	// fail in a second, not after minutes of cargo and go builds.
 	t0 := time.Now()
-	if err := p.nodes.Connect(ctx, opt.TLS); err != nil {
-		return nil, err
+	if opt.shared != nil {
+		p.nodes = opt.shared // connected once for every version (ReleaseAll)
+	} else {
+		if err := p.nodes.Connect(ctx, opt.TLS); err != nil {
+			return nil, err
+		}
+		defer p.nodes.Close()
 	}
-	defer p.nodes.Close()
 	stage("connect", t0)
 
 	work, err := workDirFor(opt.CacheDir, in.TreeDir)
@@ -137,6 +141,9 @@ func Run(ctx context.Context, in Input, opt Options) (*report.Report, error) {
 		stage("tag", t0)
 		rep.Outputs.Image = p.tag.String()
 		fmt.Fprintf(stdout, "tagged %s -> %s\n", p.tag.String(), built.digest)
+		if err := tagMore(ctx, p, digestRef, ro, stdout); err != nil {
+			return nil, err
+		}
 	} else {
 		t0 = time.Now()
 		v, err := image.VerifyOCITar(opt.OCITar, p.platforms)

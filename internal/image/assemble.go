@@ -19,6 +19,12 @@ import (
 // descriptor exactly as its solve wrote it (platform, annotations). It
 // returns the new index's digest; nothing is tagged.
 func AssembleIndex(ctx context.Context, repository string, digests []string, ro RegistryOptions) (string, error) {
+	return AssembleAnnotatedIndex(ctx, repository, digests, nil, ro)
+}
+
+// AssembleAnnotatedIndex is AssembleIndex with annotations on the index
+// itself (--annotation index:KEY=VALUE and the OCI defaults).
+func AssembleAnnotatedIndex(ctx context.Context, repository string, digests []string, annotations map[string]string, ro RegistryOptions) (string, error) {
 	repo, err := name.NewRepository(repository, ro.nameOpts()...)
 	if err != nil {
 		return "", fmt.Errorf("assemble index in %s: %w", repository, err)
@@ -51,6 +57,7 @@ func AssembleIndex(ctx context.Context, repository string, digests []string, ro 
 		SchemaVersion: 2,
 		MediaType:     types.OCIImageIndex,
 		Manifests:     append(images, attestations...),
+		Annotations:   annotations,
 	})
 	if err != nil {
 		return "", err

@@ -116,6 +116,10 @@ func parseCacheEntry(value, direction string, insecure bool) (client.CacheOption
 		if attrs[key] == "" {
 			return client.CacheOptionsEntry{}, bad("type=local needs %s=DIR", key)
 		}
+	case "gha":
+		if err := addActionsEnv(attrs); err != nil {
+			return client.CacheOptionsEntry{}, bad("%v", err)
+		}
 	case "inline":
 		if direction == CacheImport {
 			return client.CacheOptionsEntry{}, bad("type=inline is only for --cache-to; import an inline cache with --cache-from REGISTRY/REPO:TAG")
@@ -139,7 +143,8 @@ func DescribeCache(e client.CacheOptionsEntry) string {
 // each platform builds on its own BuildKit: a registry ref's tag and a
 // local folder get the platform as a suffix (ref:buildcache ->
 // ref:buildcache-linux-arm64, DIR -> DIR/linux-arm64), so the nodes do not
-// overwrite each other's cache. Other types are returned unchanged.
+// overwrite each other's cache; a gha entry's scope gets the suffix too.
+// Other types are returned unchanged.
 func CacheForPlatform(entries []client.CacheOptionsEntry, platform string) []client.CacheOptionsEntry {
 	suffix := strings.ReplaceAll(platform, "/", "-")
 	var out []client.CacheOptionsEntry
@@ -148,6 +153,12 @@ func CacheForPlatform(entries []client.CacheOptionsEntry, platform string) []cli
 		switch e.Type {
 		case "registry":
 			attrs["ref"] = refWithTagSuffix(attrs["ref"], suffix)
+		case "gha":
+			scope := attrs["scope"]
+			if scope == "" {
+				scope = "buildkit" // BuildKit's default scope
+			}
+			attrs["scope"] = scope + "-" + suffix
 		case "local":
 			for _, k := range []string{"src", "dest"} {
 				if attrs[k] != "" {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -60,6 +61,13 @@ type SolveOptions struct {
 	// Secrets are served to the solve's session by id, for RUN
 	// --mount=type=secret (fetchsteps.go); never written anywhere.
 	Secrets map[string][]byte
+	// Node is the daemon's address, for messages.
+	Node string
+	// Labels are image config labels (the Dockerfile frontend's label:KEY).
+	Labels map[string]string
+	// Annotations are exporter attributes annotation-TYPE.KEY (see
+	// ParseAnnotations), given to every exporter.
+	Annotations map[string]string
 }
 
 // SolveResult is what the solve exported.
@@ -94,6 +102,9 @@ func Solve(ctx context.Context, c *client.Client, opt SolveOptions) (*SolveResul
 		}
 		if fe := (*FetchError)(nil); errors.As(err, &fe) {
 			return nil, fe // a fetch inside the solve, not the registry: not retried
+		}
+		if nodeGone(ctx, c, err) {
+			return nil, &NodeGoneError{Addr: opt.Node, Err: err}
 		}
 		if pe := (*prepareError)(nil); errors.As(err, &pe) {
 			return nil, pe.err
@@ -147,6 +158,9 @@ func solveOnce(ctx context.Context, c *client.Client, opt SolveOptions) (*SolveR
 	for k, v := range opt.BuildArgs {
 		attrs["build-arg:"+k] = v
 	}
+	for k, v := range opt.Labels {
+		attrs["label:"+k] = v
+	}
 	epoch := ""
 	if !opt.SourceDateEpoch.IsZero() {
 		epoch = strconv.FormatInt(opt.SourceDateEpoch.Unix(), 10)
@@ -162,6 +176,7 @@ func solveOnce(ctx context.Context, c *client.Client, opt SolveOptions) (*SolveR
 			a[string(exptypes.OptKeyName)] = opt.ImageName
 		}
 		addEpoch(a, epoch)
+		maps.Copy(a, opt.Annotations)
 		exports = append(exports, client.ExportEntry{Type: client.ExporterOCI, Attrs: a,
 			Output: func(map[string]string) (io.WriteCloser, error) {
 				if err := os.MkdirAll(filepath.Dir(tmpTar), 0o755); err != nil {
@@ -186,6 +201,7 @@ func solveOnce(ctx context.Context, c *client.Client, opt SolveOptions) (*SolveR
 			a[string(exptypes.OptKeyInsecure)] = "true"
 		}
 		addEpoch(a, epoch)
+		maps.Copy(a, opt.Annotations)
 		exports = append(exports, client.ExportEntry{Type: client.ExporterImage, Attrs: a})
 	}
 	solveOpt := client.SolveOpt{

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"gopkg.in/yaml.v3"
+
+	"github.com/epp-build/epp-build/internal/build"
+)
+
+// runInEmptyFolder runs a shell script in a folder holding only a copy
+// of the binary as ./epp-build, with env added.
+func runInEmptyFolder(t *testing.T, script string, env map[string]string) result {
+	t.Helper()
+	dir := t.TempDir()
+	data, err := os.ReadFile(binary)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "epp-build"), data, 0o755))
+	cmd := exec.Command("bash", "-euo", "pipefail", "-c", script)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir(), "EPP_BUILD_PATCHES=", "BUILDKIT_HOST=")
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err = cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else {
+		require.NoError(t, err)
+	}
+	return result{out.String(), errb.String(), code}
+}
+
+// githubExpressions are the ${{ }} expressions the workflow may use, with
+// the values a run would give them.
+var githubExpressions = map[string]string{
+	"github.repository_owner":   "example-org",
+	"github.repository":         "example-org/epp",
+	"github.server_url":         "https://github.com",
+	"github.actor":              "bot",
+	"secrets.GITHUB_TOKEN":      "token",
+	"steps.buildx.outputs.name": "builder-1",
+	"vars.EPP_BUILD_URL":        "https://downloads.example/epp-build",
+	"vars.EPP_BUILDER_IMAGE":    "ghcr.io/example-org/epp-builder:bookworm",
+}
+
+var githubExpression = regexp.MustCompile(`\$\{\{\s*([^}]*?)\s*\}\}`)
+
+func githubValue(t *testing.T, s string) string {
+	return githubExpression.ReplaceAllStringFunc(s, func(m string) string {
+		key := githubExpression.FindStringSubmatch(m)[1]
+		v, ok := githubExpressions[key]
+		if !ok {
+			t.Errorf("the workflow uses ${{ %s }}: add its value to githubExpressions", key)
+		}
+		return v
+	})
+}
+
+// The GitHub Actions example's build step runs as written (with --dry-run
+// added) from a folder holding only the binary: every flag exists and the
+// plan is the one the comments describe. actionlint checks the rest in
+// `make lint`.
+func TestGitHubActionsExampleRuns(t *testing.T) {
+	var wf struct {
+		Jobs map[string]struct {
+			Env   map[string]string `yaml:"env"`
+			Steps []struct {
+				Uses string            `yaml:"uses"`
+				Run  string            `yaml:"run"`
+				Env  map[string]string `yaml:"env"`
+			} `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "ci", "github-actions.yml"))
+	require.NoError(t, err)
+	require.NoError(t, yaml.Unmarshal(data, &wf))
+	job, ok := wf.Jobs["build"]
+	require.True(t, ok)
+	var uses []string
+	var ran bool
+	for _, step := range job.Steps {
+		if step.Uses != "" {
+			uses = append(uses, step.Uses)
+		}
+		if !strings.Contains(step.Run, "./epp-build build") {
+			continue
+		}
+		env := map[string]string{
+			// what crazy-max/ghaction-github-runtime exports
+			"ACTIONS_RUNTIME_TOKEN": "runtime-token", "ACTIONS_RESULTS_URL": "https://results.example/",
+		}
+		for k, v := range job.Env {
+			env[k] = githubValue(t, v)
+		}
+		for k, v := range step.Env {
+			env[k] = githubValue(t, v)
+		}
+		r := runInEmptyFolder(t, githubValue(t, strings.TrimSpace(step.Run))+" --dry-run=json", env)
+		require.Equal(t, 0, r.code, r.stderr)
+		var plans []build.DryRun
+		require.NoError(t, json.Unmarshal([]byte(r.stdout), &plans), r.stdout)
+		require.Len(t, plans, 2)
+		assert.Equal(t, []string{"ghcr.io/example-org/dynamo-epp:v0.7.0", "ghcr.io/example-org/dynamo-epp:v0.7.0-gaie-v0.5.1"}, plans[0].Tags)
+		assert.Equal(t, "v1.4.2", plans[1].Version)
+		assert.Equal(t, "container", plans[0].Compile)
+		assert.Equal(t, "docker-container://buildx_buildkit_builder-10", plans[0].Nodes[0].Address)
+		assert.Equal(t, []string{"gha https://results.example/"}, plans[0].CacheFrom)
+		assert.Equal(t, "https://github.com/example-org/epp", plans[0].Labels[build.OCISource])
+		assert.Equal(t, "report-v1.4.2.json", plans[1].Report)
+		ran = true
+	}
+	assert.True(t, ran, "the workflow has an epp-build build step")
+	assert.Contains(t, uses, "crazy-max/ghaction-github-runtime@v3", "type=gha needs the Actions cache variables in run steps")
+}
+
+// The GitLab example parses as a pipeline with the job, and its build
+// line runs as written (with --dry-run added) from a folder holding only
+// the binary, with GitLab's predefined variables.
+func TestGitLabExampleRuns(t *testing.T) {
+	var pipeline map[string]any
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "ci", "gitlab-ci.yml"))
+	require.NoError(t, err)
+	require.NoError(t, yaml.Unmarshal(data, &pipeline))
+	var job struct {
+		Stage     string            `yaml:"stage"`
+		Image     string            `yaml:"image"`
+		Services  []map[string]any  `yaml:"services"`
+		Variables map[string]string `yaml:"variables"`
+		Script    []string          `yaml:"script"`
+		Artifacts struct {
+			Paths []string `yaml:"paths"`
+		} `yaml:"artifacts"`
+	}
+	raw, err := yaml.Marshal(pipeline["epp-image"])
+	require.NoError(t, err)
+	require.NoError(t, yaml.Unmarshal(raw, &job))
+	assert.Contains(t, pipeline["stages"], job.Stage)
+	require.Len(t, job.Services, 1)
+	assert.Equal(t, "buildkitd", job.Services[0]["alias"])
+
+	env := map[string]string{"CI_REGISTRY_IMAGE": "registry.gitlab.example/group/epp", "CI_PIPELINE_ID": "4711",
+		"EPP_BUILDER_IMAGE": "registry.gitlab.example/group/builder:bookworm"}
+	for k, v := range job.Variables {
+		env[k] = os.Expand(v, func(k string) string { return env[k] })
+	}
+	var ran bool
+	for _, line := range job.Script {
+		if !strings.HasPrefix(line, "./epp-build build") {
+			continue
+		}
+		r := runInEmptyFolder(t, line+" --dry-run=json", env)
+		require.Equal(t, 0, r.code, r.stderr)
+		var plan build.DryRun
+		require.NoError(t, json.Unmarshal([]byte(r.stdout), &plan), r.stdout)
+		assert.Equal(t, []string{"registry.gitlab.example/group/epp/dynamo-epp:v0.7.0", "registry.gitlab.example/group/epp/dynamo-epp:v0.7.0-4711"}, plan.Tags)
+		assert.Equal(t, "tcp://buildkitd:1234", plan.Nodes[0].Address)
+		assert.Equal(t, []string{"registry registry.gitlab.example/group/epp/dynamo-epp:buildcache"}, plan.CacheTo)
+		ran = true
+	}
+	assert.True(t, ran, "the job runs epp-build build")
+	for _, f := range []string{"metadata.json", "image-refs.txt", "report.json"} {
+		assert.Contains(t, job.Artifacts.Paths, f)
+	}
+}

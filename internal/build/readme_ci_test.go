@@ -1,0 +1,142 @@
+package build
+
+import (
+	"bufio"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/epp-build/epp-build/internal/testenv"
+)
+
+// readmeSnippet is the indented block that follows heading in the README.
+func readmeSnippet(t *testing.T, heading string) []string {
+	t.Helper()
+	f, err := os.Open(filepath.Join("..", "..", "README.md"))
+	require.NoError(t, err)
+	defer f.Close()
+	var lines []string
+	in, seen := false, false
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == heading:
+			seen = true
+		case seen && strings.HasPrefix(line, "    "):
+			in = true
+			lines = append(lines, strings.TrimPrefix(line, "    "))
+		case in:
+			return lines
+		}
+	}
+	require.True(t, seen, "README has %q", heading)
+	return lines
+}
+
+// The README's CI job runs as written from an empty folder: it downloads
+// the binary (served here, so the folder starts empty), builds the real
+// GAIE v0.7.0 for two platforms (host mode: this machine's toolchains) on
+// a real buildkitd, pushes to a real registry with two tags, writes the CI
+// files, and verifies each pushed image.
+func TestREADMECISnippetRunsWithTheBinaryAlone(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds GAIE for two arches: minutes")
+	}
+	requireDaemons(t)
+	requireToolchains(t)
+	snippet := readmeSnippet(t, "### A CI job with only the binary")
+	require.Len(t, snippet, 3, "download, build, verify")
+
+	tools := t.TempDir()
+	bin := filepath.Join(tools, "epp-build")
+	out, err := exec.Command("go", "build", "-o", bin, "../../cmd/epp-build").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { http.ServeFile(w, r, bin) }))
+	defer srv.Close()
+	for _, tool := range []string{"curl", "chmod"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			testenv.Require(t, tool, err.Error())
+		}
+	}
+	goenv, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE").Output()
+	require.NoError(t, err)
+	caches := strings.Fields(string(goenv))
+	require.Len(t, caches, 2)
+
+	job := t.TempDir() // empty: the binary is downloaded into it
+	cmd := exec.Command("/bin/bash", "-euo", "pipefail", "-c", strings.Join(snippet, "\n"))
+	cmd.Dir = job
+	cmd.Env = append(os.Environ(),
+		"HOME="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir(), "DOCKER_CONFIG="+t.TempDir(), "EPP_BUILD_PATCHES=",
+		// Go's build and module caches, as a CI runner restores them.
+		"GOCACHE="+caches[0], "GOMODCACHE="+caches[1],
+		"EPP_BUILD_URL="+srv.URL+"/epp-build", "REGISTRY="+reg.Host, "BUILDKIT_HOST="+bk.Addr,
+		"BASE_IMAGE=scratch", "SBOM_GENERATOR="+sbomGenerator, "CAPI_SRC="+copyCAPIDouble(t),
+		// GAIE comes from the module proxy (its git host is not reachable
+		// here), checked against the recipe's module hash.
+		"GONOSUMDB=sigs.k8s.io/gateway-api-inference-extension",
+	)
+	start := time.Now()
+	out, err = cmd.CombinedOutput()
+	t.Logf("the README's CI job: %s", time.Since(start).Round(time.Second))
+	require.NoError(t, err, "%s", tail(string(out), 6000))
+
+	refs, err := os.ReadFile(filepath.Join(job, "image-refs.txt"))
+	require.NoError(t, err)
+	lines := strings.Fields(string(refs))
+	require.Len(t, lines, 1)
+	repo, dgst, ok := strings.Cut(lines[0], "@")
+	require.True(t, ok, lines[0])
+	assert.Equal(t, reg.Host+"/dynamo/epp", repo)
+	assert.Contains(t, string(out), "verified "+lines[0], "the verify loop ran")
+
+	var meta map[string]any
+	data, err := os.ReadFile(filepath.Join(job, "metadata.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &meta))
+	assert.Equal(t, dgst, meta["containerimage.digest"])
+	tags := []string{reg.Host + "/dynamo/epp:v0.7.0", reg.Host + "/dynamo/epp:v0.7.0-978c23bb96cc"}
+	assert.Equal(t, strings.Join(tags, ","), meta["image.name"])
+	desc, _ := meta["containerimage.descriptor"].(map[string]any)
+	assert.Equal(t, "application/vnd.oci.image.index.v1+json", desc["mediaType"])
+	assert.Equal(t, dgst, desc["digest"])
+
+	for _, tag := range tags {
+		idx, got := taggedIndex(t, tag)
+		assert.Equal(t, dgst, got.String(), tag)
+		m, err := idx.IndexManifest()
+		require.NoError(t, err)
+		assert.Equal(t, "v0.7.0", m.Annotations[OCIVersion])
+		assert.Equal(t, "978c23bb96cce25f11cea2421523cb479026e2e9", m.Annotations[OCIRevision])
+	}
+	r, err := name.ParseReference(tags[0])
+	require.NoError(t, err)
+	img, err := remote.Image(r) // this machine's platform
+	require.NoError(t, err)
+	cfg, err := img.ConfigFile()
+	require.NoError(t, err)
+	assert.Equal(t, "https://github.com/kubernetes-sigs/gateway-api-inference-extension.git", cfg.Config.Labels[OCISource])
+	for _, f := range []string{"epp-build", "metadata.json", "image-refs.txt", "report.json"} {
+		assert.FileExists(t, filepath.Join(job, f))
+	}
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
