@@ -2,6 +2,7 @@ package intree
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 )
@@ -27,6 +28,14 @@ not json: a build error printed by go test
 	assert.Equal(t, []string{"TestB/sub", "TestB", "q"}, failed)
 	assert.Equal(t, "boom\n", outputs["TestB/sub"])
 	assert.Contains(t, outputs["q"], "build failed")
+}
+
+func TestTestsElapsedSumsPackages(t *testing.T) {
+	out := []byte(`{"Action":"pass","Package":"p","Test":"TestA","Elapsed":1.5}
+{"Action":"pass","Package":"p","Elapsed":2.5}
+{"Action":"fail","Package":"q","Elapsed":1}
+`)
+	assert.Equal(t, 3500*time.Millisecond, testsElapsed(out))
 }
 
 func TestSkipPatternJoinsAPinsFailures(t *testing.T) {

@@ -19,6 +19,7 @@ import (
 	"github.com/epp-build/epp-build/internal/source"
 	"github.com/epp-build/epp-build/internal/testenv"
 	"github.com/epp-build/epp-build/internal/testutil/controlplane"
+	"github.com/go-git/go-git/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -30,10 +31,22 @@ import (
 // 9004 BBR), so they run one at a time; later pins take free ports.
 var integrationSuites = []string{"./test/integration/epp/...", "./test/integration/bbr/..."}
 
-// integrationVersions are the releases whose suites have been run and
-// their upstream failures recorded (GAIE v0.5.1 and 7c1f1994dbff). The
-// lines on GAIE v1.2.1 and 206d40dca75d join once a run has recorded theirs.
-var integrationVersions = map[string]bool{"v0.7.0": true, "v0.8.0": true, "v1.4.2": true}
+// integrationRelease is how a version's suites run: the release entry of
+// the version, or of the line whose tree a patch release builds (with the
+// patch release's version).
+func integrationRelease(version string) (release, bool) {
+	name := version
+	if base, ok := patchReleases[version]; ok {
+		name = base
+	}
+	for _, rel := range releases {
+		if rel.version == name {
+			rel.version = version
+			return rel, true
+		}
+	}
+	return release{}, false
+}
 
 // upstreamFailure is an upstream integration test that fails on the
 // unpatched GAIE tree too, so it is skipped in both runs.
@@ -54,17 +67,23 @@ var upstreamFailures = []upstreamFailure{}
 var upstreamPassed = map[string]map[string]int{
 	// GAIE v0.5.1
 	"978c23bb96cce25f11cea2421523cb479026e2e9": {"./test/integration/epp/...": 17, "./test/integration/bbr/...": 7},
+	// GAIE v1.2.1
+	"f316594a0ed4d78d7aed43f4bf066f410ed89b0f": {"./test/integration/epp/...": 18, "./test/integration/bbr/...": 7},
 	// GAIE 7c1f1994dbff
 	"7c1f1994dbffb64036b0c22b8d6f7f9edb8d7c0c": {"./test/integration/epp/...": 113, "./test/integration/bbr/...": 12},
 }
 
 // TestGAIEIntegrationSuites runs GAIE's integration suites on the patched
-// tree of each release against a real kube-apiserver and etcd: every test
+// tree of every version against a real kube-apiserver and etcd: every test
 // must pass (apart from the upstream failures listed above), and at least
 // as many as pass on the unpatched tree. With
 // EPP_BUILD_INTEGRATION_BASELINE=1 it first runs each pin's unpatched tree
 // and checks the recorded counts (that doubles the cost, so CI relies on
 // the record).
+//
+// A version whose patched tree (git tree hash), C API double and build
+// tags are those of a version run before it shares that run: the suites
+// would compile the same files into the same binaries. The log says so.
 func TestGAIEIntegrationSuites(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds GAIE's integration suites: minutes on two cores")
@@ -72,38 +91,85 @@ func TestGAIEIntegrationSuites(t *testing.T) {
 	testenv.Tool(t, "cargo", "the C API test double is built with cargo")
 	assets := controlplane.Assets(t)
 	withBaseline := os.Getenv("EPP_BUILD_INTEGRATION_BASELINE") == "1"
+	root := filepath.Join("..", "..", "patches")
+	versions, err := recipe.Versions(root)
+	require.NoError(t, err)
 	archives := map[string]string{}
 	baselineRun := map[string]bool{}
-	for _, rel := range releases {
-		if !integrationVersions[rel.version] {
-			continue
-		}
-		t.Run(rel.version, func(t *testing.T) {
-			r, err := recipe.LoadVersion(filepath.Join("..", "..", "patches"), rel.version)
+	// runs maps what a run compiled (tree hash, double, tags) to the
+	// version that ran it and whether its suites passed.
+	type run struct {
+		version string
+		passed  bool
+	}
+	runs := map[string]*run{}
+	for _, version := range versions {
+		t.Run(version, func(t *testing.T) {
+			rel, ok := integrationRelease(version)
+			require.True(t, ok, "%s has no entry in releases or patchReleases", version)
+			r, err := recipe.LoadVersion(root, version)
 			require.NoError(t, err)
-			want, ok := upstreamPassed[r.Upstream.Commit]
-			require.True(t, ok, "no recorded upstream results for GAIE %s: run once with EPP_BUILD_INTEGRATION_BASELINE=1 and record them", r.Upstream.Commit)
+			want, recorded := upstreamPassed[r.Upstream.Commit]
+			require.True(t, recorded || withBaseline, "no recorded upstream results for GAIE %s: run once with EPP_BUILD_INTEGRATION_BASELINE=1 and record them", r.Upstream.Commit)
 			skip := skipPattern(r.Upstream.Commit)
 			if withBaseline && !baselineRun[r.Upstream.Commit] {
 				dir := checkoutUpstream(t, r.Upstream, source.GoProxy)
-				baseline := runSuites(t, dir, assets, skip, "unpatched GAIE "+shortRef(r.Upstream.Ref))
+				baseline := runSuites(t, dir, assets, skip, "", "unpatched GAIE "+shortRef(r.Upstream.Ref))
+				baselineRun[r.Upstream.Commit] = true
+				if !recorded {
+					// Check the patched tree against this run, and ask
+					// for the record.
+					want = map[string]int{}
+					for suite, passed := range baseline {
+						want[suite] = len(passed)
+					}
+					t.Errorf("no recorded upstream results for GAIE %s: record %v in upstreamPassed", r.Upstream.Commit, want)
+				}
 				for suite, passed := range baseline {
 					assert.Equal(t, want[suite], len(passed), "%s: recorded count of tests passing on the unpatched tree", suite)
 				}
-				baselineRun[r.Upstream.Commit] = true
 			}
 
 			dir := applyVersion(t, rel)
+			tree := treeHash(t, dir)
+			key := tree + " " + rel.doubleFeatures + " " + rel.tags
+			if prev := runs[key]; prev != nil {
+				t.Logf("%s: patched tree %s (double %q, tags %q) is %s's: its suites' run covers this version, not run again",
+					version, tree, rel.doubleFeatures, rel.tags, prev.version)
+				require.True(t, prev.passed, "the suites failed on %s, whose tree this is", prev.version)
+				return
+			}
+			this := &run{version: version}
+			runs[key] = this
 			if archives[rel.doubleFeatures] == "" {
 				archives[rel.doubleFeatures] = buildDouble(t, rel.doubleFeatures)
 			}
 			stageArchive(t, dir, rel.binding, archives[rel.doubleFeatures])
-			patched := runSuites(t, dir, assets, skip, "patched "+rel.version)
+			patched := runSuites(t, dir, assets, skip, rel.tags, "patched "+version+" (tree "+tree[:12]+")")
 			for suite, n := range want {
 				assert.GreaterOrEqual(t, len(patched[suite]), n, "%s: tests that pass on the unpatched tree must pass on the patched one", suite)
 			}
+			this.passed = !t.Failed()
 		})
 	}
+}
+
+// treeHash is the git tree of the patched tree's HEAD: equal hashes are
+// byte-identical trees.
+func treeHash(t *testing.T, dir string) string {
+	t.Helper()
+	repo, err := git.PlainOpen(dir)
+	require.NoError(t, err)
+	head, err := repo.Head()
+	require.NoError(t, err)
+	commit, err := repo.CommitObject(head.Hash())
+	require.NoError(t, err)
+	wt, err := repo.Worktree()
+	require.NoError(t, err)
+	status, err := wt.Status()
+	require.NoError(t, err)
+	require.True(t, status.IsClean(), "the patched tree differs from its HEAD:\n%s", status)
+	return commit.TreeHash.String()
 }
 
 // shortRef abbreviates a commit ref; a tag stays as it is.
@@ -117,27 +183,44 @@ func shortRef(ref string) string {
 // suiteResults are the passed tests of each suite.
 type suiteResults map[string][]string
 
-// runSuites runs each integration suite in dir with envtest's assets and
-// fails the test on any failed test; it returns the tests that passed.
-func runSuites(t *testing.T, dir, assets, skip, label string) suiteResults {
+// runSuites runs each integration suite in dir with envtest's assets (and
+// the build tags of the tree's C API variant) and fails the test on any
+// failed test; it returns the tests that passed.
+func runSuites(t *testing.T, dir, assets, skip, tags, label string) suiteResults {
 	t.Helper()
 	results := suiteResults{}
 	for _, suite := range integrationSuites {
 		args := []string{"test", "-race", "-count=1", "-json", "-timeout=20m"}
+		if tags != "" {
+			args = append(args, "-tags="+tags)
+		}
 		if skip != "" {
 			args = append(args, "-skip", skip)
 		}
 		cmd := exec.Command("go", append(args, suite)...)
 		cmd.Dir = dir
 		cmd.Env = append(envWithout("KUBECONFIG", "USE_EXISTING_CLUSTER", "TEST_ASSET_KUBE_APISERVER", "TEST_ASSET_ETCD", "TEST_ASSET_KUBECTL"),
-			"KUBEBUILDER_ASSETS="+assets, "CGO_ENABLED=1", "GOFLAGS=-mod=mod", "GOWORK=off",
+			"KUBEBUILDER_ASSETS="+assets,
+			// envtest gives the API server 20 s to become ready; on two
+			// busy cores it needs more, and a suite that cannot start it
+			// fails every test.
+			"KUBEBUILDER_CONTROLPLANE_START_TIMEOUT=3m", "KUBEBUILDER_CONTROLPLANE_STOP_TIMEOUT=1m",
+			"CGO_ENABLED=1", "GOFLAGS=-mod=mod", "GOWORK=off",
 			"GONOSUMDB=sigs.k8s.io/gateway-api-inference-extension")
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		start := time.Now()
 		out, err := cmd.Output()
 		passed, failed, outputs := parseTestJSON(out)
-		t.Logf("%s %s: %s, %d passed, %d failed", label, suite, time.Since(start).Round(time.Second), len(passed), len(failed))
+		// CPU time (go, the compilers, the test binary and the control
+		// plane it starts) says what the suite costs whatever else the
+		// machine runs.
+		var cpu time.Duration
+		if cmd.ProcessState != nil {
+			cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		}
+		t.Logf("%s %s: %s (tests ran %s of it), %s CPU, %d passed, %d failed", label, suite, time.Since(start).Round(time.Second),
+			testsElapsed(out).Round(time.Second), cpu.Round(time.Second), len(passed), len(failed))
 		if err != nil || len(failed) > 0 {
 			var detail strings.Builder
 			for _, name := range failed {
@@ -180,6 +263,24 @@ func parseTestJSON(out []byte) (passed, failed []string, outputs map[string]stri
 	}
 	sort.Strings(passed)
 	return passed, failed, outputs
+}
+
+// testsElapsed sums the run time go test -json reports for each package
+// (the test binary's run, without compiling it).
+func testsElapsed(out []byte) time.Duration {
+	var total time.Duration
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		var ev struct {
+			Action, Test string
+			Elapsed      float64
+		}
+		if json.Unmarshal(sc.Bytes(), &ev) == nil && ev.Test == "" && (ev.Action == "pass" || ev.Action == "fail") {
+			total += time.Duration(ev.Elapsed * float64(time.Second))
+		}
+	}
+	return total
 }
 
 // skipPattern is the go test -skip pattern of a GAIE commit's upstream
