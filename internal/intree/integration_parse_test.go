@@ -49,3 +49,32 @@ func TestSkipPatternJoinsAPinsFailures(t *testing.T) {
 	assert.Equal(t, `^(TestX|TestZ_1\.5)$`, skipPattern("a"))
 	assert.Empty(t, skipPattern("c"))
 }
+
+// TestOnlyUpstreamRacesIsNarrow checks that a suite's failure passes as a
+// known upstream race only when every test passed and every race report
+// names a known frame of that pin.
+func TestOnlyUpstreamRacesIsNarrow(t *testing.T) {
+	saved := upstreamRaces
+	t.Cleanup(func() { upstreamRaces = saved })
+	upstreamRaces = []upstreamRace{{commit: "a", frame: "integration.Known.func1()"}}
+	race := func(frame string) string {
+		return `{"Action":"output","Package":"p","Output":"WARNING: DATA RACE\n"}
+{"Action":"output","Package":"p","Output":"  ` + frame + `\n"}
+{"Action":"output","Package":"p","Output":"==================\n"}
+`
+	}
+	pass := `{"Action":"pass","Package":"p","Test":"TestA"}
+{"Action":"output","Package":"p","Output":"PASS\n"}
+`
+	fail := `{"Action":"fail","Package":"p"}
+`
+	assert.True(t, onlyUpstreamRaces([]byte(pass+race("integration.Known.func1()")+fail), "a"))
+	assert.True(t, onlyUpstreamRaces([]byte(pass+race("integration.Known.func1()")+race("integration.Known.func1()")+fail), "a"))
+	assert.False(t, onlyUpstreamRaces([]byte(pass+race("integration.Known.func1()")+fail), "b"), "another pin")
+	assert.False(t, onlyUpstreamRaces([]byte(pass+race("integration.Known.func1()")+race("handlers.Other()")+fail), "a"), "an unknown race too")
+	assert.False(t, onlyUpstreamRaces([]byte(pass+fail), "a"), "a failure without a race")
+	assert.False(t, onlyUpstreamRaces([]byte(pass+race("integration.Known.func1()")+`{"Action":"fail","Package":"p","Test":"TestB"}
+`+fail), "a"), "a failed test")
+	assert.False(t, onlyUpstreamRaces([]byte(`{"Action":"output","Package":"p","Output":"panic: boom\n"}
+`+race("integration.Known.func1()")+fail), "a"), "a panic")
+}

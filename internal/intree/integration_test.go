@@ -59,6 +59,75 @@ type upstreamFailure struct {
 // today.
 var upstreamFailures = []upstreamFailure{}
 
+// upstreamRace is a data race in a GAIE pin's own test code: the race
+// detector reports it, when the timing allows, after every test passed, so
+// the package fails and no test does. Its code is upstream's and the
+// series does not touch it: it fails the unpatched tree the same way.
+type upstreamRace struct {
+	commit string
+	// frame is a function that every race report of it names.
+	frame, reason string
+}
+
+var upstreamRaces = []upstreamRace{{
+	// GAIE v0.5.1
+	commit: "978c23bb96cce25f11cea2421523cb479026e2e9",
+	frame:  "test/integration.StreamedRequest.func1()",
+	reason: "test/integration/util.go's StreamedRequest starts a goroutine per call that sleeps 10 s and then sets " +
+		"a bool the call's loop reads, without synchronization; the race detector reports it when the suite still " +
+		"runs 10 s after a call (on busy cores). Later pins no longer have it.",
+}}
+
+// onlyUpstreamRaces reports whether a suite failed only through the known
+// races of its pin: no test failed, and every failed package reports data
+// races that each name one of them, and nothing else went wrong.
+func onlyUpstreamRaces(out []byte, commit string) bool {
+	var frames []string
+	for _, r := range upstreamRaces {
+		if r.commit == commit {
+			frames = append(frames, r.frame)
+		}
+	}
+	outputs := map[string]string{}
+	var failedPackages []string
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		var ev struct{ Action, Package, Test, Output string }
+		if json.Unmarshal(sc.Bytes(), &ev) != nil {
+			continue
+		}
+		switch {
+		case ev.Action == "fail" && ev.Test != "":
+			return false
+		case ev.Action == "fail":
+			failedPackages = append(failedPackages, ev.Package)
+		case ev.Action == "output" && ev.Test == "":
+			outputs[ev.Package] += ev.Output
+		}
+	}
+	if len(frames) == 0 || len(failedPackages) == 0 {
+		return false
+	}
+	for _, pkg := range failedPackages {
+		reports := strings.Split(outputs[pkg], "WARNING: DATA RACE")
+		if len(reports) < 2 || strings.Contains(outputs[pkg], "[build failed]") || strings.Contains(outputs[pkg], "panic:") {
+			return false
+		}
+		for _, report := range reports[1:] {
+			report, _, _ = strings.Cut(report, "==================")
+			known := false
+			for _, f := range frames {
+				known = known || strings.Contains(report, f)
+			}
+			if !known {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // upstreamPassed is how many tests of each suite pass on the unpatched tree
 // of each pin, recorded by a run with EPP_BUILD_INTEGRATION_BASELINE=1 (which
 // also runs the unpatched trees and checks these numbers). A patched tree
@@ -114,7 +183,7 @@ func TestGAIEIntegrationSuites(t *testing.T) {
 			skip := skipPattern(r.Upstream.Commit)
 			if withBaseline && !baselineRun[r.Upstream.Commit] {
 				dir := checkoutUpstream(t, r.Upstream, source.GoProxy)
-				baseline := runSuites(t, dir, assets, skip, "", "unpatched GAIE "+shortRef(r.Upstream.Ref))
+				baseline := runSuites(t, dir, assets, r.Upstream.Commit, skip, "", "unpatched GAIE "+shortRef(r.Upstream.Ref))
 				baselineRun[r.Upstream.Commit] = true
 				if !recorded {
 					// Check the patched tree against this run, and ask
@@ -145,7 +214,7 @@ func TestGAIEIntegrationSuites(t *testing.T) {
 				archives[rel.doubleFeatures] = buildDouble(t, rel.doubleFeatures)
 			}
 			stageArchive(t, dir, rel.binding, archives[rel.doubleFeatures])
-			patched := runSuites(t, dir, assets, skip, rel.tags, "patched "+version+" (tree "+tree[:12]+")")
+			patched := runSuites(t, dir, assets, r.Upstream.Commit, skip, rel.tags, "patched "+version+" (tree "+tree[:12]+")")
 			for suite, n := range want {
 				assert.GreaterOrEqual(t, len(patched[suite]), n, "%s: tests that pass on the unpatched tree must pass on the patched one", suite)
 			}
@@ -185,8 +254,9 @@ type suiteResults map[string][]string
 
 // runSuites runs each integration suite in dir with envtest's assets (and
 // the build tags of the tree's C API variant) and fails the test on any
-// failed test; it returns the tests that passed.
-func runSuites(t *testing.T, dir, assets, skip, tags, label string) suiteResults {
+// failed test (a package failed only by its pin's upstreamRaces is logged
+// instead); it returns the tests that passed.
+func runSuites(t *testing.T, dir, assets, commit, skip, tags, label string) suiteResults {
 	t.Helper()
 	results := suiteResults{}
 	for _, suite := range integrationSuites {
@@ -221,7 +291,9 @@ func runSuites(t *testing.T, dir, assets, skip, tags, label string) suiteResults
 		}
 		t.Logf("%s %s: %s (tests ran %s of it), %s CPU, %d passed, %d failed", label, suite, time.Since(start).Round(time.Second),
 			testsElapsed(out).Round(time.Second), cpu.Round(time.Second), len(passed), len(failed))
-		if err != nil || len(failed) > 0 {
+		if (err != nil || len(failed) > 0) && onlyUpstreamRaces(out, commit) {
+			t.Logf("%s %s: every test passed; the package failed only on a data race of GAIE's own test code that fails the unpatched tree too (upstreamRaces)", label, suite)
+		} else if err != nil || len(failed) > 0 {
 			var detail strings.Builder
 			for _, name := range failed {
 				detail.WriteString(outputs[name])
