@@ -138,6 +138,8 @@ var upstreamPassed = map[string]map[string]int{
 	"978c23bb96cce25f11cea2421523cb479026e2e9": {"./test/integration/epp/...": 17, "./test/integration/bbr/...": 7},
 	// GAIE v1.2.1
 	"f316594a0ed4d78d7aed43f4bf066f410ed89b0f": {"./test/integration/epp/...": 18, "./test/integration/bbr/...": 7},
+	// GAIE 206d40dca75d
+	"206d40dca75d387ed646c9b3cdb9e873c2197e38": {"./test/integration/epp/...": 113, "./test/integration/bbr/...": 12},
 	// GAIE 7c1f1994dbff
 	"7c1f1994dbffb64036b0c22b8d6f7f9edb8d7c0c": {"./test/integration/epp/...": 113, "./test/integration/bbr/...": 12},
 }
@@ -298,6 +300,9 @@ func runSuites(t *testing.T, dir, assets, commit, skip, tags, label string) suit
 			for _, name := range failed {
 				detail.WriteString(outputs[name])
 			}
+			// A test binary that crashed or exited names no failed test:
+			// the end of its output says why.
+			detail.WriteString("... the suite's output ends:\n" + lastLines(outputText(out), 40) + "\n")
 			t.Fatalf("%s %s failed (%v): %v\n%s\n%s", label, suite, err, failed, detail.String(), lastLines(stderr.String(), 60))
 		}
 		require.NotEmpty(t, passed, "%s %s ran no test", label, suite)
@@ -335,6 +340,20 @@ func parseTestJSON(out []byte) (passed, failed []string, outputs map[string]stri
 	}
 	sort.Strings(passed)
 	return passed, failed, outputs
+}
+
+// outputText is the output of a go test -json run, in order.
+func outputText(out []byte) string {
+	var text strings.Builder
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		var ev struct{ Action, Output string }
+		if json.Unmarshal(sc.Bytes(), &ev) == nil && ev.Action == "output" {
+			text.WriteString(ev.Output)
+		}
+	}
+	return text.String()
 }
 
 // testsElapsed sums the run time go test -json reports for each package
