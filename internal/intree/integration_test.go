@@ -27,8 +27,9 @@ import (
 // integrationSuites are GAIE's own integration suites, as each GAIE pin
 // has them: the EPP suite starts a control plane with controller-runtime's
 // envtest (the CRDs from config/crd/bases), the BBR suite needs none.
-// GAIE v0.5.1's suites listen on fixed ports (9002 ext-proc, 8889 metrics,
-// 9004 BBR), so they run one at a time; later pins take free ports.
+// The suites of GAIE v0.5.1 and v1.2.1 listen on fixed ports (9002
+// ext-proc, 8889 metrics, 9004 BBR), so they run one at a time, and two
+// runs of this test at once collide; later pins take free ports.
 var integrationSuites = []string{"./test/integration/epp/...", "./test/integration/bbr/..."}
 
 // integrationRelease is how a version's suites run: the release entry of
