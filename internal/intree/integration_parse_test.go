@@ -78,3 +78,12 @@ func TestOnlyUpstreamRacesIsNarrow(t *testing.T) {
 	assert.False(t, onlyUpstreamRaces([]byte(`{"Action":"output","Package":"p","Output":"panic: boom\n"}
 `+race("integration.Known.func1()")+fail), "a"), "a panic")
 }
+
+func TestAnyTestFailedIgnoresPackages(t *testing.T) {
+	assert.False(t, anyTestFailed([]byte(`{"Action":"pass","Package":"p","Test":"TestA"}
+{"Action":"fail","Package":"p"}
+`)))
+	assert.True(t, anyTestFailed([]byte(`{"Action":"fail","Package":"p","Test":"TestA/sub"}
+{"Action":"fail","Package":"p"}
+`)))
+}
