@@ -116,19 +116,20 @@ func TestRebaseClassifiesStopsContinuesAndAborts(t *testing.T) {
 	require.Equal(t, 6, r.code, r.stdout+r.stderr)
 	assert.Contains(t, r.stdout, "0001-Route-a.patch  applied at an offset (a.txt +3)")
 	assert.Equal(t, before, snapshot(t, patches), "nothing is written before the rebase finishes")
-	// The failed hunk is in b.txt as diff3 conflict markers, base from v1.
+	// The line both sides changed is in b.txt between diff3 conflict
+	// markers, base from v1, as git am -3 marks it.
 	assert.Contains(t, r.stderr, "conflicts marked in "+work+": b.txt")
 	b, err := os.ReadFile(filepath.Join(work, "b.txt"))
 	require.NoError(t, err)
-	block := "<<<<<<< ours (new upstream)\nb = upstream changed this\nb 2 line\nb 3 line\nb 4 line\n" +
-		"||||||| base (old pin)\nb 1 line\nb 2 line\nb 3 line\nb 4 line\n" +
-		"=======\nb = dynamo\nb 2 line\nb 3 line\nb 4 line\n" +
-		">>>>>>> patch (0002-Route-b.patch)\n"
-	require.Equal(t, block+strings.TrimPrefix(gitfixture.NumberedLines("b", 20), "b 1 line\nb 2 line\nb 3 line\nb 4 line\n"), string(b))
+	block := "<<<<<<< upstream v2\nb = upstream changed this\n" +
+		"||||||| base: v1 and the patches before 0002-Route-b.patch\nb 1 line\n" +
+		"=======\nb = dynamo\n" +
+		">>>>>>> 0002-Route-b.patch\n"
+	require.Equal(t, block+strings.TrimPrefix(gitfixture.NumberedLines("b", 20), "b 1 line\n"), string(b))
 	r = run(t, cache, "--patches", patches, "rebase", "--continue", "--dir", work)
 	require.Equal(t, 6, r.code, "markers left: the rebase stays stopped\n"+r.stdout+r.stderr)
 	assert.Contains(t, r.stderr, "conflict markers are still in b.txt")
-	require.NoError(t, os.WriteFile(filepath.Join(work, "b.txt"), []byte(strings.Replace(string(b), block, "b = dynamo on top of upstream\nb 2 line\nb 3 line\nb 4 line\n", 1)), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(work, "b.txt"), []byte(strings.Replace(string(b), block, "b = dynamo on top of upstream\n", 1)), 0o644))
 	r = run(t, cache, "--patches", patches, "rebase", "--continue", "--dir", work)
 	require.Equal(t, 0, r.code, r.stdout+r.stderr)
 	assert.Contains(t, r.stdout, "0002-Route-b.patch  conflict resolved by hand")

@@ -247,21 +247,6 @@ func addTrailer(body, key, value string) string {
 	}
 }
 
-// Pick applies r's series in work (a folder that must not exist), adds
-// picks on top as commits and returns the new series, exported. The
-// caller writes it; nothing is written if a pick does not apply.
-func Pick(ctx context.Context, r *recipe.Recipe, apply Applier, picks []*patchset.Patch, work string) ([]export.Patch, *patchset.Result, error) {
-	if err := apply(ctx, r, work); err != nil {
-		return nil, nil, err
-	}
-	res, err := patchset.ApplyToRepo(ctx, work, picks, patchset.Options{Branch: "epp-build/" + r.Version})
-	if err != nil {
-		return nil, nil, err
-	}
-	series, err := export.Series(work)
-	return series, res, err
-}
-
 // NewVersion creates patches/<name> extending base, for a line that is
 // base plus picks.
 func NewVersion(root, name, base string) (string, error) {
