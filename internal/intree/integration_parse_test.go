@@ -1,10 +1,14 @@
 package intree
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestParseTestJSONCountsFailures checks what TestGAIEIntegrationSuites
@@ -86,4 +90,23 @@ func TestAnyTestFailedIgnoresPackages(t *testing.T) {
 	assert.True(t, anyTestFailed([]byte(`{"Action":"fail","Package":"p","Test":"TestA/sub"}
 {"Action":"fail","Package":"p"}
 `)))
+}
+
+// TestStopLeftoversStopsOnlyWhatRanFromTheAssets starts a process from a
+// folder standing in for the assets and one from elsewhere: only the first
+// is stopped.
+func TestStopLeftoversStopsOnlyWhatRanFromTheAssets(t *testing.T) {
+	sleep, err := exec.LookPath("sleep")
+	require.NoError(t, err)
+	assets := t.TempDir()
+	require.NoError(t, os.Symlink(sleep, filepath.Join(assets, "kube-apiserver")))
+	inside := exec.Command(filepath.Join(assets, "kube-apiserver"), "60")
+	outside := exec.Command(sleep, "60")
+	require.NoError(t, inside.Start())
+	require.NoError(t, outside.Start())
+	t.Cleanup(func() { _ = outside.Process.Kill(); _ = outside.Wait() })
+
+	stopLeftovers(t, assets)
+	assert.Error(t, inside.Wait(), "the process started from the assets is stopped")
+	assert.Nil(t, outside.ProcessState, "the other one still runs")
 }

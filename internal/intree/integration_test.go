@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -273,6 +274,7 @@ func runSuites(t *testing.T, dir, assets, commit, skip, tags, label string) suit
 		var passed []string
 		for attempt := 1; ; attempt++ {
 			out, stderr, err := runSuite(t, dir, assets, suite, args, label)
+			stopLeftovers(t, assets)
 			var failed []string
 			var outputs map[string]string
 			passed, failed, outputs = parseTestJSON(out)
@@ -334,6 +336,35 @@ func runSuite(t *testing.T, dir, assets, suite string, args []string, label stri
 	t.Logf("%s %s: %s (tests ran %s of it), %s CPU, %d passed, %d failed", label, suite, time.Since(start).Round(time.Second),
 		testsElapsed(out).Round(time.Second), cpu.Round(time.Second), len(passed), len(failed))
 	return out, errBuf.String(), err
+}
+
+// stopLeftovers stops the API servers and etcds a suite's process left
+// running: a harness that exits the process (logging.Fatal) never stops
+// its envtest. They are found by the path they were started from, this
+// test's own assets folder, and stopped by PID.
+func stopLeftovers(t *testing.T, assets string) {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		argv0, _, _ := strings.Cut(string(cmdline), "\x00")
+		if !strings.HasPrefix(argv0, assets+string(filepath.Separator)) {
+			continue
+		}
+		if p, err := os.FindProcess(pid); err == nil && p.Kill() == nil {
+			t.Logf("stopped %s (pid %d), left running by the suite's process", argv0, pid)
+		}
+	}
 }
 
 // anyTestFailed reports whether go test -json output has a failed test
