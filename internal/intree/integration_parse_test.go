@@ -1,9 +1,14 @@
 package intree
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestParseTestJSONCountsFailures checks what TestGAIEIntegrationSuites
@@ -29,6 +34,14 @@ not json: a build error printed by go test
 	assert.Contains(t, outputs["q"], "build failed")
 }
 
+func TestTestsElapsedSumsPackages(t *testing.T) {
+	out := []byte(`{"Action":"pass","Package":"p","Test":"TestA","Elapsed":1.5}
+{"Action":"pass","Package":"p","Elapsed":2.5}
+{"Action":"fail","Package":"q","Elapsed":1}
+`)
+	assert.Equal(t, 3500*time.Millisecond, testsElapsed(out))
+}
+
 func TestSkipPatternJoinsAPinsFailures(t *testing.T) {
 	saved := upstreamFailures
 	t.Cleanup(func() { upstreamFailures = saved })
@@ -39,4 +52,61 @@ func TestSkipPatternJoinsAPinsFailures(t *testing.T) {
 	}
 	assert.Equal(t, `^(TestX|TestZ_1\.5)$`, skipPattern("a"))
 	assert.Empty(t, skipPattern("c"))
+}
+
+// TestOnlyUpstreamRacesIsNarrow checks that a suite's failure passes as a
+// known upstream race only when every test passed and every race report
+// names a known frame of that pin.
+func TestOnlyUpstreamRacesIsNarrow(t *testing.T) {
+	saved := upstreamRaces
+	t.Cleanup(func() { upstreamRaces = saved })
+	upstreamRaces = []upstreamRace{{commit: "a", frame: "integration.Known.func1()"}}
+	race := func(frame string) string {
+		return `{"Action":"output","Package":"p","Output":"WARNING: DATA RACE\n"}
+{"Action":"output","Package":"p","Output":"  ` + frame + `\n"}
+{"Action":"output","Package":"p","Output":"==================\n"}
+`
+	}
+	pass := `{"Action":"pass","Package":"p","Test":"TestA"}
+{"Action":"output","Package":"p","Output":"PASS\n"}
+`
+	fail := `{"Action":"fail","Package":"p"}
+`
+	assert.True(t, onlyUpstreamRaces([]byte(pass+race("integration.Known.func1()")+fail), "a"))
+	assert.True(t, onlyUpstreamRaces([]byte(pass+race("integration.Known.func1()")+race("integration.Known.func1()")+fail), "a"))
+	assert.False(t, onlyUpstreamRaces([]byte(pass+race("integration.Known.func1()")+fail), "b"), "another pin")
+	assert.False(t, onlyUpstreamRaces([]byte(pass+race("integration.Known.func1()")+race("handlers.Other()")+fail), "a"), "an unknown race too")
+	assert.False(t, onlyUpstreamRaces([]byte(pass+fail), "a"), "a failure without a race")
+	assert.False(t, onlyUpstreamRaces([]byte(pass+race("integration.Known.func1()")+`{"Action":"fail","Package":"p","Test":"TestB"}
+`+fail), "a"), "a failed test")
+	assert.False(t, onlyUpstreamRaces([]byte(`{"Action":"output","Package":"p","Output":"panic: boom\n"}
+`+race("integration.Known.func1()")+fail), "a"), "a panic")
+}
+
+func TestAnyTestFailedIgnoresPackages(t *testing.T) {
+	assert.False(t, anyTestFailed([]byte(`{"Action":"pass","Package":"p","Test":"TestA"}
+{"Action":"fail","Package":"p"}
+`)))
+	assert.True(t, anyTestFailed([]byte(`{"Action":"fail","Package":"p","Test":"TestA/sub"}
+{"Action":"fail","Package":"p"}
+`)))
+}
+
+// TestStopLeftoversStopsOnlyWhatRanFromTheAssets starts a process from a
+// folder standing in for the assets and one from elsewhere: only the first
+// is stopped.
+func TestStopLeftoversStopsOnlyWhatRanFromTheAssets(t *testing.T) {
+	sleep, err := exec.LookPath("sleep")
+	require.NoError(t, err)
+	assets := t.TempDir()
+	require.NoError(t, os.Symlink(sleep, filepath.Join(assets, "kube-apiserver")))
+	inside := exec.Command(filepath.Join(assets, "kube-apiserver"), "60")
+	outside := exec.Command(sleep, "60")
+	require.NoError(t, inside.Start())
+	require.NoError(t, outside.Start())
+	t.Cleanup(func() { _ = outside.Process.Kill(); _ = outside.Wait() })
+
+	stopLeftovers(t, assets)
+	assert.Error(t, inside.Wait(), "the process started from the assets is stopped")
+	assert.Nil(t, outside.ProcessState, "the other one still runs")
 }
