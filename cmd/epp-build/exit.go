@@ -46,6 +46,7 @@ func exitCode(ctx context.Context, err error) int {
 		attestation *attest.VerifyError
 		lint        lintError
 		stop        *backport.ConflictStop
+		execStop    *backport.ExecStop
 		rebaseUsage *backport.UsageError
 	)
 	switch {
@@ -56,7 +57,7 @@ func exitCode(ctx context.Context, err error) int {
 	case errors.As(err, &usage), errors.As(err, &unknown), errors.As(err, &badOptions), errors.As(err, &badPlatform),
 		errors.As(err, &rebaseUsage):
 		return 2
-	case errors.As(err, &stop):
+	case errors.As(err, &stop), errors.As(err, &execStop):
 		return 6
 	case errors.As(err, &conflict), errors.As(err, &fileErr):
 		return 3

@@ -12,7 +12,8 @@ import (
 func newRebaseCommand(g *globalFlags) *cobra.Command {
 	var f recipeFlags
 	var onto, ontoCommit, as, dir, modVersion, modHash string
-	var cont, skip, abort bool
+	var cont, skip, abort, execAtEnd bool
+	var execCmd string
 	cmd := &cobra.Command{
 		Use:   "rebase --version V --onto REF [--as NEW] | --continue | --skip | --abort",
 		Short: "Replay a version's series onto another upstream pin, patch by patch",
@@ -29,6 +30,14 @@ to throw the rebase away. The new series is written only when the rebase finishe
 into --as NEW (a standalone version, keeping the recipe's description, capi and
 generated list), or over V; rebase prints where.
 
+--exec CMD runs CMD with /bin/sh in the work tree after each patch is applied and
+committed (with --exec-at-end, once, after the last patch), as ` + "`git rebase --exec`" + `
+does; its output goes to stderr. The first failure stops the rebase (exit 6) with the
+patch committed: fix the tree (edits to tracked files and new files are folded into
+that patch's commit; files the command left, such as a binary, are listed in the work
+tree's .git/info/exclude and never recorded), then --continue runs CMD again and goes
+on; --skip drops that patch; --abort throws the rebase away.
+
 --onto takes a tag, a commit or a module pseudo-version (as a go.mod names the
 upstream): the commit comes from the repository (or, for a pseudo-version, from the
 module proxy) and, for a recipe with upstream.module, the module version and h1:
@@ -41,6 +50,8 @@ tree (a hash given, or the proxy's, is checked against that tree).
 		Example: `  epp-build rebase --version v1.4.2 --onto v1.5.0 --as v1.5.0-dyn --dir ./rebase
   epp-build rebase --continue --dir ./rebase
   epp-build rebase --abort --dir ./rebase
+  epp-build rebase --version v1.4.2 --onto v1.5.0 --as v1.5.0-dyn --exec 'epp-build apply --capi-src ../dynamo/lib/bindings/c --here && go build ./cmd/epp'
+  epp-build rebase --version v1.4.2 --onto v1.5.0 --as v1.5.0-dyn --exec 'go vet ./pkg/...' --exec-at-end
   epp-build rebase --version v1.4.2 --onto 206d40dca75d387ed646c9b3cdb9e873c2197e38 --as v1.2.9
   epp-build rebase --version v1.4.2 --onto v0.0.0-20260416154104-206d40dca75d --as v1.2.9`,
 		Args: cobra.NoArgs,
@@ -48,6 +59,7 @@ tree (a hash given, or the proxy's, is checked against that tree).
 			log := cmd.ErrOrStderr()
 			res, err := backport.Rebase(cmd.Context(), backport.RebaseRequest{
 				Root: g.patches, Dir: dir, Continue: cont, Skip: skip, Abort: abort, As: as,
+				Exec: backport.Exec{Command: execCmd, AtEnd: execAtEnd},
 				Onto: backport.Onto{Ref: onto, Commit: ontoCommit, ModuleVersion: modVersion, ModuleHash: modHash, Repository: f.upstream},
 				Load: func() (*recipe.Recipe, error) { return f.load(g) }, Materialize: materializer(&f, log), Log: log,
 			})
@@ -65,6 +77,8 @@ tree (a hash given, or the proxy's, is checked against that tree).
 	cmd.Flags().BoolVar(&cont, "continue", false, "go on after fixing a conflict in --dir")
 	cmd.Flags().BoolVar(&skip, "skip", false, "drop the patch the rebase stopped at")
 	cmd.Flags().BoolVar(&abort, "abort", false, "throw the rebase in --dir away")
+	cmd.Flags().StringVar(&execCmd, "exec", "", "shell command to run in the work tree after each patch; its failure stops the rebase")
+	cmd.Flags().BoolVar(&execAtEnd, "exec-at-end", false, "run the --exec command once, after the last patch, instead of after each")
 	cmd.MarkFlagsMutuallyExclusive("continue", "skip", "abort")
 	return cmd
 }

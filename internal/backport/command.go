@@ -101,6 +101,8 @@ type RebaseRequest struct {
 	// the recipe's own).
 	Onto Onto
 	As   string
+	// Exec is run in the work tree after each patch (or at the end).
+	Exec Exec
 	// Load reads the recipe to rebase (a start only).
 	Load        func() (*recipe.Recipe, error)
 	Materialize Materializer
@@ -120,6 +122,9 @@ type Rebased struct {
 // steps so far, with the *ConflictStop.
 func Rebase(ctx context.Context, req RebaseRequest) (*Rebased, error) {
 	res := &Rebased{Dir: req.Dir}
+	if (req.Continue || req.Skip || req.Abort) && (req.Exec.Command != "" || req.Exec.AtEnd) {
+		return nil, &UsageError{fmt.Errorf("--exec is given when the rebase starts; --continue runs the command it was started with")}
+	}
 	if res.Dir == "" {
 		d, err := DefaultDir(req.Root)
 		if err != nil {
@@ -155,6 +160,9 @@ func Rebase(ctx context.Context, req RebaseRequest) (*Rebased, error) {
 }
 
 func start(ctx context.Context, req RebaseRequest, dir string) ([]Step, error) {
+	if req.Exec.AtEnd && req.Exec.Command == "" {
+		return nil, &UsageError{fmt.Errorf("--exec-at-end needs --exec CMD: the command to run once the series is through")}
+	}
 	if req.Onto.Ref == "" {
 		return nil, &UsageError{fmt.Errorf("--onto is required: the upstream tag or commit to rebase onto")}
 	}
@@ -169,5 +177,5 @@ func start(ctx context.Context, req RebaseRequest, dir string) ([]Step, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Start(ctx, r, u, req.As, dir, req.Materialize, req.Log)
+	return Start(ctx, r, u, req.As, dir, req.Materialize, req.Log, req.Exec)
 }

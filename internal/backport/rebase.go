@@ -66,7 +66,10 @@ type Materializer func(ctx context.Context, u recipe.Upstream, dst string) (reci
 // Start begins rebasing r's series onto the pin u in dir (which must not
 // exist): the upstream is materialized there and the patches replayed one
 // by one. It returns the finished steps, or a *ConflictStop.
-func Start(ctx context.Context, r *recipe.Recipe, u recipe.Upstream, as, dir string, materialize Materializer, log io.Writer) ([]Step, error) {
+//
+// With x, its command runs in the work tree after each patch (or once at
+// the end) and a failure stops the rebase (*ExecStop).
+func Start(ctx context.Context, r *recipe.Recipe, u recipe.Upstream, as, dir string, materialize Materializer, log io.Writer, x ...Exec) ([]Step, error) {
 	if err := CanStart(r, as, dir); err != nil {
 		return nil, err
 	}
@@ -80,6 +83,9 @@ func Start(ctx context.Context, r *recipe.Recipe, u recipe.Upstream, as, dir str
 		return nil, err
 	}
 	st := &state{Version: r.Version, As: as, Recipe: r.Dir, Upstream: u}
+	if len(x) > 0 && x[0].Command != "" {
+		st.Exec = &x[0]
+	}
 	keep := filepath.Join(dir, ".git", "epp-build", "rebase")
 	if err := os.MkdirAll(keep, 0o755); err != nil {
 		return nil, err
@@ -108,6 +114,9 @@ func Continue(ctx context.Context, dir string, log io.Writer) ([]Step, error) {
 	if err != nil {
 		return nil, err
 	}
+	if st.ExecStopped != "" {
+		return continueExec(ctx, dir, st, log)
+	}
 	if st.Conflict == "" {
 		return nil, fmt.Errorf("the rebase in %s is not stopped at a conflict", dir)
 	}
@@ -130,6 +139,9 @@ func Continue(ctx context.Context, dir string, log io.Writer) ([]Step, error) {
 	st.Steps = append(st.Steps, Step{Patch: st.Conflict, Outcome: Resolved, Commit: head})
 	fmt.Fprintf(log, "%s: %s\n", st.Conflict, Resolved)
 	st.clearStop()
+	if err := execAfterPatch(ctx, dir, st, log); err != nil {
+		return st.Steps, err
+	}
 	return run(ctx, dir, st, log)
 }
 
@@ -143,6 +155,9 @@ func Skip(ctx context.Context, dir string, log io.Writer) ([]Step, error) {
 	st, err := load(dir)
 	if err != nil {
 		return nil, err
+	}
+	if st.ExecStopped != "" {
+		return skipExec(ctx, dir, st, log)
 	}
 	if st.Conflict == "" {
 		return nil, fmt.Errorf("the rebase in %s is not stopped at a conflict", dir)
@@ -194,6 +209,11 @@ func run(ctx context.Context, dir string, st *state, log io.Writer) ([]Step, err
 			}
 			st.Steps = append(st.Steps, step)
 			fmt.Fprintf(log, "%s: %s\n", name, step.Outcome)
+			st.Next++
+			if err := execAfterPatch(ctx, dir, st, log); err != nil {
+				return st.Steps, err
+			}
+			st.Next--
 			continue
 		}
 		var conflict *patchset.ConflictError
@@ -227,6 +247,9 @@ func run(ctx context.Context, dir string, st *state, log io.Writer) ([]Step, err
 			return nil, err
 		}
 		return st.Steps, &ConflictStop{Dir: dir, Patch: name, Err: err, Marked: marked}
+	}
+	if err := execAtFinish(ctx, dir, st, log); err != nil {
+		return st.Steps, err
 	}
 	if err := finish(dir, st, log); err != nil {
 		return nil, err
@@ -321,6 +344,7 @@ func commitResolution(dir string, p *patchset.Patch, stopHead string) (string, b
 	if err != nil {
 		return "", false, err
 	}
+	wt.Excludes = infoExcludes(dir) // an --exec command's outputs are not the fix
 	status, err := wt.Status()
 	if err != nil {
 		return "", false, err
