@@ -122,7 +122,7 @@ type Rebased struct {
 // steps so far, with the *ConflictStop.
 func Rebase(ctx context.Context, req RebaseRequest) (*Rebased, error) {
 	res := &Rebased{Dir: req.Dir}
-	if (req.Continue || req.Skip || req.Abort) && (req.Exec.Command != "" || req.Exec.AtEnd) {
+	if (req.Continue || req.Skip || req.Abort) && (req.Exec.Command != "" || req.Exec.AtEnd || req.Exec.CAPI) {
 		return nil, &UsageError{fmt.Errorf("--exec is given when the rebase starts; --continue runs the command it was started with")}
 	}
 	if res.Dir == "" {
@@ -146,9 +146,9 @@ func Rebase(ctx context.Context, req RebaseRequest) (*Rebased, error) {
 		res.Aborted = true
 		return res, nil
 	case req.Continue:
-		res.Steps, err = Continue(ctx, res.Dir, req.Log)
+		res.Steps, err = continueWith(ctx, res.Dir, req.Log, req.Exec.Stage)
 	case req.Skip:
-		res.Steps, err = Skip(ctx, res.Dir, req.Log)
+		res.Steps, err = skipWith(ctx, res.Dir, req.Log, req.Exec.Stage)
 	default:
 		res.Steps, err = start(ctx, req, res.Dir)
 		if res.Steps == nil && err != nil {
@@ -160,8 +160,15 @@ func Rebase(ctx context.Context, req RebaseRequest) (*Rebased, error) {
 }
 
 func start(ctx context.Context, req RebaseRequest, dir string) ([]Step, error) {
-	if req.Exec.AtEnd && req.Exec.Command == "" {
-		return nil, &UsageError{fmt.Errorf("--exec-at-end needs --exec CMD: the command to run once the series is through")}
+	if (req.Exec.AtEnd || req.Exec.CAPI) && req.Exec.Command == "" {
+		return nil, &UsageError{fmt.Errorf("--exec-at-end, --capi and --capi-src go with --exec CMD: the command to run in the work tree")}
+	}
+	if req.Exec.CAPISrc != "" {
+		abs, err := filepath.Abs(req.Exec.CAPISrc) // the command runs in the work tree
+		if err != nil {
+			return nil, err
+		}
+		req.Exec.CAPISrc = abs
 	}
 	if req.Onto.Ref == "" {
 		return nil, &UsageError{fmt.Errorf("--onto is required: the upstream tag or commit to rebase onto")}

@@ -25,7 +25,20 @@ import (
 type Exec struct {
 	Command string `json:"command"`
 	AtEnd   bool   `json:"atEnd,omitempty"`
+	// CAPI stages the C API library into the work tree before each run
+	// (rebase --capi / --capi-src), so the command can link the binding:
+	// CAPISrc is the local source ("" = the recipe's pin).
+	CAPI    bool   `json:"capi,omitempty"`
+	CAPISrc string `json:"capiSrc,omitempty"`
+	// Stage does the staging (apply's), given by the command on every
+	// run; nil stages nothing.
+	Stage StageCAPI `json:"-"`
 }
+
+// StageCAPI stages the C API library of the recipe in recipeDir into the
+// work tree tree, built from src ("" = the recipe's pin); it says what it
+// staged, or returns "" when the tree has no binding yet.
+type StageCAPI func(ctx context.Context, recipeDir, tree, src string, log io.Writer) (string, error)
 
 // execAtEnd is the ExecStop.After of a stop of the end-of-series command.
 const execAtEnd = "(end of series)"
@@ -68,14 +81,33 @@ func (e *ExecStop) ExitCode() int {
 // leaves that git would list as untracked are added to the work tree's
 // .git/info/exclude, so a later --continue never records a build output
 // as part of a patch.
-func runExec(ctx context.Context, dir string, x *Exec, after string, log io.Writer) error {
+//
+// The command's environment says which recipe is being rebased:
+// EPP_BUILD_RECIPE is its folder and, unless set already,
+// EPP_BUILD_PATCHES the folder of the versions, so
+// `epp-build apply --recipe "$EPP_BUILD_RECIPE" --capi-only --out .` works.
+func runExec(ctx context.Context, dir string, st *state, after string, log io.Writer) error {
+	x := st.Exec
 	before, err := untracked(dir)
 	if err != nil {
 		return err
 	}
+	if x.CAPI && x.Stage != nil {
+		said, err := x.Stage(ctx, st.Recipe, dir, x.CAPISrc, log)
+		if err != nil {
+			return fmt.Errorf("stage the C API for --exec after %s: %w", after, err)
+		}
+		if said != "" {
+			fmt.Fprintln(log, said)
+		}
+	}
 	fmt.Fprintf(log, "exec after %s: %s\n", after, x.Command)
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", x.Command)
 	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "EPP_BUILD_RECIPE="+st.Recipe, "EPP_BUILD_REBASE_AFTER="+after)
+	if os.Getenv("EPP_BUILD_PATCHES") == "" {
+		cmd.Env = append(cmd.Env, "EPP_BUILD_PATCHES="+filepath.Dir(st.Recipe))
+	}
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.WaitDelay = 5 * time.Second // a child holding the output open must not hang the rebase
 	runErr := cmd.Run()
@@ -186,7 +218,7 @@ func execAtFinish(ctx context.Context, dir string, st *state, log io.Writer) err
 }
 
 func execStep(ctx context.Context, dir string, st *state, after string, log io.Writer) error {
-	err := runExec(ctx, dir, st.Exec, after, log)
+	err := runExec(ctx, dir, st, after, log)
 	var stop *ExecStop
 	if errors.As(err, &stop) {
 		st.ExecStopped = after
@@ -205,7 +237,7 @@ func continueExec(ctx context.Context, dir string, st *state, log io.Writer) ([]
 		return nil, err
 	}
 	after := st.ExecStopped
-	if err := runExec(ctx, dir, st.Exec, after, log); err != nil {
+	if err := runExec(ctx, dir, st, after, log); err != nil {
 		return st.Steps, err
 	}
 	st.ExecStopped = ""

@@ -82,7 +82,14 @@ func Start(ctx context.Context, r *recipe.Recipe, u recipe.Upstream, as, dir str
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	st := &state{Version: r.Version, As: as, Recipe: r.Dir, Upstream: u}
+	// Absolute: --continue may run from another folder, and an --exec
+	// command runs in the work tree.
+	recipeDir, err := filepath.Abs(r.Dir)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	st := &state{Version: r.Version, As: as, Recipe: recipeDir, Upstream: u}
 	if len(x) > 0 && x[0].Command != "" {
 		st.Exec = &x[0]
 	}
@@ -110,10 +117,16 @@ func Start(ctx context.Context, r *recipe.Recipe, u recipe.Upstream, as, dir str
 // their own commit) stand in for the patch. It refuses while conflict
 // markers are left, and when nothing at all was done for the patch.
 func Continue(ctx context.Context, dir string, log io.Writer) ([]Step, error) {
+	return continueWith(ctx, dir, log, nil)
+}
+
+// continueWith is Continue with the C API staging of an --exec command.
+func continueWith(ctx context.Context, dir string, log io.Writer, stage StageCAPI) ([]Step, error) {
 	st, err := load(dir)
 	if err != nil {
 		return nil, err
 	}
+	st.setStage(stage)
 	if st.ExecStopped != "" {
 		return continueExec(ctx, dir, st, log)
 	}
@@ -152,10 +165,16 @@ func (st *state) clearStop() {
 
 // Skip drops the patch the rebase stopped at, with any edits made for it.
 func Skip(ctx context.Context, dir string, log io.Writer) ([]Step, error) {
+	return skipWith(ctx, dir, log, nil)
+}
+
+// skipWith is Skip with the C API staging of an --exec command.
+func skipWith(ctx context.Context, dir string, log io.Writer, stage StageCAPI) ([]Step, error) {
 	st, err := load(dir)
 	if err != nil {
 		return nil, err
 	}
+	st.setStage(stage)
 	if st.ExecStopped != "" {
 		return skipExec(ctx, dir, st, log)
 	}

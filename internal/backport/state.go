@@ -126,3 +126,11 @@ func save(dir string, st *state) error {
 	}
 	return atomicfile.Write(filepath.Join(dir, ".git", stateFile), data, 0o644)
 }
+
+// setStage gives a loaded rebase's --exec its C API staging back (it is
+// not saved).
+func (st *state) setStage(stage StageCAPI) {
+	if st.Exec != nil {
+		st.Exec.Stage = stage
+	}
+}
