@@ -37,6 +37,7 @@ func exitCode(ctx context.Context, err error) int {
 		parseErr    *patchset.ParseError
 		unsafe      *patchset.UnsafeError
 		existing    *patchset.ExistingTreeError
+		inTheWay    *patchset.UntrackedInTheWayError
 		local       *guard.LocalChangesError
 		invalid     *recipe.ValidationError
 		refused     *inputfile.Error
@@ -61,7 +62,7 @@ func exitCode(ctx context.Context, err error) int {
 		return 6
 	case errors.As(err, &conflict), errors.As(err, &fileErr):
 		return 3
-	case errors.As(err, &parseErr), errors.As(err, &unsafe), errors.As(err, &existing), errors.As(err, &local), errors.As(err, &invalid),
+	case errors.As(err, &parseErr), errors.As(err, &unsafe), errors.As(err, &existing), errors.As(err, &inTheWay), errors.As(err, &local), errors.As(err, &invalid),
 		errors.As(err, &refused):
 		return 4
 	case errors.As(err, &mismatch), errors.As(err, &moduleHash), errors.As(err, &prototype), errors.As(err, &attestation):

@@ -13,6 +13,7 @@ import (
 	"github.com/epp-build/epp-build/internal/capi"
 	"github.com/epp-build/epp-build/internal/platform"
 	"github.com/epp-build/epp-build/internal/recipe"
+	"github.com/epp-build/epp-build/internal/source"
 )
 
 // C API defaults for a recipe without a capi section: Dynamo's crate and
@@ -46,8 +47,7 @@ type StagedCAPI struct {
 	// Files are what was staged, relative to the tree: never part of the
 	// series (they are listed in .git/info/exclude).
 	Files []string
-	// Tags are the Go build tags of the library's variants and features;
-	// NonDefault lists those the binding's untagged build would not pick.
+	// Tags are the Go build tags of the library's variants and features.
 	Tags     []string
 	CacheHit bool
 }
@@ -70,6 +70,11 @@ func StageCAPI(ctx context.Context, r *recipe.Recipe, tree string, opt CAPIOptio
 	host, err := platform.Lookup(runtime.GOOS + "/" + runtime.GOARCH)
 	if err != nil {
 		return nil, fmt.Errorf("stage the C API: %w", err)
+	}
+	if opt.CacheDir == "" {
+		if opt.CacheDir, err = source.CacheDir(); err != nil {
+			return nil, err
+		}
 	}
 	src, err := capiSource(ctx, r, opt)
 	if err != nil {
@@ -122,8 +127,7 @@ func capiSource(ctx context.Context, r *recipe.Recipe, opt CAPIOptions) (*capi.C
 	if r.CAPI == nil {
 		return nil, fmt.Errorf("recipe %s has no capi pin: pass --capi-src DIR (a checkout of the C API's workspace, or the crate)", r.Version)
 	}
-	cache := opt.CacheDir
-	return capi.FetchPin(ctx, r.CAPI, cache, opt.Notice)
+	return capi.FetchPin(ctx, r.CAPI, opt.CacheDir, opt.Notice)
 }
 
 // excludeHeader opens the block of .git/info/exclude that epp-build keeps.

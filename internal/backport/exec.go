@@ -95,7 +95,8 @@ func runExec(ctx context.Context, dir string, st *state, after string, log io.Wr
 	if x.CAPI && x.Stage != nil {
 		said, err := x.Stage(ctx, st.Recipe, dir, x.CAPISrc, log)
 		if err != nil {
-			return fmt.Errorf("stage the C API for --exec after %s: %w", after, err)
+			// A stop like the command's own failure: fixed, --continue goes on.
+			return &ExecStop{Dir: dir, After: after, Command: x.Command, Err: fmt.Errorf("stage the C API before the command: %w", err)}
 		}
 		if said != "" {
 			fmt.Fprintln(log, said)
