@@ -48,6 +48,11 @@ C API pin) or --capi-src DIR, the C API library is staged into the work tree bef
 each run, as ` + "`apply --capi`" + ` does (once the series has added the cgo binding), so
 --exec 'go build ./cmd/epp' links.
 
+--continue, --skip and --abort find the stopped rebase without --dir: in the default
+work tree for --patches, or in the --dir it was started with (a start records it
+beside the default work tree); they say which. ` + "`epp-build status`" + ` shows where it
+stands and what to run next.
+
 --onto takes a tag, a commit or a module pseudo-version (as a go.mod names the
 upstream): the commit comes from the repository (or, for a pseudo-version, from the
 module proxy) and, for a recipe with upstream.module, the module version and h1:
@@ -84,7 +89,7 @@ tree (a hash given, or the proxy's, is checked against that tree).
 	cmd.Flags().StringVar(&modHash, "onto-module-hash", "", "h1: hash of that module version, checked against the fetched tree (default: computed from it)")
 	cmd.Flags().StringVar(&as, "as", "", "write the rebased series as this new version instead of over --version")
 	cmd.Flags().StringVar(&dir, "dir", "", "work tree of the rebase, created by the start and kept at a conflict (default: a folder per --patches under the user cache folder)")
-	cmd.Flags().BoolVar(&cont, "continue", false, "go on after fixing a conflict in --dir")
+	cmd.Flags().BoolVar(&cont, "continue", false, "go on after fixing a conflict (or the tree an --exec command failed in)")
 	cmd.Flags().BoolVar(&skip, "skip", false, "drop the patch the rebase stopped at")
 	cmd.Flags().BoolVar(&abort, "abort", false, "throw the rebase in --dir away")
 	cmd.Flags().StringVar(&execCmd, "exec", "", "shell command to run in the work tree after each patch; its failure stops the rebase")

@@ -86,6 +86,7 @@ multi-arch EPP image.
 		newRegenCommand(g),
 		newPickCommand(g),
 		newRebaseCommand(g),
+		newStatusCommand(g),
 		newLogCommand(g),
 		newDiffSeriesCommand(g),
 		newLintCommand(g),

@@ -122,22 +122,38 @@ type Rebased struct {
 // steps so far, with the *ConflictStop.
 func Rebase(ctx context.Context, req RebaseRequest) (*Rebased, error) {
 	res := &Rebased{Dir: req.Dir}
+	resume := req.Continue || req.Skip || req.Abort
 	if (req.Continue || req.Skip || req.Abort) && (req.Exec.Command != "" || req.Exec.AtEnd || req.Exec.CAPI) {
 		return nil, &UsageError{fmt.Errorf("--exec is given when the rebase starts; --continue runs the command it was started with")}
 	}
-	if res.Dir == "" {
-		d, err := DefaultDir(req.Root)
+	defaultDir, err := DefaultDir(req.Root)
+	if err != nil {
+		return nil, err
+	}
+	if res.Dir == "" && resume {
+		found, err := FindInProgress(req.Root)
 		if err != nil {
 			return nil, err
 		}
-		res.Dir = d
-		if !req.Continue && !req.Skip && !req.Abort {
-			if err := ClearFinished(d); err != nil {
-				return nil, err
-			}
+		if found == nil {
+			return nil, fmt.Errorf("no rebase in progress for %s: none in %s, and no rebase started with --dir is recorded (give --dir DIR if it was started from another patches folder)", req.Root, defaultDir)
+		}
+		res.Dir = found.Dir
+		if req.Log != nil {
+			fmt.Fprintf(req.Log, "found the stopped rebase in %s (%s)\n", found.Dir, found.How)
 		}
 	}
-	var err error
+	if res.Dir == "" {
+		res.Dir = defaultDir
+		if err := ClearFinished(defaultDir); err != nil {
+			return nil, err
+		}
+	}
+	defer func() {
+		if res.Aborted || res.Finished {
+			forgetActive(defaultDir, res.Dir)
+		}
+	}()
 	switch {
 	case req.Abort:
 		if err := Abort(res.Dir); err != nil {
@@ -150,6 +166,13 @@ func Rebase(ctx context.Context, req RebaseRequest) (*Rebased, error) {
 	case req.Skip:
 		res.Steps, err = skipWith(ctx, res.Dir, req.Log, req.Exec.Stage)
 	default:
+		if !resume && res.Dir != defaultDir {
+			if _, err := os.Stat(res.Dir); errors.Is(err, os.ErrNotExist) { // not another rebase's
+				if err := recordActive(defaultDir, res.Dir); err != nil {
+					return nil, err
+				}
+			}
+		}
 		res.Steps, err = start(ctx, req, res.Dir)
 		if res.Steps == nil && err != nil {
 			return res, err

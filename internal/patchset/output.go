@@ -371,3 +371,9 @@ func repairPacks(out string, notice func(format string, args ...any)) error {
 	}
 	return err
 }
+
+// SeriesChanges explains how the recipe's series differs from the one
+// the record says a tree was applied from; empty means it is current.
+func SeriesChanges(r *recipe.Recipe, patches []*Patch, rec *Record) []string {
+	return seriesChanges(r, patches, rec)
+}
