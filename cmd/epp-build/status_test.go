@@ -77,3 +77,28 @@ func TestStatusSaysWhetherATreeIsCurrent(t *testing.T) {
 	assert.Contains(t, r.stdout, "tree "+out+": not current for v9.9.9")
 	assert.Contains(t, r.stdout, "patch 0002-main.patch changed")
 }
+
+// A failing --exec command stops the rebase with exit 6; status names
+// the command and the way on.
+func TestRebaseExecFailureStopsAndStatusSaysSo(t *testing.T) {
+	u := newTwoPins(t)
+	cache := t.TempDir()
+	patches := t.TempDir()
+	seriesOnV1(t, u, patches, cache)
+
+	r := run(t, cache, "--patches", patches, "rebase", "--version", "v9", "--onto", "v2", "--as", "v10", "--exec", "echo checking >&2; exit 3")
+	require.Equal(t, 6, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, "checking\n", "the command's output is on stderr")
+	assert.Contains(t, r.stderr, `--exec "echo checking >&2; exit 3" failed after 0001-Route-a.patch: exit status 3`)
+
+	r = run(t, cache, "--patches", patches, "status")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, `stopped: --exec "echo checking >&2; exit 3" failed after 0001-Route-a.patch`)
+	assert.Contains(t, r.stdout, "epp-build rebase --continue --dir ")
+
+	r = run(t, cache, "--patches", patches, "rebase", "--continue", "--exec", "true")
+	assert.Equal(t, 2, r.code, "--exec belongs to the start")
+	r = run(t, cache, "--patches", patches, "rebase", "--abort")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "found the stopped rebase in ")
+}
