@@ -122,8 +122,8 @@ completes first. With --regen the generated patches are first rewritten from
 plugins/ and ffi/, as ` + "`epp-build regen`" + ` does, so a plugin edit is one command.
 
 apply never discards a change it did not make. It refuses (exit 4) to replace an
---out that holds a changed, staged or deleted tracked file, an untracked file
-(ignored ones too) or a commit the series does not reproduce, and names them. To keep
+--out that holds a changed, staged or deleted tracked file or a commit the series
+does not reproduce, and names them. To keep
 them, commit them in --out and run ` + "`epp-build export --dir OUT --to RECIPE`" + `, then apply
 again. With --force the tree is replaced anyway and the old one is moved to
 OUT.epp-build-backup-<time> (UTC) beside it, where it stays; apply prints the path.
