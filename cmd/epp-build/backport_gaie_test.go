@@ -138,5 +138,8 @@ func goEnv(t *testing.T) []string {
 		proxy = "https://proxy.golang.org,direct"
 	}
 	return []string{"GOCACHE=" + strings.TrimSpace(string(gocache)), "GOPROXY=" + proxy,
-		"GONOSUMDB=sigs.k8s.io/gateway-api-inference-extension", "CGO_ENABLED=1"}
+		"GONOSUMDB=sigs.k8s.io/gateway-api-inference-extension", "CGO_ENABLED=1",
+		// A tree from the module proxy lacks the nested modules GAIE's
+		// go.work lists.
+		"GOWORK=off"}
 }
