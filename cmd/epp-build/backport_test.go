@@ -116,19 +116,20 @@ func TestRebaseClassifiesStopsContinuesAndAborts(t *testing.T) {
 	require.Equal(t, 6, r.code, r.stdout+r.stderr)
 	assert.Contains(t, r.stdout, "0001-Route-a.patch  applied at an offset (a.txt +3)")
 	assert.Equal(t, before, snapshot(t, patches), "nothing is written before the rebase finishes")
-	// The failed hunk is in b.txt as diff3 conflict markers, base from v1.
+	// The line both sides changed is in b.txt between diff3 conflict
+	// markers, base from v1, as git am -3 marks it.
 	assert.Contains(t, r.stderr, "conflicts marked in "+work+": b.txt")
 	b, err := os.ReadFile(filepath.Join(work, "b.txt"))
 	require.NoError(t, err)
-	block := "<<<<<<< ours (new upstream)\nb = upstream changed this\nb 2 line\nb 3 line\nb 4 line\n" +
-		"||||||| base (old pin)\nb 1 line\nb 2 line\nb 3 line\nb 4 line\n" +
-		"=======\nb = dynamo\nb 2 line\nb 3 line\nb 4 line\n" +
-		">>>>>>> patch (0002-Route-b.patch)\n"
-	require.Equal(t, block+strings.TrimPrefix(gitfixture.NumberedLines("b", 20), "b 1 line\nb 2 line\nb 3 line\nb 4 line\n"), string(b))
+	block := "<<<<<<< upstream v2\nb = upstream changed this\n" +
+		"||||||| base: v1 and the patches before 0002-Route-b.patch\nb 1 line\n" +
+		"=======\nb = dynamo\n" +
+		">>>>>>> 0002-Route-b.patch\n"
+	require.Equal(t, block+strings.TrimPrefix(gitfixture.NumberedLines("b", 20), "b 1 line\n"), string(b))
 	r = run(t, cache, "--patches", patches, "rebase", "--continue", "--dir", work)
 	require.Equal(t, 6, r.code, "markers left: the rebase stays stopped\n"+r.stdout+r.stderr)
 	assert.Contains(t, r.stderr, "conflict markers are still in b.txt")
-	require.NoError(t, os.WriteFile(filepath.Join(work, "b.txt"), []byte(strings.Replace(string(b), block, "b = dynamo on top of upstream\nb 2 line\nb 3 line\nb 4 line\n", 1)), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(work, "b.txt"), []byte(strings.Replace(string(b), block, "b = dynamo on top of upstream\n", 1)), 0o644))
 	r = run(t, cache, "--patches", patches, "rebase", "--continue", "--dir", work)
 	require.Equal(t, 0, r.code, r.stdout+r.stderr)
 	assert.Contains(t, r.stdout, "0002-Route-b.patch  conflict resolved by hand")
@@ -339,8 +340,8 @@ func TestRebaseAsKeepsWhatTheRecipeSays(t *testing.T) {
 	text, err := os.ReadFile(filepath.Join(dir, "recipe.yaml"))
 	require.NoError(t, err)
 	hash := moduleHashOf(t, u.repo.Dir, u.v1, "example.com/gaie", "v1.0.0")
-	head := "# v9: the line the test carries.\ndescription: the v9 line\n"
-	capi := "capi:\n  repository: https://example.com/dynamo.git\n  ref: v0.7.0\n  commit: " + u.v1 + "\n  dir: lib/bindings/c\n  crate: c\n  library: c\n  generation: routers\n"
+	head := "# v9: the line the test carries.\ndescription: the v9 line on GAIE v1\n"
+	capi := "# the C API the line links\ncapi:\n  repository: https://example.com/dynamo.git\n  ref: v0.7.0\n  commit: " + u.v1 + "\n  dir: lib/bindings/c\n  crate: c\n  library: c\n  generation: routers\n"
 	gen := "generated:\n  - patch: 0002-Route-b.patch\n    from: ../../plugins/p\n    to: q\n  # the plugin lives in this repository\n  - patch: 0005-Add-the-plugin.patch\n    from: ../../plugins/p\n    to: p\n"
 	body := strings.Replace(string(text), "patches:", capi+gen+"patches:", 1)
 	body = strings.Replace(body, "commit: "+u.v1+"\n", "commit: "+u.v1+"\n  module: example.com/gaie\n  moduleVersion: v1.0.0\n  moduleHash: "+hash+"\n", 1)
@@ -365,7 +366,8 @@ func TestRebaseAsKeepsWhatTheRecipeSays(t *testing.T) {
 
 	got, err := os.ReadFile(filepath.Join(patches, "v10", "recipe.yaml"))
 	require.NoError(t, err)
-	assert.Contains(t, string(got), "description: the v9 line")
+	assert.Contains(t, string(got), "# v9: the line the test carries.\ndescription: the v9 line on GAIE v2\n", "the description names the new pin")
+	assert.Contains(t, string(got), "# the C API the line links\ncapi:")
 	assert.Contains(t, string(got), "generation: routers")
 	assert.Contains(t, string(got), "# the plugin lives in this repository")
 	assert.Contains(t, string(got), "- patch: 0005-Add-the-plugin.patch\n    from: ../../plugins/p\n    to: p\n")
@@ -375,6 +377,17 @@ func TestRebaseAsKeepsWhatTheRecipeSays(t *testing.T) {
 	assert.Contains(t, string(got), "  moduleVersion: v1.1.0\n  moduleHash: "+moduleHashOf(t, u.repo.Dir, u.v2, "example.com/gaie", "v1.1.0")+"\n")
 	r = run(t, cache, "--patches", patches, "check", "--version", "v10")
 	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+
+	// lint: the fixture's server is on a loopback address (a notice); a
+	// description naming another pin is a problem.
+	r = run(t, cache, "--patches", patches, "lint")
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout, "notice: v10: upstream.repository "+u.url+" is on a loopback address")
+	require.NoError(t, os.WriteFile(filepath.Join(patches, "v10", "recipe.yaml"), []byte(strings.Replace(string(got), "on GAIE v2", "on GAIE v1", 1)), 0o644))
+	r = run(t, cache, "--patches", patches, "lint")
+	assert.Equal(t, 7, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout, `v10: the description "the v9 line on GAIE v1" names v1, but the recipe pins upstream v2`)
+	require.NoError(t, os.WriteFile(filepath.Join(patches, "v10", "recipe.yaml"), got, 0o644))
 
 	// A second rebase into the same version is refused before any fetch.
 	r = run(t, cache, "--patches", patches, "rebase", "--version", "v9.1", "--onto", "v2", "--as", "v10", "--dir", filepath.Join(t.TempDir(), "again"))

@@ -12,6 +12,7 @@ func newBuildCommand(g *globalFlags) *cobra.Command {
 	var opt build.Options
 	var platforms []string
 	var tree string
+	var goSettings map[string]string // flag name -> Go setting
 	cmd := &cobra.Command{
 		Use:   "build --version V --image REF [--platform P,...] (--push | --oci-tar FILE)",
 		Short: "Apply the version, build the C API per arch and the multi-arch EPP image in one BuildKit solve",
@@ -60,6 +61,20 @@ the tag unless ignore-error=true. With --insecure, registry caches use plain
 HTTP too. With per-platform nodes each node's cache ref gets the platform as a
 tag suffix (REF-linux-arm64).
 
+Fetches inside the solve (container mode): the EPP's Go modules and the C API's
+crates are fetched with GOPROXY, GONOPROXY, GOPRIVATE, GONOSUMDB, GOSUMDB, GOFLAGS
+and CARGO_REGISTRIES_* / CARGO_REGISTRY_* taken from this environment, as go and
+cargo take them; --goproxy and the like override them. --ca-bundle FILE adds CAs
+(a TLS-intercepting proxy's) to what those fetches trust (SSL_CERT_FILE,
+CARGO_HTTP_CAINFO); --cargo-mirror URL replaces crates.io. --secret
+id=ID,src=FILE|env=VAR is mounted at /run/secrets/ID in the fetch steps only (an
+ID that names a variable, such as GOPROXY or CARGO_REGISTRIES_X_TOKEN, is also
+exported as it; id=netrc is the go command's NETRC). These reach the solve as
+BuildKit secrets: never in a layer, the cache or the provenance; the report
+records the settings with credentials masked. --build-arg KEY=VALUE is a build
+arg, as buildx passes it (HTTPS_PROXY, NO_PROXY reach every step). A fetch that
+fails names what it fetched, from where, and the flag that fixes it.
+
 ` + exitCodesHelp,
 		Example: `  epp-build build --version v0.7.0 --image 127.0.0.1:5000/dynamo/epp:v0.7.0 \
       --platform linux/amd64,linux/arm64 --push --capi-src testdata/capi-double \
@@ -72,7 +87,13 @@ tag suffix (REF-linux-arm64).
       --compile container --builder-image registry.example/epp-build/builder:bookworm \
       --buildkit linux/amd64=tcp://amd-node:1234,linux/arm64=tcp://arm-node:1234 \
       --cache-from registry.example/dynamo/epp:buildcache \
-      --cache-to type=registry,ref=registry.example/dynamo/epp:buildcache,mode=max`,
+      --cache-to type=registry,ref=registry.example/dynamo/epp:buildcache,mode=max
+  # behind a TLS-intercepting proxy, with a private module proxy that needs a login
+  GOPROXY=https://goproxy.corp.example GONOSUMDB=corp.example \
+  epp-build build --version v0.7.0 --image registry.example/dynamo/epp:v0.7.0 --push \
+      --compile container --builder-image registry.example/epp-build/builder:bookworm \
+      --ca-bundle /etc/ssl/corp-ca.pem --secret id=netrc,src=$HOME/.netrc \
+      --cargo-mirror sparse+https://crates.corp.example/index/`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// Flags first: nothing is fetched or compiled for a run that
@@ -81,6 +102,7 @@ tag suffix (REF-linux-arm64).
 			if opt.Platforms, err = platform.Parse(platforms); err != nil {
 				return err
 			}
+			opt.Fetch.Go = changedGoSettings(cmd.Flags(), goSettings)
 			if err := opt.Validate(); err != nil {
 				return err
 			}
@@ -122,5 +144,6 @@ tag suffix (REF-linux-arm64).
 	fl.StringVar(&opt.BaseImage, "base-image", "", "runtime base image (default ubuntu:24.04)")
 	fl.StringVar(&opt.Provenance, "provenance", "true", "BuildKit's SLSA provenance per platform: true (mode=max), false, mode=min or mode=max")
 	fl.StringVar(&opt.SBOM, "sbom", "true", "BuildKit's SPDX SBOM per platform: true (BuildKit's default generator), false or generator=IMAGE")
+	goSettings = registerFetchFlags(fl, &opt.Fetch)
 	return cmd
 }

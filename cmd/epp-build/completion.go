@@ -30,6 +30,7 @@ func registerCompletions(root *cobra.Command, g *globalFlags) {
 	byFlag := map[string]cobra.CompletionFunc{
 		"version":  versions,
 		"extends":  versions,
+		"since":    versions,
 		"platform": platformCompletion,
 		"source":   fixed(kinds...),
 		"compile":  fixed(build.CompileHost, build.CompileContainer),

@@ -24,9 +24,10 @@ func applier(f *recipeFlags, cmd *cobra.Command) backport.Applier {
 func newPickCommand(g *globalFlags) *cobra.Command {
 	var f recipeFlags
 	var opt backport.PickOptions
-	var extends string
+	var extends, dir string
+	var cont, abort bool
 	cmd := &cobra.Command{
-		Use:   "pick --version V [--extends BASE] (PATCH... | --from REPO REV...)",
+		Use:   "pick --version V [--extends BASE] (PATCH... | --from REPO REV...) | --continue | --abort",
 		Short: "Add patches or commits to a version's series, keeping authorship and provenance",
 		Long: `pick applies the version's series in a temporary folder, adds the picked changes on
 top (each keeps its author, date and message, and gets Upstream: and Reason: trailers)
@@ -49,18 +50,34 @@ file for it, as for any pick.
 
 With --extends, a new version is created that extends BASE: v1.4.3 = v1.4.2 + picks.
 
+A pick that does not apply is merged three-way, as git am -3 does: its base is the
+blob its index line names, looked up in the --from repository and in the work tree
+(the upstream pin with the series). A clean merge is committed; where both sides
+changed the same lines pick stops (exit 6), leaving its work tree (--dir, or a folder
+per --patches under the user cache folder) with diff3 conflict markers around those
+lines, new and cleanly merged files staged, and FILE.rej for what cannot be merged.
+Fix the files, then --continue (deleting a .rej file drops that change), or --abort
+(the work tree goes, and so does a version --extends created).
+
 ` + exitCodesHelp,
 		Example: `  epp-build pick --version v1.4.3 --extends v1.4.2 --reason "fixes stuck streams" \
       --upstream-link https://github.com/kubernetes-sigs/gateway-api-inference-extension/pull/2901 fix.patch
   epp-build pick --version v1.4.2 --from ../gaie --reason "backport" 1a2b3c4d 5e6f7a8b..9c0d1e2f
   epp-build pick --version v1.4.2 --author "Ann Example <ann@example.com>" --subject "Route by model name" \
       --upstream-link https://github.com/ai-dynamo/dynamo/tree/main/deploy/inference-gateway/epp-patches \
-      --reason "Dynamo's EPP needs it" gaie.patch`,
-		Args: cobra.MinimumNArgs(1),
+      --reason "Dynamo's EPP needs it" gaie.patch
+  epp-build pick --continue --dir ./pick`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if cont || abort {
+				return cobra.NoArgs(cmd, args)
+			}
+			return cobra.MinimumNArgs(1)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			res, err := backport.PickInto(cmd.Context(), backport.PickRequest{
 				Root: g.patches, Version: f.version, Extends: extends, Sources: args, Options: withConfigDir(opt, g.patches),
 				Load: func() (*recipe.Recipe, error) { return f.load(g) }, Apply: applier(&f, cmd),
+				Dir: dir, Continue: cont, Abort: abort, Log: cmd.ErrOrStderr(),
 			})
 			backport.WritePicked(cmd.OutOrStdout(), res)
 			return err
@@ -74,6 +91,10 @@ With --extends, a new version is created that extends BASE: v1.4.3 = v1.4.2 + pi
 	cmd.Flags().StringVar(&opt.Author, "author", "", `author of a plain diff, "Name <email>" (default: git's user.name and user.email)`)
 	cmd.Flags().StringVar(&opt.Date, "date", "", "author date of a plain diff, RFC 3339 or a git date (default: now, UTC)")
 	cmd.Flags().StringVar(&opt.Subject, "subject", "", `subject of a plain diff (default: "Apply FILE")`)
+	cmd.Flags().StringVar(&dir, "dir", "", "work tree of the pick, kept at a conflict (default: a folder per --patches under the user cache folder)")
+	cmd.Flags().BoolVar(&cont, "continue", false, "go on after fixing a conflict of the pick in --dir")
+	cmd.Flags().BoolVar(&abort, "abort", false, "throw the pick in --dir away")
+	cmd.MarkFlagsMutuallyExclusive("continue", "abort")
 	return cmd
 }
 

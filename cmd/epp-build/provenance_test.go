@@ -140,7 +140,8 @@ func TestRebaseUpstreamCredentialsNeverStored(t *testing.T) {
 
 	got, err := os.ReadFile(filepath.Join(patches, "v10", "recipe.yaml"))
 	require.NoError(t, err)
-	assert.Contains(t, string(got), "repository: "+plain+"\n")
+	assert.Contains(t, string(got), "repository: "+u.url+"\n", "the mirror given with --upstream is used, the recipe keeps its repository")
+	assert.NotContains(t, string(got), plain)
 	for _, res := range []result{r, r2} {
 		assert.NotContains(t, res.stdout+res.stderr, secret)
 	}

@@ -25,14 +25,17 @@ func newRebaseCommand(g *globalFlags) *cobra.Command {
 		Short: "Replay a version's series onto another upstream pin, patch by patch",
 		Long: `rebase materializes the new upstream pin in --dir and replays the series one patch at
 a time, classifying each: applied, applied at an offset, already upstream (its
-reverse applies: dropped), or conflicting. At a conflict it stops, leaving --dir for
-you to fix: the hunks that fit are applied, each one that does not is in its file as
-diff3 conflict markers (ours = the new upstream, base = what the patch expected from
-the old pin, then the patch's lines), and a change that is not a text edit is in
-FILE.rej. Edit the files so they hold the patch's change, then --continue (your
-edits become the patch, with its author and message; it refuses while markers or
-.rej files are left, or when nothing changed), --skip to drop the patch, or --abort
-to throw the rebase away. The new series is written only when the rebase finishes:
+reverse applies: dropped), or merged three-way as git am -3 does (base = the
+file the patch was made against: the old pin with the earlier patches; a clean merge
+is committed, "applied by three-way merge"). Where both sides changed the same lines
+it stops, leaving --dir for you to fix: those lines are between diff3 conflict markers
+(upstream's, the base's, the patch's), cleanly merged and new files are staged, and
+what cannot be merged (no base, a binary, a rename or mode change, a file upstream
+deleted) is in FILE.rej. Edit the files so they hold the patch's change, then
+--continue (your edits become the patch, with its author and message; it refuses
+while markers or .rej files are left, or when nothing changed; deleting a .rej file
+drops that change, deleting a file records its deletion), --skip to drop the patch,
+or --abort to throw the rebase away. The new series is written only when the rebase finishes:
 into --as NEW (a standalone version, keeping the recipe's description, capi and
 generated list), or over V; rebase prints where.
 
@@ -77,6 +80,7 @@ tree (a hash given, or the proxy's, is checked against that tree).
 				Exec: backport.Exec{Command: execCmd, AtEnd: execAtEnd, CAPI: withCAPI || capiSrc != "", CAPISrc: capiSrc, Stage: capiStager(&f)},
 				Onto: backport.Onto{Ref: onto, Commit: ontoCommit, ModuleVersion: modVersion, ModuleHash: modHash, Repository: f.upstream},
 				Load: func() (*recipe.Recipe, error) { return f.load(g) }, Materialize: materializer(&f, log), Log: log,
+				Ancestry: ancestry(&f),
 			})
 			backport.WriteRebased(cmd.OutOrStdout(), res)
 			return err

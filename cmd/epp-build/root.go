@@ -20,8 +20,8 @@ const exitCodesHelp = `Exit codes:
   5  verification failed (commit, tag or module hash mismatch; a C binding whose
      prototypes differ from the C API library's header; a missing or mismatched
      attestation)
-  6  check: committed patches are stale; rebase: stopped at a conflict or at a
-     failed --exec command
+  6  check: committed patches are stale; rebase, pick: stopped at a conflict;
+     rebase: stopped at a failed --exec command
   7  lint found problems
   130 interrupted (nothing half-written is left behind)`
 
@@ -90,6 +90,7 @@ multi-arch EPP image.
 		newLogCommand(g),
 		newDiffSeriesCommand(g),
 		newLintCommand(g),
+		newSeriesCommand(g),
 		newBuildCommand(g),
 		newInspectCommand(),
 		newVerifyCommand(),

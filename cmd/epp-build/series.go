@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/spf13/cobra"
 
 	"github.com/epp-build/epp-build/internal/outfmt"
+	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/review"
 )
 
@@ -39,14 +41,40 @@ func outputFlag(cmd *cobra.Command, f *outfmt.Format) {
 func newLogCommand(g *globalFlags) *cobra.Command {
 	var f recipeFlags
 	var output outfmt.Format
+	var since string
+	var noHistory bool
 	cmd := &cobra.Command{
-		Use:   "log --version V",
-		Short: "List a version's patches: subject, author, upstream link, reason, files",
+		Use:   "log --version V [--since EARLIER]",
+		Short: "List a version's patches, or what changed in a line since an earlier version",
+		Long: `log lists a version's patches: subject, author, upstream link, reason and files.
+
+With --since EARLIER it lists what changed between two versions of a line, for a
+release pull request: the GAIE upstream and C API pins of both (and, when the upstream
+moved, the upstream commits between them that touch files the series patch, read
+from a partial clone of the upstream kept in the cache; --no-history skips that),
+and every patch added, dropped or changed (patches that only moved with the
+upstream are counted, not listed).`,
 		Example: `  epp-build log --version v1.4.2
   epp-build log --version v1.4.2 -o markdown   # paste into a pull request
-  epp-build log --version v1.4.2 -o json`,
+  epp-build log --version v1.4.2 -o json
+  epp-build log --version v1.4.3 --since v1.4.2 -o markdown   # release notes`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if since != "" {
+				if f.version == "" {
+					return usageError{fmt.Errorf("--since needs --version: the two versions of the line to compare")}
+				}
+				var history review.History
+				if !noHistory {
+					history = upstreamHistory(f.cacheDir)
+				}
+				notes, err := review.Since(cmd.Context(), g.patches, since, f.version, history)
+				if err != nil {
+					return err
+				}
+				return render(cmd, output, notes, func(w io.Writer) error { return review.WriteSinceMarkdown(w, notes) },
+					func(w io.Writer) error { return review.WriteSince(w, notes) })
+			}
 			r, err := f.load(g)
 			if err != nil {
 				return err
@@ -61,6 +89,8 @@ func newLogCommand(g *globalFlags) *cobra.Command {
 	}
 	f.register(cmd)
 	outputFlag(cmd, &output)
+	cmd.Flags().StringVar(&since, "since", "", "list what changed since this earlier `VERSION` of the line (release notes)")
+	cmd.Flags().BoolVar(&noHistory, "no-history", false, "with --since: do not read the upstream commits between the pins")
 	return cmd
 }
 
@@ -69,7 +99,8 @@ var seriesDiffer = errors.New("the series differ")
 
 func newDiffSeriesCommand(g *globalFlags) *cobra.Command {
 	var output outfmt.Format
-	var exitCode bool
+	var exitCode, noHistory bool
+	var cacheDir string
 	cmd := &cobra.Command{
 		Use:   "diff-series A B",
 		Short: "Compare two versions' series patch by patch: same, moved, changed (with interdiff), added, dropped",
@@ -77,7 +108,13 @@ func newDiffSeriesCommand(g *globalFlags) *cobra.Command {
 it is the same, moved (the same change at other upstream lines: "moved (+56)"),
 changed (with an interdiff), added or dropped, with its Upstream: and Reason:.
 With --exit-code it exits 1 when a patch was added, dropped or changed (moved
-patches are the same change), for CI.`,
+patches are the same change), for CI.
+
+Above the table it shows both versions' GAIE upstream and C API pins and, when the
+upstream moved, the upstream commits between them that touch a file either series
+patches (read from a partial clone of the upstream, without file contents, kept
+in the cache; --no-history skips it, and a history that cannot be read is only
+noted). -o json prints the patch table alone.`,
 		Example: `  epp-build diff-series v1.4.2 v1.4.3
   epp-build diff-series v1.4.2 v1.5.0-dyn -o markdown   # paste into a pull request
   epp-build diff-series v1.4.2 v1.4.3 --exit-code`,
@@ -87,8 +124,25 @@ patches are the same change), for CI.`,
 			if err != nil {
 				return err
 			}
-			err = render(cmd, output, changes, func(w io.Writer) error { return review.WriteDiffMarkdown(w, args[0], args[1], changes) },
-				func(w io.Writer) error { return review.WriteDiff(w, args[0], args[1], changes) })
+			var history review.History
+			if !noHistory && output != outfmt.JSON {
+				history = upstreamHistory(cacheDir)
+			}
+			pins, err := review.ComparePins(cmd.Context(), g.patches, args[0], args[1], history)
+			if err != nil {
+				return err
+			}
+			err = render(cmd, output, changes, func(w io.Writer) error {
+				if err := review.WritePinsMarkdown(w, pins); err != nil {
+					return err
+				}
+				return review.WriteDiffMarkdown(w, args[0], args[1], changes)
+			}, func(w io.Writer) error {
+				if err := review.WritePins(w, pins); err != nil {
+					return err
+				}
+				return review.WriteDiff(w, args[0], args[1], changes)
+			})
 			if err == nil && exitCode && review.Differ(changes) {
 				return seriesDiffer
 			}
@@ -97,6 +151,8 @@ patches are the same change), for CI.`,
 	}
 	outputFlag(cmd, &output)
 	cmd.Flags().BoolVar(&exitCode, "exit-code", false, "exit 1 when a patch was added, dropped or changed")
+	cmd.Flags().BoolVar(&noHistory, "no-history", false, "do not read the upstream commits between the two pins")
+	cmd.Flags().StringVar(&cacheDir, "cache-dir", "", "where the upstream history is kept (default: the user cache folder + /epp-build)")
 	return cmd
 }
 
@@ -104,6 +160,7 @@ func newLintCommand(g *globalFlags) *cobra.Command {
 	var (
 		output   outfmt.Format
 		cacheDir string
+		versions []string
 	)
 	cmd := &cobra.Command{
 		Use:   "lint",
@@ -111,22 +168,33 @@ func newLintCommand(g *globalFlags) *cobra.Command {
 		Long: `lint loads every recipe under --patches and reports: malformed pins; list and files
 that disagree; patches without a body saying why or without an Upstream: or Reason:
 trailer; and a patch that changes lines an earlier patch changes without an Order:
-trailer saying why the order matters; and an upstream.moduleHash that is not the hash
+trailer saying why the order matters; a description that names another upstream pin
+than the recipe's (left over from a copy or a rebase); and an upstream.moduleHash that is not the hash
 of the module zip of its pinned tree, for the trees in the cache (lint does not
 fetch; apply, check and rebase check the hash of every tree they fetch). It exits 5
 on a module hash mismatch, else 7 when it finds any of these.
 It also prints notices, which do not fail it: a recipe that does not say which
 Dynamo release it reproduces, or whose facts were checked only at a Dynamo
-commit rather than at the release's own sources (reproduces.checked: commit).`,
+commit rather than at the release's own sources (reproduces.checked: commit), and
+a repository on a loopback, private or local address, which nobody else can fetch
+(a mirror is given with --upstream, never written into a recipe).`,
 		Example: `  epp-build lint
+  epp-build lint --version v1.4.3
   epp-build lint -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			problems, err := review.Lint(g.patches)
+			all, err := recipe.Versions(g.patches)
 			if err != nil {
 				return usageError{err}
 			}
-			hashes, err := review.LintHashes(cmd.Context(), g.patches, cacheDir)
+			if versions, err = lintScope(all, versions); err != nil {
+				return err
+			}
+			problems, err := review.LintVersions(g.patches, versions)
+			if err != nil {
+				return usageError{err}
+			}
+			hashes, err := review.LintVersionHashes(cmd.Context(), g.patches, cacheDir, versions)
 			if err != nil {
 				return err
 			}
@@ -141,7 +209,22 @@ commit rather than at the release's own sources (reproduces.checked: commit).`,
 	}
 	outputFlag(cmd, &output)
 	cmd.Flags().StringVar(&cacheDir, "cache-dir", "", "cache of fetched upstreams whose module hashes are checked (default: the user cache folder + /epp-build)")
+	cmd.Flags().StringSliceVar(&versions, "version", nil, "lint only this `VERSION` (repeat or comma-separate for several; default: every version)")
 	return cmd
+}
+
+// lintScope is the versions lint looks at: those asked for, each of which
+// must exist, or all.
+func lintScope(all, asked []string) ([]string, error) {
+	if len(asked) == 0 {
+		return all, nil
+	}
+	for _, v := range asked {
+		if !slices.Contains(all, v) {
+			return nil, usageError{fmt.Errorf("--version %s: no such version (list them with: epp-build versions)", v)}
+		}
+	}
+	return asked, nil
 }
 
 // lintError is lint's finding; refused counts the recipes that do not load

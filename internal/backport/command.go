@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/epp-build/epp-build/internal/export"
 	"github.com/epp-build/epp-build/internal/patchset"
 	"github.com/epp-build/epp-build/internal/recipe"
 )
@@ -27,36 +26,81 @@ type PickRequest struct {
 	// Load reads Version's recipe; it runs after Version is created.
 	Load  func() (*recipe.Recipe, error)
 	Apply Applier
+	// Dir is the pick's work tree, kept at a conflict; "" = a folder per
+	// Root under the user cache folder. Continue and Abort take the pick
+	// stopped there on.
+	Dir             string
+	Continue, Abort bool
+	Log             io.Writer
 }
 
 // Picked names the patches a pick added to a version.
 type Picked struct {
 	Version string
 	Names   []string
+	Aborted bool
 }
 
 // PickInto adds the picks to the version's series and writes it; a
-// version it created is removed again when a pick fails.
+// version it created is removed again when a pick fails. A pick that
+// does not apply is merged three-way; at a conflict the work tree and a
+// created version are kept for --continue or --abort (*ConflictStop).
 func PickInto(ctx context.Context, req PickRequest) (*Picked, error) {
-	if req.Version == "" {
+	if req.Continue && req.Abort {
+		return nil, &UsageError{fmt.Errorf("--continue and --abort exclude each other")}
+	}
+	if req.Version == "" && !req.Continue && !req.Abort {
 		return nil, &UsageError{fmt.Errorf("--version is required")}
+	}
+	dir := req.Dir
+	if dir == "" {
+		d, err := defaultDirFor(req.Root, "pick")
+		if err != nil {
+			return nil, err
+		}
+		dir = d
+	}
+	log := req.Log
+	if log == nil {
+		log = io.Discard
+	}
+	switch {
+	case req.Abort:
+		return abortPick(dir)
+	case req.Continue:
+		return continuePick(ctx, dir, log)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".git", pickStateFile)); err == nil {
+		return nil, &UsageError{fmt.Errorf("a pick is stopped in %s: finish it with `epp-build pick --continue --dir %s` or throw it away with --abort", dir, dir)}
+	}
+	if _, err := os.Stat(dir); err == nil {
+		if req.Dir != "" {
+			return nil, &UsageError{fmt.Errorf("--dir %s exists: choose a folder that does not", dir)}
+		}
+		if err := os.RemoveAll(dir); err != nil { // a finished pick's leftovers
+			return nil, err
+		}
 	}
 	created := ""
 	if req.Extends != "" {
-		dir, err := NewVersion(req.Root, req.Version, req.Extends)
+		d, err := NewVersion(req.Root, req.Version, req.Extends)
 		if err != nil {
 			return nil, &UsageError{err}
 		}
-		created = dir
+		created = d
 	}
-	res, err := pickInto(ctx, req)
-	if err != nil && created != "" {
-		os.RemoveAll(created)
+	res, err := pickInto(ctx, req, dir, created)
+	var stop *ConflictStop
+	if err != nil && !errors.As(err, &stop) {
+		os.RemoveAll(dir)
+		if created != "" {
+			os.RemoveAll(created)
+		}
 	}
 	return res, err
 }
 
-func pickInto(ctx context.Context, req PickRequest) (*Picked, error) {
+func pickInto(ctx context.Context, req PickRequest, dir, created string) (*Picked, error) {
 	r, err := req.Load()
 	if err != nil {
 		return nil, err
@@ -71,23 +115,19 @@ func pickInto(ctx context.Context, req PickRequest) (*Picked, error) {
 	if err != nil {
 		return nil, &UsageError{err}
 	}
-	tmp, err := os.MkdirTemp("", "epp-build-pick-")
-	if err != nil {
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(tmp)
-	series, _, err := Pick(ctx, r, req.Apply, picks, filepath.Join(tmp, "tree"))
-	if err != nil {
-		return nil, err
+	st := &pickState{Root: req.Root, Version: r.Version, Created: created, Repo: req.Options.Repo}
+	// Kept absolute: --continue may run from another folder.
+	for _, path := range []*string{&st.Root, &st.Created, &st.Repo} {
+		if *path != "" {
+			if *path, err = filepath.Abs(*path); err != nil {
+				return nil, err
+			}
+		}
 	}
-	if err := export.WriteRecipe(r, series); err != nil {
-		return nil, err
-	}
-	res := &Picked{Version: r.Version}
-	for _, p := range series[len(series)-len(picks):] {
-		res.Names = append(res.Names, p.Name)
-	}
-	return res, nil
+	return startPick(ctx, r, req.Apply, picks, st, dir)
 }
 
 // RebaseRequest is one rebase command: a start (Onto), or Continue, Skip
@@ -107,6 +147,9 @@ type RebaseRequest struct {
 	Load        func() (*recipe.Recipe, error)
 	Materialize Materializer
 	Log         io.Writer
+	// Ancestry, when set, lets a start drop the picks whose Upstream:
+	// commit the new pin already has (upstreamhas.go).
+	Ancestry Ancestry
 }
 
 // Rebased is where a rebase stands after one command.
@@ -207,5 +250,17 @@ func start(ctx context.Context, req RebaseRequest, dir string) ([]Step, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Start(ctx, r, u, req.As, dir, req.Materialize, req.Log, req.Exec)
+	from := u.Repository
+	if req.Onto.Repository != "" {
+		from = req.Onto.Repository // a mirror, for the lookup only
+	}
+	r, dropped, err := withoutUpstreamPicks(ctx, r, u, from, req.Ancestry, req.Log)
+	if err != nil {
+		return nil, err
+	}
+	steps, err := Start(ctx, r, u, req.As, dir, req.Materialize, req.Log, req.Exec)
+	if steps == nil && err != nil {
+		return nil, err
+	}
+	return append(dropped, steps...), err
 }

@@ -13,6 +13,8 @@ import (
 // apply, or --continue found nothing to record for it. The work tree is
 // left for the user; the message gives rebase's own next steps.
 type ConflictStop struct {
+	// Op is the command stopped: "pick", or "" for a rebase.
+	Op    string
 	Dir   string
 	Patch string
 	Err   error
@@ -22,11 +24,22 @@ type ConflictStop struct {
 
 func (e *ConflictStop) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "rebase stopped at %s: %s\n", e.Patch, describe(e.Err))
+	op := e.Op
+	if op == "" {
+		op = "rebase"
+	}
+	fmt.Fprintf(&b, "%s stopped at %s: %s\n", op, e.Patch, describe(e.Err))
 	if len(e.Marked) > 0 {
 		fmt.Fprintf(&b, "conflicts marked in %s: %s\n", e.Dir, strings.Join(e.Marked, ", "))
 	}
-	fmt.Fprintf(&b, "next: edit the files in %s so they hold the patch's change (the patch is %s) and remove every conflict marker, then run `epp-build rebase --continue --dir %s`; "+
+	if op == "pick" {
+		fmt.Fprintf(&b, "next: edit the files in %s so they hold the pick's change and remove every conflict marker "+
+			"(deleting a .rej file drops that change; deleting a file records its deletion), then run `epp-build pick --continue --dir %s`; "+
+			"or `epp-build pick --abort --dir %s` to throw the pick away", e.Dir, e.Dir, e.Dir)
+		return b.String()
+	}
+	fmt.Fprintf(&b, "next: edit the files in %s so they hold the patch's change (the patch is %s) and remove every conflict marker "+
+		"(deleting a .rej file drops that change; deleting a file records its deletion), then run `epp-build rebase --continue --dir %s`; "+
 		"or `epp-build rebase --skip --dir %s` to drop the patch; or `epp-build rebase --abort --dir %s` to throw the rebase away",
 		e.Dir, filepath.Join(e.Dir, ".git", "epp-build", "rebase", e.Patch), e.Dir, e.Dir, e.Dir)
 	return b.String()

@@ -199,8 +199,8 @@ func escapeGlob(p string) string {
 // execAfterPatch runs the command after the patch just done (st.Next-1
 // is done and counted). A failure is saved as the stop.
 func execAfterPatch(ctx context.Context, dir string, st *state, log io.Writer) error {
-	if st.Exec == nil || st.Exec.AtEnd {
-		return nil
+	if st.Exec == nil || st.Exec.AtEnd || len(st.Steps) == 0 || st.Steps[len(st.Steps)-1].Commit == "" {
+		return nil // nothing was committed for the patch: nothing new to run on
 	}
 	return execStep(ctx, dir, st, st.Patches[st.Next-1], log)
 }
@@ -245,7 +245,7 @@ func continueExec(ctx context.Context, dir string, st *state, log io.Writer) ([]
 	if after == execAtEnd {
 		st.ExecDone = true
 	}
-	return run(ctx, dir, st, log)
+	return run(ctx, dir, st, log, nil)
 }
 
 // skipExec drops the patch the failed command ran after: the tree goes
@@ -280,7 +280,7 @@ func skipExec(ctx context.Context, dir string, st *state, log io.Writer) ([]Step
 	last.Outcome, last.Commit, last.Offsets = Skipped, "", nil
 	fmt.Fprintf(log, "%s: %s\n", last.Patch, Skipped)
 	st.ExecStopped = ""
-	return run(ctx, dir, st, log)
+	return run(ctx, dir, st, log, nil)
 }
 
 // amendEdits folds what changed in the work tree since the stop (tracked

@@ -6,8 +6,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/epp-build/epp-build/internal/redact"
-
 	"golang.org/x/mod/module"
 
 	"github.com/epp-build/epp-build/internal/recipe"
@@ -21,7 +19,9 @@ type Onto struct {
 	Commit        string
 	ModuleVersion string
 	ModuleHash    string
-	// Repository overrides the recipe's upstream repository.
+	// Repository is a mirror of the recipe's upstream repository (the
+	// --upstream flag): refs are looked up there, but the new recipe
+	// keeps naming the canonical repository, which is what others fetch.
 	Repository string
 }
 
@@ -43,11 +43,6 @@ func NewPin(ctx context.Context, old recipe.Upstream, o Onto, log io.Writer) (re
 	}
 	u := old
 	u.Ref, u.Commit, u.ModuleVersion, u.ModuleHash = o.Ref, o.Commit, o.ModuleVersion, o.ModuleHash
-	if o.Repository != "" {
-		// The new recipe is written to disk: it names the repository,
-		// never a credential for it (that comes from netrc or a helper).
-		u.Repository = redact.Strip(o.Repository)
-	}
 	if u.ModuleVersion != "" && u.Module == "" {
 		return recipe.Upstream{}, &UsageError{fmt.Errorf("--onto-module-version: the recipe has no upstream.module to give a version of")}
 	}

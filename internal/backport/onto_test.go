@@ -17,7 +17,7 @@ func TestNewPinTakesTheCommitGivenAndNoCredential(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "v2", u.Ref)
 	assert.Equal(t, commit, u.Commit, "a commit given is not looked up")
-	assert.Contains(t, u.Repository, "example.com/fork.git")
+	assert.Equal(t, "https://example.com/gaie.git", u.Repository, "a mirror is used for the lookup, the recipe keeps the canonical repository")
 	assert.NotContains(t, u.Repository, "s3cret", "the new recipe never holds a credential")
 }
 

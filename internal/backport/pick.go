@@ -85,7 +85,7 @@ func Collect(sources []string, opt PickOptions) ([]*patchset.Patch, error) {
 		}
 		// The user's reason is why this line carries the pick: a Reason:
 		// the message brings along does not stand in for it.
-		p.Header.Body = withLine(p.Header.Body, "Reason", opt.Reason)
+		p.Header.Body = withReasonBody(withLine(p.Header.Body, "Reason", opt.Reason), opt.Reason)
 		tr := review.Trailers(p.Header.Body)
 		if len(tr["Upstream"]) == 0 {
 			return nil, fmt.Errorf("pick %q: no Upstream: trailer and no --upstream-link: say where the change comes from (a PR or commit URL)", p.Header.Title)
@@ -245,21 +245,6 @@ func addTrailer(body, key, value string) string {
 	default:
 		return body + "\n\n" + key + ": " + value
 	}
-}
-
-// Pick applies r's series in work (a folder that must not exist), adds
-// picks on top as commits and returns the new series, exported. The
-// caller writes it; nothing is written if a pick does not apply.
-func Pick(ctx context.Context, r *recipe.Recipe, apply Applier, picks []*patchset.Patch, work string) ([]export.Patch, *patchset.Result, error) {
-	if err := apply(ctx, r, work); err != nil {
-		return nil, nil, err
-	}
-	res, err := patchset.ApplyToRepo(ctx, work, picks, patchset.Options{Branch: "epp-build/" + r.Version})
-	if err != nil {
-		return nil, nil, err
-	}
-	series, err := export.Series(work)
-	return series, res, err
 }
 
 // NewVersion creates patches/<name> extending base, for a line that is

@@ -55,7 +55,7 @@ func TestCollectTakesAPlainDiffWithTheHeaderFromFlags(t *testing.T) {
 			assert.Equal(t, "Jörg Müller <joerg@example.org>", h.Author.Name+" <"+h.Author.Email+">")
 			assert.True(t, fixWhen.Equal(h.AuthorDate), "%s", h.AuthorDate)
 			assert.Equal(t, "Append to d", h.Title)
-			assert.Equal(t, "Upstream: https://example.com/dynamo\nReason: dynamo needs it", strings.TrimRight(h.Body, "\n"))
+			assert.Equal(t, "dynamo needs it\n\nUpstream: https://example.com/dynamo\nReason: dynamo needs it", strings.TrimRight(h.Body, "\n"), "the reason is the body too: the patch says why")
 			require.Len(t, picks[0].Files, 1)
 			assert.Equal(t, "d.txt", picks[0].Files[0].OldName, "a/ and b/ are not part of the path")
 			assert.Equal(t, "d.txt", picks[0].Files[0].NewName)

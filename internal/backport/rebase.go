@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
+	"github.com/epp-build/epp-build/internal/diff3"
 	"github.com/epp-build/epp-build/internal/export"
 	"github.com/epp-build/epp-build/internal/inputfile"
 	"github.com/epp-build/epp-build/internal/patchset"
@@ -25,8 +28,12 @@ const (
 	Clean    Outcome = "applied"
 	AtOffset Outcome = "applied at an offset"
 	Upstream Outcome = "already upstream (dropped)"
+	Merged   Outcome = "applied by three-way merge"
 	Resolved Outcome = "conflict resolved by hand"
-	Skipped  Outcome = "skipped"
+	// Emptied is a stop resolved by dropping what the patch still
+	// changed (its .rej files deleted): nothing is left to commit.
+	Emptied Outcome = "resolved to no change (dropped)"
+	Skipped Outcome = "skipped"
 )
 
 // Step is one patch's line in the rebase report. Commit is what the patch
@@ -89,7 +96,7 @@ func Start(ctx context.Context, r *recipe.Recipe, u recipe.Upstream, as, dir str
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	st := &state{Version: r.Version, As: as, Recipe: recipeDir, Upstream: u}
+	st := &state{Version: r.Version, As: as, Recipe: recipeDir, Upstream: u, From: pinName(r.Upstream)}
 	if len(x) > 0 && x[0].Command != "" {
 		st.Exec = &x[0]
 	}
@@ -110,7 +117,7 @@ func Start(ctx context.Context, r *recipe.Recipe, u recipe.Upstream, as, dir str
 		}
 		st.Patches = append(st.Patches, sp.Name)
 	}
-	return run(ctx, dir, st, log)
+	return run(ctx, dir, st, log, &oldPin{pin: r.Upstream, materialize: materialize})
 }
 
 // Continue goes on after the user fixed a conflict: their changes (or
@@ -146,16 +153,46 @@ func continueWith(ctx context.Context, dir string, log io.Writer, stage StageCAP
 	if err != nil {
 		return nil, err
 	}
+	step := Step{Patch: st.Conflict, Outcome: Resolved, Commit: head}
 	if !changed {
-		return st.Steps, &ConflictStop{Dir: dir, Patch: st.Conflict, Err: errNothingChanged}
+		// Deleting the .rej files is a resolution: the patch's change is
+		// not wanted on the new upstream. Otherwise nothing was done.
+		if !rejDeleted(dir, st.Marked) {
+			return st.Steps, &ConflictStop{Dir: dir, Patch: st.Conflict, Err: errNothingChanged}
+		}
+		step = Step{Patch: st.Conflict, Outcome: Emptied}
 	}
-	st.Steps = append(st.Steps, Step{Patch: st.Conflict, Outcome: Resolved, Commit: head})
-	fmt.Fprintf(log, "%s: %s\n", st.Conflict, Resolved)
+	st.Steps = append(st.Steps, step)
+	fmt.Fprintf(log, "%s: %s\n", st.Conflict, step.Outcome)
 	st.clearStop()
 	if err := execAfterPatch(ctx, dir, st, log); err != nil {
 		return st.Steps, err
 	}
-	return run(ctx, dir, st, log)
+	return run(ctx, dir, st, log, nil)
+}
+
+// baseLabel names a merge's base: the old pin (unknown to a rebase
+// started before it was recorded) with the patches before this one.
+func baseLabel(from, patch string) string {
+	if from == "" {
+		return "base: the old pin and the patches before " + patch
+	}
+	return "base: " + from + " and the patches before " + patch
+}
+
+// rejDeleted reports whether the stop wrote .rej files and all are gone.
+func rejDeleted(dir string, marked []string) bool {
+	found := false
+	for _, m := range marked {
+		if !strings.HasSuffix(m, ".rej") {
+			continue
+		}
+		found = true
+		if _, err := os.Lstat(filepath.Join(dir, m)); !errors.Is(err, fs.ErrNotExist) {
+			return false
+		}
+	}
+	return found
 }
 
 func (st *state) clearStop() {
@@ -198,7 +235,7 @@ func skipWith(ctx context.Context, dir string, log io.Writer, stage StageCAPI) (
 	st.Steps = append(st.Steps, Step{Patch: st.Conflict, Outcome: Skipped})
 	fmt.Fprintf(log, "%s: %s\n", st.Conflict, Skipped)
 	st.clearStop()
-	return run(ctx, dir, st, log)
+	return run(ctx, dir, st, log, nil)
 }
 
 // Abort throws the rebase away: the work tree goes, the recipe folders
@@ -211,8 +248,11 @@ func Abort(dir string) error {
 }
 
 // run replays the remaining patches and, when all are through, writes
-// the new series.
-func run(ctx context.Context, dir string, st *state, log io.Writer) ([]Step, error) {
+// the new series. A patch that does not apply is merged three-way: a
+// clean merge is committed, a conflict stops the rebase. from is set
+// while no stop was made yet: the first stop fetches the old pin for the
+// merges' bases.
+func run(ctx context.Context, dir string, st *state, log io.Writer, from *oldPin) ([]Step, error) {
 	for ; st.Next < len(st.Patches); st.Next++ {
 		name := st.Patches[st.Next]
 		p, err := readPatch(dir, name)
@@ -251,21 +291,43 @@ func run(ctx context.Context, dir string, st *state, log io.Writer) ([]Step, err
 		if herr != nil {
 			return nil, herr
 		}
-		// Saved before the markers are written: if writing them fails, the
+		// Saved before the merge is written: if writing it fails, the
 		// rebase is still stopped at this patch and --skip or --abort work.
 		st.Conflict, st.StopHead = name, head
 		if err := save(dir, st); err != nil {
 			return nil, err
 		}
-		marked, merr := markConflicts(dir, p)
+		if err := keepBases(ctx, dir, st, from, log); err != nil {
+			return nil, err
+		}
+		m, merr := mergePatch(dir, p, rebaseBase(dir, name), diff3.Labels{
+			Ours:   "upstream " + pinName(st.Upstream),
+			Base:   baseLabel(st.From, name),
+			Theirs: name,
+		})
 		if merr != nil {
 			return nil, merr
 		}
-		st.Marked = marked
+		if len(m.Marked) == 0 {
+			commit, _, cerr := commitResolution(dir, p, head)
+			if cerr != nil {
+				return nil, cerr
+			}
+			st.Steps = append(st.Steps, Step{Patch: name, Outcome: Merged, Commit: commit})
+			fmt.Fprintf(log, "%s: %s\n", name, Merged)
+			st.Conflict, st.StopHead = "", ""
+			st.Next++
+			if err := execAfterPatch(ctx, dir, st, log); err != nil {
+				return st.Steps, err
+			}
+			st.Next--
+			continue
+		}
+		st.Marked = m.Marked
 		if err := save(dir, st); err != nil {
 			return nil, err
 		}
-		return st.Steps, &ConflictStop{Dir: dir, Patch: name, Err: err, Marked: marked}
+		return st.Steps, &ConflictStop{Dir: dir, Patch: name, Err: err, Marked: m.Marked}
 	}
 	if err := execAtFinish(ctx, dir, st, log); err != nil {
 		return st.Steps, err
@@ -324,7 +386,8 @@ func finish(dir string, st *state, log io.Writer) error {
 			rename[s.Patch] = n
 		}
 	}
-	dropped, err := recipe.Rebased(work, st.Upstream, names, rename)
+	rewritten, err := recipe.RebasedRecipe(work, st.Upstream, names, rename)
+	dropped := rewritten.Dropped
 	if err != nil {
 		return fmt.Errorf("write the recipe of %s: %w", target, err)
 	}
@@ -335,6 +398,9 @@ func finish(dir string, st *state, log io.Writer) error {
 		if err := os.Rename(work, target); err != nil {
 			return fmt.Errorf("put the rebased series in %s: %w", target, err)
 		}
+	}
+	for _, n := range rewritten.Notes {
+		fmt.Fprintf(log, "notice: %s\n", n)
 	}
 	for _, g := range dropped {
 		fmt.Fprintf(log, "generated folder %s left out of the recipe: its patch %s is no longer in the series\n", g.To, g.Patch)

@@ -15,12 +15,13 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// bBlock is the conflict Route b leaves in b.txt on v2: upstream's lines,
-// the lines the patch expected (v1's) and the patch's own, diff3 style.
-const bBlock = "<<<<<<< ours (new upstream)\nb = upstream changed this\nb 2 line\nb 3 line\nb 4 line\n" +
-	"||||||| base (old pin)\nb 1 line\nb 2 line\nb 3 line\nb 4 line\n" +
-	"=======\nb = dynamo\nb 2 line\nb 3 line\nb 4 line\n" +
-	">>>>>>> patch (0002-Route-b.patch)\n"
+// bBlock is the conflict Route b leaves in b.txt on v2: the one line
+// both sides changed, upstream's, the old pin's and the patch's, diff3
+// style as git am -3 writes it.
+const bBlock = "<<<<<<< upstream v2\nb = upstream changed this\n" +
+	"||||||| base: v1 and the patches before 0002-Route-b.patch\nb 1 line\n" +
+	"=======\nb = dynamo\n" +
+	">>>>>>> 0002-Route-b.patch\n"
 
 // stopped is a rebase of fourEdits from v1 onto v2 that stopped at the
 // conflict of Route b, the state every stop test starts from.
@@ -57,7 +58,7 @@ func TestRebaseClassifiesStopsAtAConflictAndContinues(t *testing.T) {
 	assert.ErrorAs(t, stop, &conflict, "the stop says why the patch did not apply")
 	assert.Equal(t, []string{"0001-Route-a.patch: applied at an offset"}, outcomes(steps))
 	assert.Equal(t, []patchset.Offset{{File: "a.txt", Hunk: steps[0].Offsets[0].Hunk, Lines: 3}}, steps[0].Offsets)
-	assert.Equal(t, bBlock+strings.TrimPrefix(gitfixture.NumberedLines("b", 20), "b 1 line\nb 2 line\nb 3 line\nb 4 line\n"), readFile(t, filepath.Join(dir, "b.txt")))
+	assert.Equal(t, bBlock+strings.TrimPrefix(gitfixture.NumberedLines("b", 20), "b 1 line\n"), readFile(t, filepath.Join(dir, "b.txt")))
 	assert.Equal(t, before, files(t, root), "nothing is written before the rebase finishes")
 
 	st, err := load(dir)
@@ -77,7 +78,7 @@ func TestRebaseClassifiesStopsAtAConflictAndContinues(t *testing.T) {
 	assert.Equal(t, []string{"b.txt"}, left.Files)
 	assert.Len(t, steps, 1)
 
-	resolved := strings.Replace(readFile(t, filepath.Join(dir, "b.txt")), bBlock, "b = dynamo on top of upstream\nb 2 line\nb 3 line\nb 4 line\n", 1)
+	resolved := strings.Replace(readFile(t, filepath.Join(dir, "b.txt")), bBlock, "b = dynamo on top of upstream\n", 1)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "b.txt"), []byte(resolved), 0o644))
 	steps, err = Continue(ctx, dir, &log)
 	require.NoError(t, err)
@@ -144,10 +145,10 @@ func TestRebaseSkipDropsThePatchAndFinishesOverTheVersion(t *testing.T) {
 	assert.ErrorContains(t, err, "no rebase in progress", "nothing is left to skip")
 }
 
-// A patch adding a file upstream now has conflicts as a whole: its change
-// goes to a .rej file, and --continue waits until that is handled and the
-// change is in the tree.
-func TestRebaseContinueRefusesWhileARejFileRemainsOrNothingChanged(t *testing.T) {
+// A patch adding a file that upstream added too is merged over an empty
+// base, as git's add/add: the whole file is one conflict, staged nowhere,
+// and --continue waits until it is resolved.
+func TestRebaseOfAFileAddedOnBothSidesMarksItWhole(t *testing.T) {
 	ctx := context.Background()
 	p := newPins(t)
 	root := t.TempDir()
@@ -158,20 +159,14 @@ func TestRebaseContinueRefusesWhileARejFileRemainsOrNothingChanged(t *testing.T)
 	var stop *ConflictStop
 	require.ErrorAs(t, err, &stop)
 	assert.Empty(t, steps)
-	assert.Equal(t, []string{"e.txt.rej"}, stop.Marked)
-	assert.Contains(t, readFile(t, filepath.Join(dir, "e.txt.rej")), "+e from the series\n")
-	assert.Equal(t, "e from upstream\n", readFile(t, filepath.Join(dir, "e.txt")))
+	assert.Equal(t, []string{"e.txt"}, stop.Marked)
+	assert.Equal(t, "<<<<<<< upstream v2\ne from upstream\n||||||| base: v1 and the patches before 0001-Add-e.patch\n=======\ne from the series\n>>>>>>> 0001-Add-e.patch\n",
+		readFile(t, filepath.Join(dir, "e.txt")))
 
 	_, err = Continue(ctx, dir, &strings.Builder{})
 	var left *MarkersLeft
 	require.ErrorAs(t, err, &left)
-	assert.Equal(t, []string{"e.txt.rej"}, left.Files)
-
-	require.NoError(t, os.Remove(filepath.Join(dir, "e.txt.rej")))
-	_, err = Continue(ctx, dir, &strings.Builder{})
-	require.ErrorAs(t, err, &stop)
-	assert.ErrorIs(t, err, errNothingChanged, "recording nothing would tie no change to the patch")
-	assert.NoDirExists(t, filepath.Join(root, "v10"))
+	assert.Equal(t, []string{"e.txt"}, left.Files)
 
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "e.txt"), []byte("e from upstream\ne from the series\n"), 0o644))
 	steps, err = Continue(ctx, dir, &strings.Builder{})

@@ -13,6 +13,9 @@ func WritePicked(w io.Writer, p *Picked) {
 	if p == nil {
 		return
 	}
+	if p.Aborted {
+		fmt.Fprintf(w, "pick into %s aborted; its work tree removed, recipes as they were\n", p.Version)
+	}
 	for _, name := range p.Names {
 		fmt.Fprintf(w, "picked %s into %s\n", name, p.Version)
 	}

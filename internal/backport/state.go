@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
+	"unicode"
 
 	"github.com/epp-build/epp-build/internal/atomicfile"
 
@@ -21,9 +23,11 @@ type state struct {
 	As       string          `json:"as,omitempty"`
 	Recipe   string          `json:"recipe"`
 	Upstream recipe.Upstream `json:"upstream"`
-	Patches  []string        `json:"patches"`
-	Next     int             `json:"next"`
-	Steps    []Step          `json:"steps"`
+	// From names the old pin on the conflict markers' base side.
+	From    string   `json:"from,omitempty"`
+	Patches []string `json:"patches"`
+	Next    int      `json:"next"`
+	Steps   []Step   `json:"steps"`
 	// Conflict is the patch that stopped the rebase, if any; StopHead is
 	// HEAD when it stopped, so --continue can tell whether anything was
 	// done for that patch.
@@ -45,7 +49,7 @@ const stateFile = "epp-build/rebase.json"
 var (
 	stateCommit   = regexp.MustCompile(`^[0-9a-f]{40}$`)
 	statePatch    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*\.patch$`)
-	stateOutcomes = map[Outcome]bool{Clean: true, AtOffset: true, Upstream: true, Resolved: true, Skipped: true}
+	stateOutcomes = map[Outcome]bool{Clean: true, AtOffset: true, Upstream: true, Resolved: true, Skipped: true, Merged: true, Emptied: true}
 )
 
 // parseState reads a state file and refuses one that a rebase could not
@@ -60,6 +64,9 @@ func parseState(data []byte) (*state, error) {
 	}
 	if st.As != "" && !validVersion(st.As) {
 		return nil, fmt.Errorf("--as %q is not a version folder name", st.As)
+	}
+	if strings.ContainsFunc(st.From, unicode.IsControl) {
+		return nil, fmt.Errorf("old pin %q holds a control character", st.From)
 	}
 	for _, p := range st.Patches {
 		if !statePatch.MatchString(p) {

@@ -16,6 +16,12 @@ import (
 // patches folder, under the user cache folder, so it never shows up in
 // the repository and --continue, --skip and --abort find it again.
 func DefaultDir(patchesRoot string) (string, error) {
+	return defaultDirFor(patchesRoot, "rebase")
+}
+
+// defaultDirFor is the default work tree of a kind of operation (rebase,
+// pick) for a patches folder.
+func defaultDirFor(patchesRoot, kind string) (string, error) {
 	abs, err := filepath.Abs(patchesRoot)
 	if err != nil {
 		return "", err
@@ -24,7 +30,7 @@ func DefaultDir(patchesRoot string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	parent := filepath.Join(cache, "rebase")
+	parent := filepath.Join(cache, kind)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return "", err
 	}

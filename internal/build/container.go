@@ -2,6 +2,7 @@ package build
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -51,7 +52,7 @@ func buildInSolve(ctx context.Context, m modeInput) (*built, error) {
 		return nil, err
 	}
 	files := map[string][]byte{
-		containerDockerfile: []byte(image.ContainerDockerfile(binaryName, p.mainPkg, filepath.ToSlash(rel))),
+		containerDockerfile: []byte(image.ContainerDockerfileFetching(binaryName, p.mainPkg, filepath.ToSlash(rel), p.fetch.secretIDs())),
 		image.CAPIScript:    capi.InSolveScript(),
 	}
 	for name, data := range files {
@@ -74,6 +75,7 @@ func buildInSolve(ctx context.Context, m modeInput) (*built, error) {
 	t0 = time.Now()
 	so := solveOptions(m)
 	so.ContextDir, so.Dockerfile = m.work, containerDockerfile
+	so.Secrets = p.fetch.solveSecrets()
 	maps.Copy(so.BuildArgs, spec.BuildArgs())
 	so.Contexts = map[string]image.NamedContext{image.CAPIContext: {Dir: m.capiSrc.Root, Exclude: []string{"**/target", "**/.git"}}}
 	so.Prepare = func(ctx context.Context, s image.StageSolver) (map[string]string, error) {
@@ -94,6 +96,10 @@ func buildInSolve(ctx context.Context, m modeInput) (*built, error) {
 		return map[string]string{image.TagsArg: strings.Join(capi.Tags(res.Features), ",")}, nil
 	}
 	solved, err := solveImage(ctx, p.nodes, so, m.ro)
+	if fe := (*image.FetchError)(nil); errors.As(err, &fe) {
+		fe.Settings = p.fetch.describe(fe.What)
+		return nil, fmt.Errorf("image: %w", err) // the C API's crates or the EPP's modules: not the check's fault
+	}
 	if checkErr != nil && ctx.Err() == nil {
 		return nil, checkErr // as host mode reports it: exit 5 for a prototype mismatch
 	}

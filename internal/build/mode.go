@@ -37,7 +37,8 @@ func (m modeInput) stage(name string, start time.Time) { m.rep.Time(name, time.S
 // solveOptions are the solve settings every compile mode shares.
 func solveOptions(m modeInput) image.SolveOptions {
 	opt := m.opt
-	buildArgs := map[string]string{"BASE_IMAGE": m.p.baseImage}
+	buildArgs := m.p.fetch.solveBuildArgs()
+	buildArgs["BASE_IMAGE"] = m.p.baseImage
 	if opt.BuilderImage != "" {
 		buildArgs["BUILDER_IMAGE"] = opt.BuilderImage
 	}

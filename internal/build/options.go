@@ -91,6 +91,9 @@ type Options struct {
 	MainPackage string
 	// Env is the environment for cargo and go ("" = this process's).
 	Env []string
+	// Fetch are the settings for what the build fetches, and the --secret
+	// and --build-arg values (fetch.go).
+	Fetch FetchOptions
 
 	// retryBackoff overrides the first registry retry delay (tests).
 	retryBackoff time.Duration
@@ -123,6 +126,7 @@ type plan struct {
 	nodes      *nodes.Plan
 	// cacheImports and cacheExports are CacheFrom and CacheTo parsed.
 	cacheImports, cacheExports []client.CacheOptionsEntry
+	fetch                      *fetchPlan
 }
 
 // OptionsError lists every option that cannot work, found before any
@@ -230,6 +234,8 @@ func (o *Options) checkOptions() (*plan, []string, error) {
 	if p.cacheExports, err = image.ParseCache(o.CacheTo, image.CacheExport, o.Insecure); err != nil {
 		problems = append(problems, err.Error())
 	}
+	fetch, fetchProblems := o.resolveFetch()
+	p.fetch, problems = fetch, append(problems, fetchProblems...)
 	if err := o.Progress.Check(); err != nil {
 		problems = append(problems, fmt.Sprintf("progress %q: use %s", o.Progress, strings.Join(progress.Modes, ", ")))
 	}

@@ -125,11 +125,13 @@ func deployGraph(t *testing.T, api apiServer, l line, o operatorInput, workers [
 	for _, w := range workers {
 		labels := map[string]string{
 			"nvidia.com/dynamo-graph-deployment-name": o.graphName,
-			"nvidia.com/dynamo-component":             map[string]string{"decode": "VllmDecodeWorker", "prefill": "VllmPrefillWorker"}[w.role],
+			"nvidia.com/dynamo-component":             map[string]string{"decode": "VllmDecodeWorker", "prefill": "VllmPrefillWorker", "frontend": "Frontend"}[w.role],
 			// The test double's worker id for this pod, so the scorers'
 			// workerIDLabel makes the router's pick the endpoint.
 			"dynamo-worker-instance-id": fmt.Sprint(w.id()),
-			l.roleLabel:                 w.role,
+		}
+		if w.role != "frontend" && (o.graph != aggregated || !l.aggregatedUnlabelled) {
+			labels[l.roleLabel] = w.role
 		}
 		for k, v := range l.poolSelector(o) {
 			labels[k] = v

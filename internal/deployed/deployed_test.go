@@ -79,7 +79,11 @@ func deploy(t *testing.T, api apiServer, l line, g graph, name string) deploymen
 		double: newDouble(dir),
 	}
 	d.workers = []worker{{name: "qwen-decode-0", role: "decode", ip: "10.0.0.10"}, {name: "qwen-decode-1", role: "decode", ip: "10.0.0.11"}}
-	if g == disaggregated {
+	if l.frontendPool {
+		// The pool holds the frontends; the workers are known to the
+		// router through Dynamo's discovery only.
+		d.workers = []worker{{name: "qwen-frontend-0", role: "frontend", ip: "10.0.2.10"}, {name: "qwen-frontend-1", role: "frontend", ip: "10.0.2.11"}}
+	} else if g == disaggregated {
 		d.workers = append(d.workers, worker{name: "qwen-prefill-0", role: "prefill", ip: "10.0.1.10"},
 			worker{name: "qwen-prefill-1", role: "prefill", ip: "10.0.1.11"})
 	}
@@ -122,6 +126,15 @@ func runGraph(t *testing.T, api apiServer, l line, binary string, g graph) {
 		prefill = d.pods("prefill")
 	}
 	prog := func(dec int) program {
+		if l.capi.workerIDs {
+			// The pipeline's workers are ids 0..3: decode 0 or 1, prefill
+			// 2 or 3 when disaggregated, -1 (none) when not.
+			decode, prefill := int64(dec), int64(-1)
+			if g == disaggregated {
+				prefill = int64(3 - dec)
+			}
+			return program{DecodeWorker: &decode, PrefillWorker: &prefill}
+		}
 		p := program{DecodePod: decode[dec].name}
 		if len(prefill) > 0 {
 			p.PrefillPod = prefill[1-dec].name
@@ -137,24 +150,19 @@ func runGraph(t *testing.T, api apiServer, l line, binary string, g graph) {
 		p := prog(dec)
 		d.double.set(t, p)
 		start := time.Now()
+		var during doubleState
 		ex := ext.send(t, request{
 			headers: envoyHeaders(fmt.Sprintf("req-%s-%d", g, dec)),
 			body:    chatRequest(model, "hello from "+string(g)), chunk: 16,
 			responseChunks: sseChunks(model),
+			inFlight:       func() { during = d.double.registered(t, "while the response is outstanding") },
 		})
 		t.Logf("phase one request through ext-proc: %s", time.Since(start).Round(time.Millisecond))
 		require.Nil(t, ex.immediate, "the EPP refused the request")
 		t.Logf("EPP set headers %v; body %s", ex.setHeaders, ex.body)
-		want := worker{}
-		for _, w := range decode {
-			if w.name == p.DecodePod {
-				want = w
-			}
-		}
 		assert.NoError(t, checkExchange(l, g, d, p, ex))
-		assert.Equal(t, net.JoinHostPort(want.ip, strconv.Itoa(l.targetPort)), ex.destinationMetadata,
-			"dynamic metadata envoy.lb names the picked pod")
 		assert.Equal(t, len(sseChunks(model)), ex.responseChunks)
+		assert.NoError(t, checkInFlight(during))
 		s := d.double.settled(t, "after the stream ended")
 		assert.NoError(t, checkBookkeeping(s, l, g))
 	}
@@ -177,7 +185,12 @@ func runGraph(t *testing.T, api apiServer, l line, binary string, g graph) {
 
 	// A client that goes away mid-stream: after the EPP answered the
 	// request, and after the response headers.
-	for _, phase := range []string{"request", "response-headers"} {
+	phases := []string{"request", "response-headers"}
+	if l.cancelLeak != "" {
+		t.Logf("not checked, a known defect: a client that goes away mid-stream: %s", l.cancelLeak)
+		phases = nil
+	}
+	for _, phase := range phases {
 		ext.send(t, request{headers: envoyHeaders("req-cancel-" + phase), body: chatRequest(model, "cancelled"),
 			responseChunks: sseChunks(model), cancelAfter: phase})
 		s := d.double.settled(t, "after the client cancelled at "+phase)
@@ -193,8 +206,8 @@ func runGraph(t *testing.T, api apiServer, l line, binary string, g graph) {
 	t.Logf("C API double after exit: calls %v, destroyed %v", s.Calls, s.Destroyed)
 	assert.NoError(t, checkNoViolations(s))
 	assert.NoError(t, checkNothingOutstanding(s))
-	assert.Equal(t, before.Calls["create_routers"], s.Calls["create_routers"], "no router was created at shutdown")
-	assert.Equal(t, 1, s.Calls["destroy"], "the router is destroyed once at shutdown")
+	assert.Equal(t, before.Calls[l.capi.create], s.Calls[l.capi.create], "no router was created at shutdown")
+	assert.Equal(t, 1, s.Calls[l.capi.destroy], "the router is destroyed once at shutdown")
 	assert.Equal(t, 0, s.LiveHandles)
 	for _, h := range s.Destroyed {
 		assert.Equal(t, destroyedHandle{}, h, "the router held nothing when it was destroyed")
@@ -207,19 +220,21 @@ func runGraph(t *testing.T, api apiServer, l line, binary string, g graph) {
 // write is reported, and a booking the router could not free is found.
 func harnessCatchesBreakage(t *testing.T, api apiServer, l line, binary string) {
 	d := deploy(t, api, l, aggregated, "broken")
-	p := program{DecodePod: d.pods("decode")[0].name}
+	var p program
+	if l.capi.workerIDs {
+		decode, prefill := int64(0), int64(-1)
+		p = program{DecodeWorker: &decode, PrefillWorker: &prefill}
+	} else {
+		p = program{DecodePod: d.pods("decode")[0].name}
+	}
 	d.double.set(t, p)
 
-	// Single-dash long flags, as Dynamo's operator wrote them before
-	// #8093: this GAIE's flag parser refuses them and the EPP exits.
-	var singleDash []string
-	for _, a := range l.args(d.o) {
-		singleDash = append(singleDash, strings.Replace(a, "--", "-", 1))
-	}
+	// Flags an older Dynamo deployment wrote: this GAIE's flag parser
+	// refuses them and the EPP exits.
 	old := l
-	old.args = func(operatorInput) []string { return singleDash }
+	old.args = l.staleArgs
 	e := startEPP(t, binary, old, d.o, api, d.double.env())
-	assert.ErrorContains(t, e.waitServing(90*time.Second), "exited before serving", "single-dash flags must fail the start")
+	assert.ErrorContains(t, e.waitServing(90*time.Second), "exited before serving", l.staleArgsFrom+" must fail the start")
 
 	// A health port other than the one the operator probes.
 	operatorHealthPort := d.o.healthPort
@@ -242,7 +257,7 @@ func harnessCatchesBreakage(t *testing.T, api apiServer, l line, binary string) 
 	assert.ErrorContains(t, checkClientHeaders(map[string]string{"x-dynamo-not-removed": "1"}, ex), "x-dynamo-not-removed")
 
 	// The router refuses to free: the request stays booked in the double.
-	p.Errors = map[string]uint32{"free_request": 4}
+	p.Errors = map[string]uint32{l.capi.free: 4}
 	d.double.set(t, p)
 	ext.send(t, request{headers: envoyHeaders("req-leak"), body: chatRequest(model, "leak"), responseChunks: sseChunks(model)})
 	eventually(t, 20*time.Second, "the EPP tried to free the request", func() error {
@@ -273,12 +288,26 @@ func checkExchange(l line, g graph, d deployment, p program, ex exchange) error 
 	for _, w := range d.workers {
 		pod[w.name] = w
 	}
-	want := net.JoinHostPort(pod[p.DecodePod].ip, strconv.Itoa(l.targetPort))
-	if got := ex.setHeaders["x-gateway-destination-endpoint"]; got != want {
-		errs = append(errs, fmt.Errorf("x-gateway-destination-endpoint %q, want %q (pod %s)", got, want, p.DecodePod))
+	var want []string
+	switch {
+	case l.frontendPool:
+		// Every frontend scores the same: any of the pool's pods.
+		for _, w := range d.workers {
+			want = append(want, net.JoinHostPort(w.ip, strconv.Itoa(l.targetPort)))
+		}
+	case l.scoresTie:
+		// Every decode pod scores the same: any of them.
+		for _, w := range d.pods("decode") {
+			want = append(want, net.JoinHostPort(w.ip, strconv.Itoa(l.targetPort)))
+		}
+	default:
+		want = []string{net.JoinHostPort(pod[p.DecodePod].ip, strconv.Itoa(l.targetPort))}
 	}
-	if ex.destinationMetadata != want {
-		errs = append(errs, fmt.Errorf("envoy.lb metadata %q, want %q", ex.destinationMetadata, want))
+	if got := ex.setHeaders["x-gateway-destination-endpoint"]; !slices.Contains(want, got) {
+		errs = append(errs, fmt.Errorf("x-gateway-destination-endpoint %q, want one of %q (decode pick %s)", got, want, p.DecodePod))
+	}
+	if !slices.Contains(want, ex.destinationMetadata) {
+		errs = append(errs, fmt.Errorf("envoy.lb metadata %q, want one of %q", ex.destinationMetadata, want))
 	}
 	for _, h := range l.headers {
 		if !slices.Contains(h.graphs, g) {
@@ -296,8 +325,8 @@ func checkExchange(l line, g graph, d deployment, p program, ex exchange) error 
 				errs = append(errs, fmt.Errorf("header %s=%q: not a u64", h.name, v))
 				continue
 			}
-			if w := map[string]string{"decode": p.DecodePod, "prefill": p.PrefillPod}[h.worker]; w != "" && id != fnv1a64(w) {
-				errs = append(errs, fmt.Errorf("header %s=%d, want %s's worker %d", h.name, id, w, fnv1a64(w)))
+			if w, ok := p.workerID(h.worker); h.worker != "" && ok && id != w {
+				errs = append(errs, fmt.Errorf("header %s=%d, want the %s worker %d the router picked", h.name, id, h.worker, w))
 			}
 		case u32:
 			if _, err := strconv.ParseUint(v, 10, 32); err != nil {
@@ -358,23 +387,49 @@ func checkClientHeaders(sent map[string]string, ex exchange) error {
 	return errors.Join(errs...)
 }
 
+// reservationCalls are the prefill reservation calls of the double's
+// reservation forms. No Dynamo release library has any of them
+// (docs/compat/capi.md), so a line built as its release links none.
+var reservationCalls = []string{"begin_prefill_reservation", "route_prefill_request_with_reservation",
+	"cancel_prefill_reservation", "release_prefill_reservation"}
+
 // checkBookkeeping checks the double saw the booking lifecycle of one
-// finished request: registered, prefill completed (disaggregated), freed,
-// every routing result freed, no misuse.
+// finished request: registered, prefill routed the advisory way and
+// completed (disaggregated), freed, every routing result freed, no
+// reservation made, no misuse.
 func checkBookkeeping(s doubleState, l line, g graph) error {
 	errs := []error{checkNoViolations(s), checkNothingOutstanding(s)}
-	for _, c := range []string{"route_decode_request", l.registerCall, "free_request", "free_routing_result"} {
-		if s.Calls[c] == 0 {
-			errs = append(errs, fmt.Errorf("%s never called", c))
+	c := l.capi
+	for _, f := range []string{c.routeDecode, c.register, c.free, c.freeResult} {
+		if s.Calls[f] == 0 {
+			errs = append(errs, fmt.Errorf("%s never called", f))
 		}
 	}
 	if g == disaggregated {
-		if s.Calls["route_prefill_request_with_reservation"]+s.Calls["route_prefill_request"] == 0 {
-			errs = append(errs, errors.New("no prefill routing call"))
+		for _, f := range []string{c.routePrefill, c.markPrefill} {
+			if f != "" && s.Calls[f] == 0 {
+				errs = append(errs, fmt.Errorf("%s never called", f))
+			}
 		}
-		if s.Calls["mark_prefill_complete"] == 0 {
-			errs = append(errs, errors.New("mark_prefill_complete never called"))
+	}
+	for _, c := range reservationCalls {
+		if s.Calls[c] != 0 {
+			errs = append(errs, fmt.Errorf("%s called %d times, but the line's C API has no reservations", c, s.Calls[c]))
 		}
+	}
+	return errors.Join(errs...)
+}
+
+// checkInFlight checks what the router holds while a request is served:
+// the request registered and, as the line's C API has no reservation
+// calls, no booking.
+func checkInFlight(s doubleState) error {
+	var errs []error
+	if s.OutstandingRequests != 1 {
+		errs = append(errs, fmt.Errorf("in flight: %d requests registered, want 1 (%v)", s.OutstandingRequests, s.Requests))
+	}
+	if s.OutstandingBookings != 0 || len(s.Bookings) != 0 {
+		errs = append(errs, fmt.Errorf("in flight: bookings %v held without reservation calls", s.Bookings))
 	}
 	return errors.Join(errs...)
 }

@@ -2,6 +2,7 @@ package deployed
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"os"
@@ -33,6 +34,25 @@ type program struct {
 	DecodePod  string            `json:"decode_pod,omitempty"`
 	PrefillPod string            `json:"prefill_pod,omitempty"`
 	Errors     map[string]uint32 `json:"errors,omitempty"`
+	// DecodeWorker and PrefillWorker program the pipeline generation,
+	// which knows workers by id, not pods (-1: no prefill worker).
+	DecodeWorker  *int64 `json:"decode_worker,omitempty"`
+	PrefillWorker *int64 `json:"prefill_worker,omitempty"`
+}
+
+// workerID is the id the headers must carry for role's worker.
+func (p program) workerID(role string) (uint64, bool) {
+	switch {
+	case role == "decode" && p.DecodeWorker != nil:
+		return uint64(*p.DecodeWorker), true
+	case role == "prefill" && p.PrefillWorker != nil:
+		return uint64(*p.PrefillWorker), *p.PrefillWorker >= 0
+	case role == "decode" && p.DecodePod != "":
+		return fnv1a64(p.DecodePod), true
+	case role == "prefill" && p.PrefillPod != "":
+		return fnv1a64(p.PrefillPod), true
+	}
+	return 0, false
 }
 
 // set programs the router; it takes effect at its next call.
@@ -61,6 +81,12 @@ type doubleState struct {
 	Runtimes                  int                        `json:"runtimes"`
 	Requests                  map[string]requestProgress `json:"requests"`
 	Bookings                  map[string]string          `json:"bookings"`
+	// The pipeline generation's part, folded into the fields above by
+	// read (a process uses one generation).
+	LivePipelines              int                        `json:"live_pipelines"`
+	PipelineRequests           map[string]requestProgress `json:"pipeline_requests"`
+	OutstandingPipelineResults int                        `json:"outstanding_pipeline_results"`
+	DestroyedPipelines         []destroyedHandle          `json:"destroyed_pipelines"`
 }
 
 type destroyedHandle struct {
@@ -82,6 +108,16 @@ func (d double) read(t *testing.T) doubleState {
 	}
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(data, &s), "%s", data)
+	s.LiveHandles += s.LivePipelines
+	s.OutstandingRoutingResults += s.OutstandingPipelineResults
+	s.Destroyed = append(s.Destroyed, s.DestroyedPipelines...)
+	for id, r := range s.PipelineRequests {
+		if s.Requests == nil {
+			s.Requests = map[string]requestProgress{}
+		}
+		s.Requests[id] = r
+		s.OutstandingRequests++
+	}
 	return s
 }
 
@@ -95,6 +131,21 @@ func (d double) settled(t *testing.T, what string) doubleState {
 		if s.OutstandingRequests != 0 || s.OutstandingBookings != 0 || s.OutstandingRoutingResults != 0 {
 			return fmt.Errorf("requests %v, bookings %v, routing results %d",
 				s.Requests, s.Bookings, s.OutstandingRoutingResults)
+		}
+		return nil
+	})
+	return s
+}
+
+// registered waits until the router holds a registered request (the
+// EPP may register after it answered) and returns that state.
+func (d double) registered(t *testing.T, what string) doubleState {
+	t.Helper()
+	var s doubleState
+	eventually(t, 20*time.Second, what+": a request registered in the C API double", func() error {
+		s = d.read(t)
+		if s.OutstandingRequests == 0 {
+			return errors.New("no request registered")
 		}
 		return nil
 	})

@@ -57,6 +57,9 @@ type request struct {
 	chunk   int // request body chunk size
 	// responseChunks are the model server's SSE chunks.
 	responseChunks []string
+	// inFlight, when set, is called after the EPP answered the request
+	// and before the response starts: the request is being served.
+	inFlight func()
 	// cancelAfter, when set, cancels the stream after that phase
 	// ("request" = after the EPP answered the request; "response-headers").
 	cancelAfter string
@@ -128,6 +131,9 @@ func (e *envoy) send(t *testing.T, r request) exchange {
 		default:
 			t.Fatalf("unexpected answer to the request: %T", v)
 		}
+	}
+	if r.inFlight != nil {
+		r.inFlight()
 	}
 	if r.cancelAfter == "request" {
 		cancel()

@@ -48,8 +48,17 @@ const (
 // aarch64-linux-gnu-gcc. The optional features' Go build tags come in the
 // TagsArg build arg; the C API stages' settings in capi.SolveSpec's.
 func ContainerDockerfile(binary, pkg, bindingDir string) string {
+	return ContainerDockerfileFetching(binary, pkg, bindingDir, nil)
+}
+
+// ContainerDockerfileFetching is ContainerDockerfile whose fetch steps
+// (cargo's, cbindgen's and go build's) also mount the --secret values
+// secretIDs, besides the fetch settings every build passes (fetchsteps.go).
+// GOFLAGS is a build arg of the EPP's build: it changes what is built.
+func ContainerDockerfileFetching(binary, pkg, bindingDir string, secretIDs []string) string {
 	r := strings.NewReplacer("{base}", DefaultBaseImage, "{bin}", binary, "{pkg}", pkg, "{binding}", path.Clean(bindingDir),
-		"{ctx}", CAPIContext, "{script}", CAPIScript, "{out}", CAPIOutStage, "{cbindgen}", CAPICbindgenStage, "{tags}", TagsArg)
+		"{ctx}", CAPIContext, "{script}", CAPIScript, "{out}", CAPIOutStage, "{cbindgen}", CAPICbindgenStage, "{tags}", TagsArg,
+		"{fetch}", fetchMounts(secretIDs), "{source}", sourceFetch)
 	return r.Replace(`ARG BUILDER_IMAGE=golang:1.26-bookworm
 ARG BASE_IMAGE={base}
 
@@ -67,7 +76,8 @@ ARG CAPI_HEADER_NAME
 RUN --mount=type=bind,source={script},target=/capi/build.sh \
     --mount=type=cache,id=epp-build-cargo-home,target=/cache/cargo \
     --mount=type=cache,id=epp-build-capi-target-${TARGETARCH},target=/cache/target \
-    sh /capi/build.sh lib
+    {fetch} \
+    {source}sh /capi/build.sh lib
 
 FROM scratch AS {out}
 COPY --from=capi-build /capi/out/ /
@@ -77,7 +87,8 @@ ARG CAPI_CRATE
 ARG CAPI_CRATE_DIR
 ARG CAPI_HEADER_NAME
 RUN --mount=type=bind,source={script},target=/capi/build.sh \
-    sh /capi/build.sh cbindgen
+    {fetch} \
+    {source}sh /capi/build.sh cbindgen
 
 FROM scratch AS {cbindgen}
 COPY --from=capi-cbindgen /capi/out/ /
@@ -86,12 +97,14 @@ FROM --platform=$BUILDPLATFORM ${BUILDER_IMAGE} AS builder
 ARG TARGETARCH
 ARG SOURCE_DATE_EPOCH
 ARG {tags}
+ARG GOFLAGS
 WORKDIR /src
 COPY src/ /src/
 COPY --from={out} /lib/ /src/{binding}/lib/${TARGETARCH}/
 RUN --mount=type=cache,target=/cache/gomod \
     --mount=type=cache,target=/cache/gobuild \
-    case "$TARGETARCH" in \
+    {fetch} \
+    {source}case "$TARGETARCH" in \
       amd64) cc=x86_64-linux-gnu-gcc ;; \
       arm64) cc=aarch64-linux-gnu-gcc ;; \
       *) echo "unsupported TARGETARCH $TARGETARCH" >&2; exit 1 ;; \

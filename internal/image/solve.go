@@ -57,6 +57,9 @@ type SolveOptions struct {
 	// Prepare, when set, runs in the solve's session before the final
 	// target (see gateway.go); its error is returned as it is.
 	Prepare PrepareFunc
+	// Secrets are served to the solve's session by id, for RUN
+	// --mount=type=secret (fetchsteps.go); never written anywhere.
+	Secrets map[string][]byte
 }
 
 // SolveResult is what the solve exported.
@@ -88,6 +91,9 @@ func Solve(ctx context.Context, c *client.Client, opt SolveOptions) (*SolveResul
 		}
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("image solve cancelled: %w", ctx.Err())
+		}
+		if fe := (*FetchError)(nil); errors.As(err, &fe) {
+			return nil, fe // a fetch inside the solve, not the registry: not retried
 		}
 		if pe := (*prepareError)(nil); errors.As(err, &pe) {
 			return nil, pe.err
@@ -187,7 +193,7 @@ func solveOnce(ctx context.Context, c *client.Client, opt SolveOptions) (*SolveR
 		FrontendAttrs: attrs,
 		LocalMounts:   map[string]fsutil.FS{"context": ctxFS, "dockerfile": ctxFS},
 		Exports:       exports,
-		Session:       []session.Attachable{authAttachable(opt.Keychain)},
+		Session:       append([]session.Attachable{authAttachable(opt.Keychain)}, secretsAttachable(opt.Secrets)...),
 		CacheImports:  opt.CacheImports,
 		CacheExports:  opt.CacheExports,
 	}
@@ -195,7 +201,8 @@ func solveOnce(ctx context.Context, c *client.Client, opt SolveOptions) (*SolveR
 		return nil, err
 	}
 	ch := make(chan *client.SolveStatus)
-	shown, cw := watchCache(ch, opt.Out)
+	cached, cw := watchCache(ch, opt.Out)
+	shown, fw := watchFetch(cached)
 	var resp *client.SolveResponse
 	eg, ectx := errgroup.WithContext(ctx)
 	eg.Go(func() error {
@@ -207,6 +214,9 @@ func solveOnce(ctx context.Context, c *client.Client, opt SolveOptions) (*SolveR
 	if err := eg.Wait(); err != nil {
 		if tmpTar != "" {
 			_ = os.Remove(tmpTar)
+		}
+		if fe := fw.explain(err); fe != nil {
+			return nil, fe
 		}
 		if step := cw.exportFailed(); step != "" {
 			return nil, &CacheExportError{Step: step, Caches: describeAll(opt.CacheExports), Err: err}

@@ -24,26 +24,46 @@ func SetPatches(dir string, names []string) error {
 
 // Rebased rewrites the recipe in dir to stand on its own at another
 // upstream pin: the pin replaced, extends removed, the whole series listed.
-// What the recipe inherited (description, capi, generated) is copied in
-// from the recipes it extended, comments included. Each generated entry's
-// patch is renamed through rename (old name -> new); an entry whose patch
-// has no new name is dropped and returned. A generated entry's from stays
-// as written: dir is a sibling of the recipes it came from.
+// What the recipe inherited (description, upstream, capi, generated) is
+// copied in from the recipes it extended, comments included. Each
+// generated entry's patch is renamed through rename (old name -> new); an
+// entry whose patch has no new name is dropped and returned. A generated
+// entry's from stays as written: dir is a sibling of the recipes it came
+// from.
 func Rebased(dir string, u Upstream, names []string, rename map[string]string) (dropped []Package, err error) {
+	res, err := RebasedRecipe(dir, u, names, rename)
+	return res.Dropped, err
+}
+
+// RebaseResult is what rewriting a recipe onto a new pin left for the
+// user: generated entries dropped, and notes such as a description that
+// still names another pin.
+type RebaseResult struct {
+	Dropped []Package
+	Notes   []string
+}
+
+// RebasedRecipe is Rebased, with its notes. The pin is edited in place in
+// the recipe's node tree, so every comment stays where it was; the
+// description's mentions of the old pin are rewritten to name the new one.
+func RebasedRecipe(dir string, u Upstream, names []string, rename map[string]string) (res RebaseResult, err error) {
 	err = edit(dir, func(root *yaml.Node) error {
-		var pin yaml.Node
-		if err := pin.Encode(u); err != nil {
-			return err
-		}
-		setKey(root, "upstream", &pin)
 		if base := valueOf(root, "extends"); base != nil {
 			if err := inheritNodes(root, filepath.Join(filepath.Dir(dir), base.Value), nil); err != nil {
 				return err
 			}
 		}
 		deleteKey(root, "extends")
+		var old Upstream
+		if pin := valueOf(root, "upstream"); pin != nil {
+			_ = pin.Decode(&old)
+		}
+		if err := setPin(root, u); err != nil {
+			return err
+		}
+		res.Notes = redescribe(root, old, u)
 		if gen := valueOf(root, "generated"); gen != nil {
-			dropped = renameGenerated(gen, rename)
+			res.Dropped = renameGenerated(gen, rename)
 			if len(gen.Content) == 0 {
 				deleteKey(root, "generated")
 			}
@@ -51,10 +71,10 @@ func Rebased(dir string, u Upstream, names []string, rename map[string]string) (
 		setKey(root, "patches", patchList(names))
 		return nil
 	})
-	return dropped, err
+	return res, err
 }
 
-// inheritNodes copies description, capi and generated from the recipe in
+// inheritNodes copies description, upstream, capi and generated from the recipe in
 // baseDir (and what it extends) into root where root lacks them; the
 // base's generated entries come first, as Load orders them.
 func inheritNodes(root *yaml.Node, baseDir string, seen []string) error {
@@ -78,9 +98,10 @@ func inheritNodes(root *yaml.Node, baseDir string, seen []string) error {
 			return err
 		}
 	}
-	for _, key := range []string{"description", "capi"} {
+	for _, key := range []string{"description", "upstream", "capi"} {
 		if valueOf(root, key) == nil && valueOf(base, key) != nil {
 			setKey(root, key, valueOf(base, key))
+			keepKeyComments(root, base, key)
 		}
 	}
 	if gen := valueOf(base, "generated"); gen != nil {
@@ -90,6 +111,27 @@ func inheritNodes(root *yaml.Node, baseDir string, seen []string) error {
 			merged.Content = append(merged.Content, own.Content...)
 		}
 		setKey(root, "generated", merged)
+		keepKeyComments(root, base, "generated")
+	}
+	return nil
+}
+
+// keepKeyComments gives key in root the comments its key has in base
+// (the comment above "generated:" says what the list is), unless root's
+// key has comments of its own.
+func keepKeyComments(root, base *yaml.Node, key string) {
+	from, to := keyOf(base, key), keyOf(root, key)
+	if from == nil || to == nil || to.HeadComment != "" || to.LineComment != "" {
+		return
+	}
+	to.HeadComment, to.LineComment, to.FootComment = from.HeadComment, from.LineComment, from.FootComment
+}
+
+func keyOf(m *yaml.Node, key string) *yaml.Node {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i]
+		}
 	}
 	return nil
 }

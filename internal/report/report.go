@@ -67,6 +67,8 @@ type Inputs struct {
 	CAPI            CAPI       `json:"capi"`
 	Toolchains      Toolchains `json:"toolchains"`
 	Platforms       []string   `json:"platforms"`
+	// Fetch are the settings for what the solve fetched (fetch.go).
+	Fetch *Fetch `json:"fetch,omitempty"`
 }
 
 // PlatformImage is one platform's image in the index.

@@ -19,6 +19,11 @@ func LintHashes(ctx context.Context, root, cacheDir string) ([]Problem, error) {
 	if err != nil {
 		return nil, err
 	}
+	return LintVersionHashes(ctx, root, cacheDir, versions)
+}
+
+// LintVersionHashes is LintHashes for the named versions only.
+func LintVersionHashes(ctx context.Context, root, cacheDir string, versions []string) ([]Problem, error) {
 	var out []Problem
 	for _, v := range versions {
 		r, err := recipe.LoadVersion(root, v)

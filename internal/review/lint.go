@@ -72,6 +72,11 @@ func Lint(root string) ([]Problem, error) {
 	if err != nil {
 		return nil, err
 	}
+	return LintVersions(root, versions)
+}
+
+// LintVersions is Lint for the named versions only.
+func LintVersions(root string, versions []string) ([]Problem, error) {
 	var out []Problem
 	for _, v := range versions {
 		r, err := recipe.LoadVersion(root, v)
@@ -80,6 +85,7 @@ func Lint(root string) ([]Problem, error) {
 			continue
 		}
 		out = append(out, reproducesNotices(r)...)
+		out = append(out, recipeProblems(r)...)
 		entries, err := Log(r)
 		if err != nil {
 			out = append(out, Problem{Version: v, Message: err.Error(), Refused: true})

@@ -86,6 +86,12 @@ func fetchGit(ctx context.Context, c *cache, req Request) (*Tree, error) {
 // as received instead of being decoded into memory and packed again.
 func fetchPackInto(ctx context.Context, tmp string, repo remoteRepo, ref, want string, m *entryMeta, p *progress.Reporter) error {
 	gitDir := filepath.Join(tmp, gitDirName)
+	if ref == want && fullHash.MatchString(ref) {
+		done, err := fetchCommitPin(ctx, tmp, gitDir, repo, want, m, p)
+		if done || ctx.Err() != nil {
+			return err
+		}
+	}
 	s := filesystem.NewStorageWithOptions(osfs.New(gitDir), gitcache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
 	defer s.Close()
 	watched, task := watchFetch(s, p, repo.shown)

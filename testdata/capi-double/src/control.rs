@@ -12,12 +12,25 @@
 //!   - `"errors"`: `{"<function>": <QueryRouterResult code>}`; that exported
 //!     function returns the code without doing anything.
 //!
-//!   A file that does not parse counts a violation and is ignored.
+//!   - `"decode_worker"`, `"prefill_worker"` (pipeline generation): the
+//!     worker id the pipeline's query returns for that role (`-1` prefill:
+//!     not disaggregated). The pipeline picks among its workers (ids `0` to
+//!     `DYNAMO_DOUBLE_WORKERS - 1`); a programmed id outside them, or a
+//!     prefill worker equal to the decode worker, fails the query with
+//!     `ERR` and counts a control miss.
+//!
+//!   A file that does not parse counts a violation and is ignored. An
+//!   injected error makes a pipeline-generation function return `ERR`, the
+//!   only failure code Dynamo's pipeline library has.
 //! - `EPP_BUILD_DOUBLE_STATE=<file>`: after every exported call of the
-//!   routers generation the double writes its bookkeeping there as JSON,
+//!   routers generation, and of the pipeline generation's create, query,
+//!   free, destroy and bookkeeping calls, the double writes its bookkeeping there as JSON,
 //!   atomically (a temporary file renamed over it): calls by function,
 //!   live handles, outstanding requests, bookings and routing results,
-//!   what each destroyed handle still held, violations and ignored calls.
+//!   what each destroyed handle still held, violations and ignored calls;
+//!   for the pipeline generation, under keys of its own, live pipelines,
+//!   registered requests (with their prefill mark), outstanding query
+//!   results and what each destroyed pipeline still held.
 //!
 //! Neither makes the double more lenient: the control only narrows the
 //! choice the real router could make, or fails a call the real library can
@@ -36,6 +49,8 @@ use crate::routers::QueryRouterResult;
 struct Control {
     decode_pod: Option<String>,
     prefill_pod: Option<String>,
+    decode_worker: Option<Value>,
+    prefill_worker: Option<Value>,
     errors: BTreeMap<String, u32>,
 }
 
@@ -65,7 +80,13 @@ fn read_control() -> Control {
             }
         }
     }
-    Control { decode_pod: pod("decode_pod"), prefill_pod: pod("prefill_pod"), errors }
+    Control {
+        decode_pod: pod("decode_pod"),
+        prefill_pod: pod("prefill_pod"),
+        decode_worker: v.get("decode_worker").cloned(),
+        prefill_worker: v.get("prefill_worker").cloned(),
+        errors,
+    }
 }
 
 fn code_of(c: u32) -> QueryRouterResult {
@@ -89,6 +110,7 @@ struct Log {
     control_misses: i64,
     last_pick: BTreeMap<&'static str, String>,
     destroyed: Vec<(i64, i64)>,
+    destroyed_pipelines: Vec<i64>,
 }
 
 fn log() -> &'static Mutex<Log> {
@@ -100,6 +122,7 @@ fn log() -> &'static Mutex<Log> {
             control_misses: 0,
             last_pick: BTreeMap::new(),
             destroyed: Vec::new(),
+            destroyed_pipelines: Vec::new(),
         })
     })
 }
@@ -125,6 +148,51 @@ pub fn enter(function: &'static str) -> Result<Call, QueryRouterResult> {
         }
     }
     Ok(Call)
+}
+
+/// Hook at the start of an exported call of the pipeline generation:
+/// counts it, and is Err when the control injects a failure for it (the
+/// caller returns ERR, the only failure Dynamo's pipeline library has).
+pub fn enter_pipeline(function: &'static str) -> Result<Call, ()> {
+    enter(function).map_err(|_| ())
+}
+
+/// The workers the control picks for a pipeline query among the
+/// pipeline's `workers` ids (0..workers): (decode, prefill), each None when
+/// not programmed; Err (a control miss) when a programmed id is not one of
+/// the pipeline's workers, a prefill worker equals the decode worker, or
+/// an id is not a whole number (-1 for no prefill worker).
+pub fn pick_workers(workers: u64) -> Result<(Option<i64>, Option<i64>), ()> {
+    if std::env::var_os("EPP_BUILD_DOUBLE_CONTROL").is_none() {
+        return Ok((None, None));
+    }
+    let c = read_control();
+    let id = |v: &Option<Value>| -> Result<Option<i64>, ()> {
+        match v {
+            None => Ok(None),
+            Some(Value::Number(n)) => n.parse::<i64>().map(Some).map_err(|_| ()),
+            Some(_) => Err(()),
+        }
+    };
+    let miss = || {
+        lock(log()).control_misses += 1;
+    };
+    let (Ok(decode), Ok(prefill)) = (id(&c.decode_worker), id(&c.prefill_worker)) else {
+        miss();
+        return Err(());
+    };
+    let known = |w: i64| w >= 0 && (w as u64) < workers;
+    if decode.is_some_and(|d| !known(d)) || prefill.is_some_and(|p| p != -1 && (!known(p) || Some(p) == decode)) {
+        miss();
+        return Err(());
+    }
+    if let Some(d) = decode {
+        lock(log()).last_pick.insert("decode", d.to_string());
+    }
+    if let Some(p) = prefill {
+        lock(log()).last_pick.insert("prefill", p.to_string());
+    }
+    Ok((decode, prefill))
 }
 
 /// Hook at the start of an exported call without a result code.
@@ -157,6 +225,25 @@ pub fn note_destroy(requests: i64, bookings: i64) {
     lock(log()).destroyed.push((requests, bookings));
 }
 
+/// Records the request ids a pipeline still held when destroy freed it.
+pub fn note_destroy_pipeline(requests: i64) {
+    lock(log()).destroyed_pipelines.push(requests);
+}
+
+/// The pipeline generation's part of the state file, under keys of its
+/// own (a test process may use both generations).
+fn pipeline_json(held: crate::pipeline::Held) -> String {
+    let mut requests: Vec<String> =
+        held.requests.iter().map(|(id, m)| format!("{}:{{\"prefill_complete\":{m}}}", quote(id))).collect();
+    requests.sort();
+    format!(
+        "\"live_pipelines\":{},\"pipeline_requests\":{{{}}},\"outstanding_pipeline_results\":{}",
+        held.live,
+        requests.join(","),
+        held.results
+    )
+}
+
 fn quote(s: &str) -> String {
     Value::Str(s.to_string()).to_json()
 }
@@ -169,23 +256,28 @@ fn write_state() {
     static WRITER: Mutex<()> = Mutex::new(());
     let _w = lock(&WRITER);
     let routers = crate::routers::state_json();
+    let pipeline = pipeline_json(crate::pipeline::held());
     let body = {
         let l = lock(log());
         let calls: Vec<String> = l.calls.iter().map(|(k, v)| format!("{}:{v}", quote(k))).collect();
         let picks: Vec<String> = l.last_pick.iter().map(|(k, v)| format!("{}:{}", quote(k), quote(v))).collect();
         let destroyed: Vec<String> =
             l.destroyed.iter().map(|(r, b)| format!("{{\"requests\":{r},\"bookings\":{b}}}")).collect();
+        let destroyed_pipelines: Vec<String> =
+            l.destroyed_pipelines.iter().map(|r| format!("{{\"requests\":{r},\"bookings\":0}}")).collect();
         format!(
-            "{{\"pid\":{},\"calls\":{{{}}},\"injected_errors\":{},\"control_misses\":{},\"last_pick\":{{{}}},\"destroyed\":[{}],\"violations\":{},\"ignored_calls\":{},{}}}\n",
+            "{{\"pid\":{},\"calls\":{{{}}},\"injected_errors\":{},\"control_misses\":{},\"last_pick\":{{{}}},\"destroyed\":[{}],\"destroyed_pipelines\":[{}],\"violations\":{},\"ignored_calls\":{},{},{}}}\n",
             std::process::id(),
             calls.join(","),
             l.injected,
             l.control_misses,
             picks.join(","),
             destroyed.join(","),
+            destroyed_pipelines.join(","),
             common::violations(),
             crate::common::dynamo_double_ignored_calls(),
-            routers
+            routers,
+            pipeline
         )
     };
     let mut tmp = path.clone();

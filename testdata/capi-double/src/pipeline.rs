@@ -27,7 +27,20 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::common::{self, c_str, lock};
+use crate::control;
 use crate::json::Value;
+
+/// Runs the control's hook for an exported call (control.rs): counts it and
+/// writes the state file when the call ends; an injected failure returns
+/// ERR at once.
+macro_rules! hook {
+    ($function:expr) => {
+        match control::enter_pipeline($function) {
+            Ok(call) => call,
+            Err(()) => return DynamoLlmResult::ERR,
+        }
+    };
+}
 
 // Dynamo v0.8.0's signatures of the same symbols (see pipeline08.rs),
 // included rather than declared as a module file so that cbindgen, which
@@ -190,6 +203,9 @@ pub unsafe extern "C" fn dynamo_create_worker_selection_pipeline(
     router_replica_sync: bool,
     pipeline_out: *mut *mut WorkerSelectionPipeline,
 ) -> DynamoLlmResult {
+    // Under pipeline08 the v0.8.0 wrapper is the exported call and hooks it.
+    #[cfg(not(feature = "pipeline08"))]
+    let _call = hook!("dynamo_create_worker_selection_pipeline");
     let _ = (use_kv_routing, use_kv_events, router_replica_sync);
     if pipeline_out.is_null() || namespace_c_str.is_null() || model_name_c_str.is_null() {
         return ERR_NULL_POINTER;
@@ -271,6 +287,8 @@ pub unsafe extern "C" fn dynamo_query_worker_selection_and_annotate(
     token_count_out: *mut usize,
     annotated_request_json_out: *mut *mut c_char,
 ) -> DynamoLlmResult {
+    #[cfg(not(feature = "pipeline08"))]
+    let _call = hook!("dynamo_query_worker_selection_and_annotate");
     if pipeline.is_null()
         || request_json_c_str.is_null()
         || worker_instance_id_out.is_null()
@@ -303,7 +321,12 @@ pub unsafe extern "C" fn dynamo_query_worker_selection_and_annotate(
             return ERR_UNKNOWN_MODEL;
         }
     }
-    let worker = (common::fnv1a64(prompt.as_bytes()) % state.workers) as i64;
+    // The test's control may name the worker, among this pipeline's.
+    let worker = match control::pick_workers(state.workers) {
+        Err(()) => return ERR,
+        Ok((Some(decode), _)) => decode,
+        Ok((None, _)) => (common::fnv1a64(prompt.as_bytes()) % state.workers) as i64,
+    };
     let tokens = common::tokens_for(&prompt);
 
     let mut nvext = match request.get("nvext") {
@@ -341,6 +364,7 @@ pub unsafe extern "C" fn dynamo_free_worker_selection_result(
     token_count: usize,
     annotated_request_json: *mut c_char,
 ) -> DynamoLlmResult {
+    let _call = hook!("dynamo_free_worker_selection_result");
     if annotated_request_json.is_null() {
         // Dynamo treats null buffers as nothing to free.
         return if token_ids.is_null() { OK } else { ERR_NULL_POINTER };
@@ -374,6 +398,7 @@ pub unsafe extern "C" fn dynamo_free_worker_selection_result(
 pub unsafe extern "C" fn dynamo_destroy_worker_selection_pipeline(
     pipeline: *mut WorkerSelectionPipeline,
 ) -> DynamoLlmResult {
+    let _call = hook!("dynamo_destroy_worker_selection_pipeline");
     if pipeline.is_null() {
         return ERR_NULL_POINTER;
     }
@@ -393,8 +418,31 @@ pub unsafe extern "C" fn dynamo_destroy_worker_selection_pipeline(
     }
     map.remove(&(pipeline as usize));
     drop(map);
+    #[cfg(feature = "pipeline08")]
+    control::note_destroy_pipeline(v08::registered(pipeline).len() as i64);
+    #[cfg(not(feature = "pipeline08"))]
+    control::note_destroy_pipeline(0);
     drop(Box::from_raw(pipeline));
     OK
+}
+
+/// What the pipeline generation holds, for the control's state file.
+pub(crate) struct Held {
+    /// Pipelines created and not destroyed.
+    pub live: usize,
+    /// Request ids registered and not freed, with their prefill mark.
+    pub requests: Vec<(String, bool)>,
+    /// Query results handed out and not freed.
+    pub results: i64,
+}
+
+pub(crate) fn held() -> Held {
+    let live: Vec<usize> = lock(pipelines()).keys().copied().collect();
+    #[cfg(feature = "pipeline08")]
+    let requests = live.iter().flat_map(|p| v08::registered(*p as *mut WorkerSelectionPipeline)).collect();
+    #[cfg(not(feature = "pipeline08"))]
+    let requests = Vec::new();
+    Held { live: live.len(), requests, results: dynamo_double_outstanding_results() }
 }
 
 /// Double-only hook: query results handed out and not yet freed.

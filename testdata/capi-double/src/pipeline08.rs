@@ -9,13 +9,14 @@
 // v0.7.0 create and query of the parent module are not exported and the
 // functions here wrap them.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::os::raw::c_char;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 use super::{DynamoLlmResult, WorkerSelectionPipeline};
 use crate::common::{self, c_str, lock};
+use crate::control;
 use DynamoLlmResult::*;
 
 /// Per pipeline: whether disaggregation is enforced, the registered request
@@ -30,7 +31,9 @@ use DynamoLlmResult::*;
 /// a violation, where the real library would race on the pipeline.
 struct Bookkeeping {
     enforce_disagg: bool,
-    requests: Mutex<HashSet<String>>,
+    /// Registered request ids, with whether their prefill was marked
+    /// complete.
+    requests: Mutex<HashMap<String, bool>>,
     busy: AtomicBool,
 }
 
@@ -57,6 +60,7 @@ pub unsafe extern "C" fn dynamo_create_worker_selection_pipeline(
     enforce_disagg: bool,
     pipeline_out: *mut *mut WorkerSelectionPipeline,
 ) -> DynamoLlmResult {
+    let _call = hook!("dynamo_create_worker_selection_pipeline");
     let code = super::dynamo_create_worker_selection_pipeline(
         namespace_c_str, component_c_str, model_name_c_str, use_kv_routing, busy_threshold,
         overlap_score_weight, router_temperature, use_kv_events, router_replica_sync, pipeline_out,
@@ -66,7 +70,7 @@ pub unsafe extern "C" fn dynamo_create_worker_selection_pipeline(
         // late call is reported as a misuse, never a use-after-free here.
         let b: &'static Bookkeeping = Box::leak(Box::new(Bookkeeping {
             enforce_disagg,
-            requests: Mutex::new(HashSet::new()),
+            requests: Mutex::new(HashMap::new()),
             busy: AtomicBool::new(false),
         }));
         lock(books()).insert(*pipeline_out as usize, b);
@@ -87,6 +91,7 @@ pub unsafe extern "C" fn dynamo_query_worker_selection_and_annotate(
     token_count_out: *mut usize,
     annotated_request_json_out: *mut *mut c_char,
 ) -> DynamoLlmResult {
+    let _call = hook!("dynamo_query_worker_selection_and_annotate");
     if prefill_worker_id_out.is_null() {
         return ERR_NULL_POINTER;
     }
@@ -103,11 +108,21 @@ pub unsafe extern "C" fn dynamo_query_worker_selection_and_annotate(
     if code != OK {
         return code;
     }
-    *prefill_worker_id_out = match book(pipeline) {
-        Some(b) if b.enforce_disagg => ((*decode_worker_id_out as u64 + 1) % common::worker_count()) as i64,
+    // The parent query checked the control's picks; a prefill worker
+    // programmed there wins over the deterministic one.
+    let programmed = control::pick_workers(common::worker_count()).ok().and_then(|(_, prefill)| prefill);
+    *prefill_worker_id_out = match (programmed, book(pipeline)) {
+        (Some(p), _) => p,
+        (None, Some(b)) if b.enforce_disagg => ((*decode_worker_id_out as u64 + 1) % common::worker_count()) as i64,
         _ => -1,
     };
     OK
+}
+
+/// The request ids registered on a pipeline and not freed, with their
+/// prefill mark (for the control's state file).
+pub(super) fn registered(pipeline: *mut WorkerSelectionPipeline) -> Vec<(String, bool)> {
+    book(pipeline).map(|b| lock(&b.requests).iter().map(|(id, m)| (id.clone(), *m)).collect()).unwrap_or_default()
 }
 
 /// Whether a call holds the pipeline (destroy must not overlap it).
@@ -120,7 +135,7 @@ pub(super) fn busy(pipeline: *mut WorkerSelectionPipeline) -> bool {
 unsafe fn bookkeeping(
     pipeline: *mut WorkerSelectionPipeline,
     request_id_c_str: *const c_char,
-    f: impl FnOnce(&mut HashSet<String>, &str),
+    f: impl FnOnce(&mut HashMap<String, bool>, &str),
 ) -> DynamoLlmResult {
     if pipeline.is_null() || request_id_c_str.is_null() {
         return ERR_NULL_POINTER;
@@ -174,12 +189,13 @@ pub unsafe extern "C" fn dynamo_router_add_request(
     worker_id: u64,
     dp_rank: u32,
 ) -> DynamoLlmResult {
+    let _call = hook!("dynamo_router_add_request");
     let _ = (worker_id, dp_rank);
     if token_ids.is_null() && token_count > 0 {
         return ERR_NULL_POINTER;
     }
     bookkeeping(pipeline, request_id_c_str, |requests, id| {
-        requests.insert(id.to_string());
+        requests.entry(id.to_string()).or_insert(false);
     })
 }
 
@@ -189,7 +205,12 @@ pub unsafe extern "C" fn dynamo_router_mark_prefill_complete(
     pipeline: *mut WorkerSelectionPipeline,
     request_id_c_str: *const c_char,
 ) -> DynamoLlmResult {
-    bookkeeping(pipeline, request_id_c_str, |_, _| {})
+    let _call = hook!("dynamo_router_mark_prefill_complete");
+    bookkeeping(pipeline, request_id_c_str, |requests, id| {
+        if let Some(marked) = requests.get_mut(id) {
+            *marked = true;
+        }
+    })
 }
 
 /// Like Dynamo's, freeing an unknown id returns OK (the real library logs a
@@ -199,6 +220,7 @@ pub unsafe extern "C" fn dynamo_router_free_request(
     pipeline: *mut WorkerSelectionPipeline,
     request_id_c_str: *const c_char,
 ) -> DynamoLlmResult {
+    let _call = hook!("dynamo_router_free_request");
     bookkeeping(pipeline, request_id_c_str, |requests, id| {
         requests.remove(id);
     })

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"context"
+
+	"github.com/epp-build/epp-build/internal/backport"
+	"github.com/epp-build/epp-build/internal/review"
+	"github.com/epp-build/epp-build/internal/source"
+)
+
+// ancestry wires the source stage's upstream history for rebase: which
+// picks' Upstream: commits the new pin already has.
+func ancestry(f *recipeFlags) backport.Ancestry {
+	return func(ctx context.Context, repository string, commits []string, pin string) (map[string]bool, error) {
+		h, err := source.OpenHistory(ctx, f.cacheDir, repository, pin)
+		if err != nil {
+			return nil, err
+		}
+		in := map[string]bool{}
+		for _, c := range commits {
+			if in[c], err = h.IsAncestor(ctx, c, pin); err != nil {
+				return nil, err
+			}
+		}
+		return in, nil
+	}
+}
+
+// upstreamHistory wires the source stage's upstream history for the
+// review commands: the commits between two pins that touch given files.
+func upstreamHistory(cacheDir string) review.History {
+	return func(ctx context.Context, repository, from, to string, paths []string) ([]source.Commit, error) {
+		h, err := source.OpenHistory(ctx, cacheDir, repository, from, to)
+		if err != nil {
+			return nil, err
+		}
+		return h.Between(ctx, from, to, paths)
+	}
+}

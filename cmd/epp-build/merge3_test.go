@@ -1,0 +1,254 @@
+package main
+
+import (
+	"bytes"
+	"go/parser"
+	"go/token"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/bluekeyes/go-gitdiff/gitdiff"
+	"github.com/epp-build/epp-build/internal/diff3"
+	"github.com/epp-build/epp-build/internal/patchset"
+	"github.com/epp-build/epp-build/internal/testenv"
+	"github.com/epp-build/epp-build/internal/testutil/gitfixture"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var (
+	stoppedAt = regexp.MustCompile(`rebase stopped at (\S+\.patch):`)
+	markedIn  = regexp.MustCompile(`conflicts marked in \S+: (.+)\n`)
+)
+
+// TestRebaseOfV070OntoGAIEV100MarksNoMoreThanGit rebases Dynamo v0.7.0's
+// series (GAIE v0.5.1) onto GAIE v1.0.0, the backport the release desk
+// tried. At every stop, each conflicted file is held against `git
+// merge-file --diff3` on the same base, ours and theirs: no more lines
+// between markers than git's, and taking either side of every conflict
+// leaves Go source that parses. The stop is then resolved with the
+// patch's side (a .rej file deleted) and the rebase goes on to its end,
+// where each patch merged cleanly holds what git merge-file makes of it.
+func TestRebaseOfV070OntoGAIEV100MarksNoMoreThanGit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fetches GAIE v0.5.1 and v1.0.0 from the module proxy")
+	}
+	testenv.Tool(t, "git", "the merges are compared with git merge-file")
+	proxy := os.Getenv("GOPROXY")
+	if proxy == "" || proxy == "off" {
+		proxy = "https://proxy.golang.org"
+	}
+	requireProxyAnswers(t, []string{"rebase --onto v1.0.0 x"})
+	patches := t.TempDir()
+	require.NoError(t, os.CopyFS(filepath.Join(patches, "v0.7.0"), os.DirFS(filepath.Join("..", "..", "patches", "v0.7.0"))))
+	cache := os.Getenv("XDG_CACHE_HOME") // share the upstream cache with the other tests of this run
+	if cache == "" {
+		cache = t.TempDir()
+	}
+	env := []string{"GOPROXY=" + proxy, "GONOSUMDB=sigs.k8s.io/gateway-api-inference-extension"}
+	work := filepath.Join(t.TempDir(), "rebase")
+
+	r := runEnv(t, cache, env, "--patches", patches, "rebase", "--version", "v0.7.0", "--onto", "v1.0.0", "--as", "v1.0.0-dyn", "--dir", work)
+	stops, ours, git := 0, 0, 0
+	for r.code == 6 {
+		stops++
+		require.Less(t, stops, 10, r.stderr)
+		patch := stoppedAt.FindStringSubmatch(r.stderr)
+		marked := markedIn.FindStringSubmatch(r.stderr)
+		require.NotNil(t, patch, r.stderr)
+		require.NotNil(t, marked, r.stderr)
+		p := readRebasePatch(t, work, patch[1])
+		for _, name := range strings.Split(marked[1], ", ") {
+			if strings.HasSuffix(name, ".rej") {
+				require.NoError(t, os.Remove(filepath.Join(work, name)))
+				continue
+			}
+			got := readText(t, filepath.Join(work, name))
+			base, mine, theirs := mergeInputs(t, work, patch[1], p, name)
+			want := gitMergeFile(t, base, mine, theirs)
+			ours += markedLines(got)
+			git += markedLines(want)
+			assert.LessOrEqual(t, markedLines(got), markedLines(want), "%s in %s: more lines between markers than git merge-file's:\n%s\ngit:\n%s", name, patch[1], got, want)
+			for _, side := range []int{0, 2} {
+				resolved := takeSide(got, side)
+				if strings.HasSuffix(name, ".go") {
+					_, err := parser.ParseFile(token.NewFileSet(), name, resolved, parser.AllErrors)
+					assert.NoError(t, err, "%s in %s with side %d taken:\n%s", name, patch[1], side, resolved)
+				}
+			}
+			require.NoError(t, os.WriteFile(filepath.Join(work, name), []byte(takeSide(got, 2)), 0o644))
+		}
+		r = runEnv(t, cache, env, "--patches", patches, "rebase", "--continue", "--dir", work)
+	}
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	assert.Positive(t, stops, "the backport has conflicts to compare")
+	merged := regexp.MustCompile(`(?m)^(\S+\.patch)\s+applied by three-way merge$`).FindAllStringSubmatch(r.stdout, -1)
+	assert.NotEmpty(t, merged, "0004 (cmd/epp/main.go) merges cleanly on v1.0.0:\n%s", r.stdout)
+	for _, m := range merged {
+		cleanMergeIsGits(t, work, m[1])
+	}
+	t.Logf("%d stops; %d lines between markers, git merge-file %d", stops, ours, git)
+	assert.FileExists(t, filepath.Join(patches, "v1.0.0-dyn", "recipe.yaml"))
+}
+
+// cleanMergeIsGits checks a patch the rebase merged cleanly: each file
+// it committed is what git merge-file makes of the same three texts.
+func cleanMergeIsGits(t *testing.T, work, name string) {
+	t.Helper()
+	p := readRebasePatch(t, work, name)
+	var commit string
+	for _, line := range strings.Split(gitfixture.Git(t, work, "log", "--format=%H %s"), "\n") {
+		if h, subject, _ := strings.Cut(line, " "); subject == p.Header.Title {
+			commit = h
+		}
+	}
+	require.NotEmpty(t, commit, "the commit of %s", name)
+	for _, f := range p.Files {
+		if f.IsNew || f.IsDelete {
+			continue
+		}
+		base := readText(t, filepath.Join(work, ".git", "epp-build", "base", name, f.OldName))
+		parent, err := exec.Command("git", "-C", work, "show", commit+"^:"+f.OldName).Output()
+		require.NoError(t, err)
+		var theirs bytes.Buffer
+		require.NoError(t, gitdiff.Apply(&theirs, strings.NewReader(base), f))
+		got, err := exec.Command("git", "-C", work, "show", commit+":"+f.NewName).Output()
+		require.NoError(t, err)
+		assert.Equal(t, gitMergeFile(t, base, string(parent), theirs.String()), string(got), "%s of %s", f.NewName, name)
+	}
+}
+
+func readRebasePatch(t *testing.T, work, name string) *patchset.Patch {
+	t.Helper()
+	ps, err := patchset.ParseFile(filepath.Join(work, ".git", "epp-build", "rebase", name), name)
+	require.NoError(t, err)
+	require.Len(t, ps, 1)
+	return ps[0]
+}
+
+// mergeInputs are the three texts of name's merge at the stop: the base
+// the rebase kept, the file at HEAD (the new upstream with the earlier
+// patches) and the base with the patch applied.
+func mergeInputs(t *testing.T, work, patch string, p *patchset.Patch, name string) (base, ours, theirs string) {
+	t.Helper()
+	var f *gitdiff.File
+	for _, pf := range p.Files {
+		if pf.NewName == name {
+			f = pf
+		}
+	}
+	require.NotNil(t, f, "%s changes %s", patch, name)
+	if !f.IsNew {
+		base = readText(t, filepath.Join(work, ".git", "epp-build", "base", patch, name))
+	}
+	head, err := exec.Command("git", "-C", work, "show", "HEAD:"+name).Output()
+	require.NoError(t, err)
+	ours = string(head)
+	var out bytes.Buffer
+	require.NoError(t, gitdiff.Apply(&out, strings.NewReader(base), f))
+	return base, ours, out.String()
+}
+
+func gitMergeFile(t *testing.T, base, ours, theirs string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range map[string]string{"base": base, "ours": ours, "theirs": theirs} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
+	}
+	cmd := exec.Command("git", "merge-file", "--diff3", "-p", "ours", "base", "theirs")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	var exit *exec.ExitError
+	if err != nil && !(errorsAs(err, &exit) && exit.ExitCode() > 0 && exit.ExitCode() < 128) {
+		require.NoError(t, err)
+	}
+	return string(out)
+}
+
+func errorsAs(err error, target **exec.ExitError) bool {
+	e, ok := err.(*exec.ExitError)
+	*target = e
+	return ok
+}
+
+// markedLines counts the lines of conflict regions, markers included.
+func markedLines(text string) int {
+	n, in := 0, false
+	for _, l := range diff3.Lines([]byte(text)) {
+		if strings.HasPrefix(l, "<<<<<<<") {
+			in = true
+		}
+		if in {
+			n++
+		}
+		if strings.HasPrefix(l, ">>>>>>>") {
+			in = false
+		}
+	}
+	return n
+}
+
+// takeSide resolves every conflict of text with one side: 0 ours, 1
+// base, 2 theirs.
+func takeSide(text string, side int) string {
+	var b strings.Builder
+	at := -1 // outside a conflict
+	for _, l := range diff3.Lines([]byte(text)) {
+		switch {
+		case strings.HasPrefix(l, "<<<<<<<"):
+			at = 0
+		case strings.HasPrefix(l, "|||||||") && at >= 0:
+			at = 1
+		case strings.HasPrefix(l, "=======") && at >= 0:
+			at = 2
+		case strings.HasPrefix(l, ">>>>>>>") && at >= 0:
+			at = -1
+		case at < 0 || at == side:
+			b.WriteString(l)
+		}
+	}
+	return b.String()
+}
+
+// A pick that collides with the series stops with exit 6 and markers in
+// the pick's work tree; --continue records the fix and writes the
+// version, as git am -3 and git am --continue do.
+func TestPickThatDoesNotApplyStopsAndContinues(t *testing.T) {
+	u := newTwoPins(t)
+	cache := t.TempDir()
+	patches := t.TempDir()
+	seriesOnV1(t, u, patches, cache)
+	before := snapshot(t, patches)
+
+	// A fix made on v1 to the line the series' Route b changes.
+	fix := gitfixture.NewAt(t, filepath.Join(t.TempDir(), "fixes"))
+	fix.Git(t, "fetch", "-q", u.repo.Dir, "v1")
+	fix.Git(t, "checkout", "-q", "FETCH_HEAD")
+	require.NoError(t, os.WriteFile(filepath.Join(fix.Dir, "b.txt"), []byte(strings.Replace(gitfixture.NumberedLines("b", 20), "b 1 line\n", "b 1 fixed\n", 1)), 0o644))
+	fix.Git(t, "commit", "-q", "-am", "Fix b 1\n\nIt was wrong.")
+
+	work := filepath.Join(t.TempDir(), "pick")
+	r := run(t, cache, "--patches", patches, "pick", "--version", "v9", "--from", fix.Dir, "--dir", work,
+		"--upstream-link", "https://example.com/pull/9", "--reason", "b was wrong", "HEAD")
+	require.Equal(t, 6, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, "conflicts marked in "+work+": b.txt")
+	assert.Contains(t, r.stderr, "epp-build pick --continue --dir "+work)
+	b := readText(t, filepath.Join(work, "b.txt"))
+	assert.True(t, strings.HasPrefix(b, "<<<<<<< v9 with its series\nb = dynamo\n||||||| base of "), b)
+	assert.Contains(t, b, "\nb 1 line\n=======\nb 1 fixed\n>>>>>>> ")
+	assert.Equal(t, before, snapshot(t, patches), "nothing is written while stopped")
+
+	require.NoError(t, os.WriteFile(filepath.Join(work, "b.txt"), []byte(strings.Replace(gitfixture.NumberedLines("b", 20), "b 1 line\n", "b = dynamo, fixed\n", 1)), 0o644))
+	r = run(t, cache, "--patches", patches, "pick", "--continue", "--dir", work)
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout, "picked 0005-Fix-b-1.patch into v9")
+	patch := readText(t, filepath.Join(patches, "v9", "0005-Fix-b-1.patch"))
+	assert.Contains(t, patch, "-b = dynamo\n+b = dynamo, fixed\n")
+	assert.Contains(t, patch, "Reason: b was wrong")
+	r = run(t, cache, "--patches", patches, "check", "--version", "v9")
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+}
