@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/epp-build/epp-build/internal/apply"
+	"github.com/epp-build/epp-build/internal/capi"
 	"github.com/epp-build/epp-build/internal/progress"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/source"
@@ -113,7 +114,9 @@ func (f *recipeFlags) notice(log io.Writer) func(format string, args ...any) {
 func newApplyCommand(g *globalFlags) *cobra.Command {
 	var f recipeFlags
 	var out string
-	var quiet, regenFirst bool
+	var quiet, regenFirst, withCAPI, capiOnly bool
+	var capiSrc string
+	var capiFeatures []string
 	cmd := &cobra.Command{
 		Use:   "apply",
 		Short: "Fetch the pinned upstream and apply the version's patch series, one commit per patch",
@@ -132,11 +135,23 @@ completes first. With --regen the generated patches are first rewritten from
 plugins/ and ffi/, as ` + "`epp-build regen`" + ` does, so a plugin edit is one command.
 
 apply never discards a change it did not make. It refuses (exit 4) to replace an
---out that holds a changed, staged or deleted tracked file, an untracked file
-(ignored ones too) or a commit the series does not reproduce, and names them. To keep
+--out that holds a changed, staged or deleted tracked file or a commit the series
+does not reproduce, and names them. To keep
 them, commit them in --out and run ` + "`epp-build export --dir OUT --to RECIPE`" + `, then apply
 again. With --force the tree is replaced anyway and the old one is moved to
 OUT.epp-build-backup-<time> (UTC) beside it, where it stays; apply prints the path.
+Untracked and ignored files (a build's outputs, go.work.sum, a staged C API library)
+are not changes: like ` + "`git checkout`" + `, a re-apply leaves them in place and refuses only
+when the new series would write a file where one of them is, naming it.
+
+A local build: --capi (the recipe's capi pin, fetched and built with cargo) or
+--capi-src DIR (a checkout of the C API's workspace, or the crate) builds the C API
+library for this machine and stages it, with its header, where the tree's cgo binding
+links it (<binding>/lib/<goarch>/ and <binding>/include/), so ` + "`go build ./cmd/epp`" + ` works
+in --out; apply prints the command, with -tags when the library's variants need them.
+The staged files are listed in --out's .git/info/exclude: ` + "`git add -A`" + ` and export leave
+them out and a re-apply keeps them. --capi-only stages into --out without applying the
+series (any git work tree holding the binding, such as a rebase's work tree in --exec).
 
 ` + exitCodesHelp,
 		Example: `  epp-build apply --version v0.7.0 --out ./gaie
@@ -144,7 +159,10 @@ OUT.epp-build-backup-<time> (UTC) beside it, where it stays; apply prints the pa
   epp-build apply --version v0.7.0 --out ./gaie --source goproxy
   epp-build apply --version v0.7.0 --out ./gaie --upstream https://mirror.example/gaie.git
   epp-build apply --version v0.7.0 --out ./gaie --force   # discard local changes, keeping a backup
-  epp-build apply --version v0.7.0 --out ./gaie --regen   # after a plugin edit: regen, then re-apply in place`,
+  epp-build apply --version v0.7.0 --out ./gaie --regen   # after a plugin edit: regen, then re-apply in place
+  epp-build apply --version v1.4.2 --out ./gaie --capi && (cd ./gaie && go build ./cmd/epp)
+  epp-build apply --version v1.4.2 --out ./gaie --capi-src ../dynamo/lib/bindings/c
+  epp-build apply --version v1.4.2 --out . --capi-only --capi-src ../dynamo   # stage only, into this tree`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if out == "" {
@@ -161,6 +179,24 @@ OUT.epp-build-backup-<time> (UTC) beside it, where it stays; apply prints the pa
 			if err != nil {
 				return err
 			}
+			if capiSrc != "" || capiOnly || len(capiFeatures) > 0 {
+				withCAPI = true
+			}
+			if withCAPI {
+				if err := capi.CheckFeatures(capiFeatures); err != nil {
+					return usageError{err}
+				}
+				opt.CAPI = &apply.CAPIOptions{Src: capiSrc, CacheDir: f.cacheDir, Features: capiFeatures,
+					Log: cmd.ErrOrStderr(), Notice: f.notice(cmd.ErrOrStderr())}
+			}
+			if capiOnly {
+				if regenFirst || f.force {
+					return usageError{fmt.Errorf("--capi-only stages the C API library and applies nothing: drop --regen and --force")}
+				}
+				staged, err := apply.StageCAPI(cmd.Context(), r, out, *opt.CAPI)
+				apply.WriteStaged(cmd.OutOrStdout(), staged)
+				return err
+			}
 			res, err := apply.Run(cmd.Context(), r, out, regenFirst, opt)
 			apply.WriteResult(cmd.OutOrStdout(), cmd.ErrOrStderr(), res)
 			return err
@@ -171,6 +207,10 @@ OUT.epp-build-backup-<time> (UTC) beside it, where it stays; apply prints the pa
 	f.registerProgress(cmd)
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress: the same as --progress quiet")
 	cmd.Flags().BoolVar(&regenFirst, "regen", false, "first rewrite the generated patches from plugins/ and ffi/ (as `epp-build regen`), then apply")
+	cmd.Flags().BoolVar(&withCAPI, "capi", false, "stage the recipe's C API library (built for this machine) where the tree's cgo binding links it, for `go build ./cmd/epp`")
+	cmd.Flags().StringVar(&capiSrc, "capi-src", "", "with --capi: build the C API from this checkout or crate instead of the recipe's pin (implies --capi)")
+	cmd.Flags().StringSliceVar(&capiFeatures, "capi-features", nil, "cargo features of the C API crate to build with (comma-separated; implies --capi)")
+	cmd.Flags().BoolVar(&capiOnly, "capi-only", false, "only stage the C API library into --out (any git tree holding the binding); apply nothing")
 	cmd.Flags().BoolVar(&f.force, "force", false, "replace an --out holding changes apply did not make; the old tree is moved to OUT.epp-build-backup-<time>")
 	return cmd
 }

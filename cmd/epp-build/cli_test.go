@@ -198,6 +198,7 @@ index 0000000000000000000000000000000000000000..00000000000000000000000000000000
 
 	r = run(t, cache, "apply", "--recipe", dir, "--out", out)
 	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "already applied: ")
 	assert.Contains(t, r.stdout, "already holds v9.9.9 (1 patches")
 	assert.Equal(t, head, gitfixture.Git(t, out, "rev-parse", "HEAD"), "nothing was re-applied")
 

@@ -37,6 +37,7 @@ func exitCode(ctx context.Context, err error) int {
 		parseErr    *patchset.ParseError
 		unsafe      *patchset.UnsafeError
 		existing    *patchset.ExistingTreeError
+		inTheWay    *patchset.UntrackedInTheWayError
 		local       *guard.LocalChangesError
 		invalid     *recipe.ValidationError
 		refused     *inputfile.Error
@@ -47,6 +48,7 @@ func exitCode(ctx context.Context, err error) int {
 		preflight   *build.PreflightError
 		lint        lintError
 		stop        *backport.ConflictStop
+		execStop    *backport.ExecStop
 		rebaseUsage *backport.UsageError
 	)
 	switch {
@@ -57,11 +59,11 @@ func exitCode(ctx context.Context, err error) int {
 	case errors.As(err, &usage), errors.As(err, &unknown), errors.As(err, &badOptions), errors.As(err, &badPlatform),
 		errors.As(err, &rebaseUsage):
 		return 2
-	case errors.As(err, &stop):
+	case errors.As(err, &stop), errors.As(err, &execStop):
 		return 6
 	case errors.As(err, &conflict), errors.As(err, &fileErr):
 		return 3
-	case errors.As(err, &parseErr), errors.As(err, &unsafe), errors.As(err, &existing), errors.As(err, &local), errors.As(err, &invalid),
+	case errors.As(err, &parseErr), errors.As(err, &unsafe), errors.As(err, &existing), errors.As(err, &inTheWay), errors.As(err, &local), errors.As(err, &invalid),
 		errors.As(err, &refused):
 		return 4
 	case errors.As(err, &mismatch), errors.As(err, &moduleHash), errors.As(err, &prototype), errors.As(err, &attestation):

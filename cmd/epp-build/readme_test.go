@@ -30,9 +30,12 @@ func TestREADMEBackportingRunsAsWritten(t *testing.T) {
 	requireProxyAnswers(t, commands)
 
 	root := t.TempDir()
-	for _, dir := range []string{"patches", "docs", "plugins", "ffi"} {
+	for _, dir := range []string{"patches", "docs", "plugins", "ffi", filepath.Join("testdata", "capi-double")} {
 		require.NoError(t, os.CopyFS(filepath.Join(root, dir), os.DirFS(filepath.Join("..", "..", dir))))
 	}
+	// The walkthrough's rebase --exec builds ./cmd/epp against the double.
+	testenv.Tool(t, "cargo", "the walkthrough's rebase --exec stages the C API test double, built with cargo")
+	require.NoError(t, os.RemoveAll(filepath.Join(root, "testdata", "capi-double", "target")))
 	cache := os.Getenv("XDG_CACHE_HOME") // share the upstream cache with the other tests of this run
 	if cache == "" {
 		cache = t.TempDir()
@@ -44,13 +47,14 @@ func TestREADMEBackportingRunsAsWritten(t *testing.T) {
 		// The shell parses the step as a reader's shell would (quotes).
 		cmd := exec.Command("bash", "-c", binary+strings.TrimPrefix(c, "go run ./cmd/epp-build"))
 		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cache, "GONOSUMDB=sigs.k8s.io/gateway-api-inference-extension")
+		cmd.Env = append(append(os.Environ(), "XDG_CACHE_HOME="+cache, "GONOSUMDB=sigs.k8s.io/gateway-api-inference-extension"), goEnv(t)...)
 		out, err := cmd.CombinedOutput()
 		require.NoError(t, err, "README step `%s`:\n%s", c, out)
 		outputs[sub] += string(out)
 	}
 	assert.Regexp(t, `picked \d{4}-Dockerfile-build-the-EPP-for-the-target-platform-not\.patch into v1\.4\.3`, outputs["pick"])
 	assert.Regexp(t, regexp.MustCompile(`\d{4}-bbr\.Dockerfile\S+\s+applied`), outputs["rebase"])
+	assert.Contains(t, outputs["rebase"], "exec after 0001")
 	assert.Contains(t, outputs["log"], "reason:   multi-arch images held amd64 binaries")
 	assert.Regexp(t, "\\| (same|moved \\([-+0-9, ]+\\)) \\| Dockerfile: build the EPP", outputs["diff-series"])
 	assert.Contains(t, outputs["lint"], "no problems")

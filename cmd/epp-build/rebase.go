@@ -2,7 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"io"
+	"strings"
+
+	"github.com/epp-build/epp-build/internal/apply"
+	"github.com/epp-build/epp-build/internal/capi"
 
 	"github.com/epp-build/epp-build/internal/backport"
 	"github.com/epp-build/epp-build/internal/recipe"
@@ -12,7 +17,9 @@ import (
 func newRebaseCommand(g *globalFlags) *cobra.Command {
 	var f recipeFlags
 	var onto, ontoCommit, as, dir, modVersion, modHash string
-	var cont, skip, abort bool
+	var cont, skip, abort, execAtEnd, withCAPI bool
+	var capiSrc string
+	var execCmd string
 	cmd := &cobra.Command{
 		Use:   "rebase --version V --onto REF [--as NEW] | --continue | --skip | --abort",
 		Short: "Replay a version's series onto another upstream pin, patch by patch",
@@ -32,6 +39,23 @@ or --abort to throw the rebase away. The new series is written only when the reb
 into --as NEW (a standalone version, keeping the recipe's description, capi and
 generated list), or over V; rebase prints where.
 
+--exec CMD runs CMD with /bin/sh in the work tree after each patch is applied and
+committed (with --exec-at-end, once, after the last patch), as ` + "`git rebase --exec`" + `
+does; its output goes to stderr. Its environment has EPP_BUILD_RECIPE, the folder of
+the recipe being rebased, and EPP_BUILD_PATCHES (unless set), the versions' folder. The first failure stops the rebase (exit 6) with the
+patch committed: fix the tree (edits to tracked files and new files are folded into
+that patch's commit; files the command left, such as a binary, are listed in the work
+tree's .git/info/exclude and never recorded), then --continue runs CMD again and goes
+on; --skip drops that patch; --abort throws the rebase away. With --capi (the recipe's
+C API pin) or --capi-src DIR, the C API library is staged into the work tree before
+each run, as ` + "`apply --capi`" + ` does (once the series has added the cgo binding), so
+--exec 'go build ./cmd/epp' links.
+
+--continue, --skip and --abort find the stopped rebase without --dir: in the default
+work tree for --patches, or in the --dir it was started with (a start records it
+beside the default work tree); they say which. ` + "`epp-build status`" + ` shows where it
+stands and what to run next.
+
 --onto takes a tag, a commit or a module pseudo-version (as a go.mod names the
 upstream): the commit comes from the repository (or, for a pseudo-version, from the
 module proxy) and, for a recipe with upstream.module, the module version and h1:
@@ -44,6 +68,8 @@ tree (a hash given, or the proxy's, is checked against that tree).
 		Example: `  epp-build rebase --version v1.4.2 --onto v1.5.0 --as v1.5.0-dyn --dir ./rebase
   epp-build rebase --continue --dir ./rebase
   epp-build rebase --abort --dir ./rebase
+  epp-build rebase --version v1.4.2 --onto 1748e829 --as v1.4.9 --exec 'go build ./cmd/epp' --capi-src ../dynamo
+  epp-build rebase --version v1.4.2 --onto v1.5.0 --as v1.5.0-dyn --exec 'go vet ./pkg/...' --exec-at-end
   epp-build rebase --version v1.4.2 --onto 206d40dca75d387ed646c9b3cdb9e873c2197e38 --as v1.2.9
   epp-build rebase --version v1.4.2 --onto v0.0.0-20260416154104-206d40dca75d --as v1.2.9`,
 		Args: cobra.NoArgs,
@@ -51,6 +77,7 @@ tree (a hash given, or the proxy's, is checked against that tree).
 			log := cmd.ErrOrStderr()
 			res, err := backport.Rebase(cmd.Context(), backport.RebaseRequest{
 				Root: g.patches, Dir: dir, Continue: cont, Skip: skip, Abort: abort, As: as,
+				Exec: backport.Exec{Command: execCmd, AtEnd: execAtEnd, CAPI: withCAPI || capiSrc != "", CAPISrc: capiSrc, Stage: capiStager(&f)},
 				Onto: backport.Onto{Ref: onto, Commit: ontoCommit, ModuleVersion: modVersion, ModuleHash: modHash, Repository: f.upstream},
 				Load: func() (*recipe.Recipe, error) { return f.load(g) }, Materialize: materializer(&f, log), Log: log,
 				Ancestry: ancestry(&f),
@@ -66,9 +93,13 @@ tree (a hash given, or the proxy's, is checked against that tree).
 	cmd.Flags().StringVar(&modHash, "onto-module-hash", "", "h1: hash of that module version, checked against the fetched tree (default: computed from it)")
 	cmd.Flags().StringVar(&as, "as", "", "write the rebased series as this new version instead of over --version")
 	cmd.Flags().StringVar(&dir, "dir", "", "work tree of the rebase, created by the start and kept at a conflict (default: a folder per --patches under the user cache folder)")
-	cmd.Flags().BoolVar(&cont, "continue", false, "go on after fixing a conflict in --dir")
+	cmd.Flags().BoolVar(&cont, "continue", false, "go on after fixing a conflict (or the tree an --exec command failed in)")
 	cmd.Flags().BoolVar(&skip, "skip", false, "drop the patch the rebase stopped at")
 	cmd.Flags().BoolVar(&abort, "abort", false, "throw the rebase in --dir away")
+	cmd.Flags().StringVar(&execCmd, "exec", "", "shell command to run in the work tree after each patch; its failure stops the rebase")
+	cmd.Flags().BoolVar(&execAtEnd, "exec-at-end", false, "run the --exec command once, after the last patch, instead of after each")
+	cmd.Flags().BoolVar(&withCAPI, "capi", false, "before each --exec run, stage the recipe's C API library where the tree's binding links it (as apply --capi)")
+	cmd.Flags().StringVar(&capiSrc, "capi-src", "", "as --capi, built from this C API checkout or crate instead of the recipe's pin")
 	cmd.MarkFlagsMutuallyExclusive("continue", "skip", "abort")
 	return cmd
 }
@@ -81,5 +112,27 @@ func materializer(f *recipeFlags, log io.Writer) backport.Materializer {
 			return u, err
 		}
 		return opt.CheckoutPin(ctx, u, dst)
+	}
+}
+
+// capiStager stages the C API into a rebase's work tree for --exec, as
+// apply --capi does.
+func capiStager(f *recipeFlags) backport.StageCAPI {
+	return func(ctx context.Context, recipeDir, tree, src string, log io.Writer) (string, error) {
+		r, err := recipe.Load(recipeDir)
+		if err != nil {
+			return "", err
+		}
+		staged, err := apply.StageCAPI(ctx, r, tree, apply.CAPIOptions{Src: src, CacheDir: f.cacheDir, Log: log, Notice: f.notice(log)})
+		var none *capi.NoBindingError
+		if errors.As(err, &none) {
+			return "capi: the tree has no " + none.Header + " yet; nothing staged", nil
+		}
+		if err != nil {
+			return "", err
+		}
+		var b strings.Builder
+		apply.WriteStaged(&b, staged)
+		return strings.TrimSuffix(b.String(), "\n"), nil
 	}
 }

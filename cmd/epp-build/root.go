@@ -20,7 +20,8 @@ const exitCodesHelp = `Exit codes:
   5  verification failed (commit, tag or module hash mismatch; a C binding whose
      prototypes differ from the C API library's header; a missing or mismatched
      attestation)
-  6  check: committed patches are stale; rebase, pick: stopped at a conflict
+  6  check: committed patches are stale; rebase, pick: stopped at a conflict;
+     rebase: stopped at a failed --exec command
   7  lint found problems
   8  build preflight: something the build needs outside this machine is missing
      or unreachable (BuildKit node, registry, C API pin, builder, SBOM-generator
@@ -94,6 +95,7 @@ multi-arch EPP image.
 		newRegenCommand(g),
 		newPickCommand(g),
 		newRebaseCommand(g),
+		newStatusCommand(g),
 		newLogCommand(g),
 		newDiffSeriesCommand(g),
 		newLintCommand(g),

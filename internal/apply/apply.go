@@ -75,6 +75,9 @@ type Options struct {
 	PatchLines bool
 	// Overlays refresh the generated folders from their source (regen).
 	Overlays map[string][]patchset.Overlay
+	// CAPI, when set, stages the C API library into the applied tree for
+	// a local build (apply --capi).
+	CAPI *CAPIOptions
 }
 
 // Recipe fetches r's upstream and applies its series into out.

@@ -46,7 +46,8 @@ func WriteResult(stdout, log io.Writer, res *Result) {
 			textsafe.Escape(c.Version), len(c.Patches), Short(c.UpstreamCommit), Short(c.Head), o.Dir)
 	}
 	if o.AlreadyApplied {
-		fmt.Fprintf(stdout, "%s already holds %s (%d patches on %s); nothing to do\n", o.Dir, r.Version, len(rec.Patches), Short(rec.UpstreamCommit))
+		fmt.Fprintf(stdout, "already applied: %s already holds %s (%d patches on %s); nothing to do\n", o.Dir, r.Version, len(rec.Patches), Short(rec.UpstreamCommit))
+		WriteStaged(stdout, res.CAPI)
 		return
 	}
 	for _, why := range o.Reasons {
@@ -68,4 +69,24 @@ func WriteResult(stdout, log io.Writer, res *Result) {
 	}
 	fmt.Fprintf(stdout, "applied %d patches of %s on %s (%s) in %s, HEAD %s\n",
 		len(rec.Patches), r.Version, Short(rec.UpstreamCommit), rec.Source(), o.Dir, Short(rec.Head))
+	WriteStaged(stdout, res.CAPI)
+}
+
+// WriteStaged says where the C API library went and how to build.
+func WriteStaged(stdout io.Writer, s *StagedCAPI) {
+	if s == nil {
+		return
+	}
+	fmt.Fprintf(stdout, "staged the C API library (%s) in %s (not part of the series: listed in .git/info/exclude)\n",
+		textsafe.Escape(s.Source), strings.Join(s.Files, ", "))
+	fmt.Fprintf(stdout, "build with: %s\n", BuildCommand(s.Tags))
+}
+
+// BuildCommand is the go build that links the staged library with its
+// variants' tags.
+func BuildCommand(tags []string) string {
+	if len(tags) == 0 {
+		return "go build ./cmd/epp"
+	}
+	return "go build -tags " + strings.Join(tags, ",") + " ./cmd/epp"
 }

@@ -23,7 +23,7 @@ func TestResultSaysWhatWasCompletedAndKept(t *testing.T) {
 	WriteResult(&stdout, &log, &Result{Recipe: &recipe.Recipe{Version: "v2"},
 		Outcome: &patchset.Outcome{Dir: "/w/out", AlreadyApplied: true, Record: rec, Completed: rec}})
 	assert.Equal(t, "completed the re-apply of v2 (3 patches on aaaaaaaaaaaa, HEAD bbbbbbbbbbbb) that an interrupted run left half done in /w/out\n"+
-		"/w/out already holds v2 (3 patches on aaaaaaaaaaaa); nothing to do\n", stdout.String())
+		"already applied: /w/out already holds v2 (3 patches on aaaaaaaaaaaa); nothing to do\n", stdout.String())
 
 	stdout.Reset()
 	WriteResult(&stdout, &log, &Result{Recipe: &recipe.Recipe{Version: "v2"},

@@ -13,6 +13,9 @@ type Result struct {
 	Regenerated *Regenerated // nil without Regen
 	Recipe      *recipe.Recipe
 	Outcome     *patchset.Outcome
+	// CAPI is the C API library staged for a local build (nil without
+	// Options.CAPI).
+	CAPI *StagedCAPI
 }
 
 // Run applies r into out; with regen, the generated patches are first
@@ -36,5 +39,10 @@ func Run(ctx context.Context, r *recipe.Recipe, out string, regen bool, opt Opti
 		return res, err
 	}
 	res.Outcome = o
+	if opt.CAPI != nil {
+		if res.CAPI, err = StageCAPI(ctx, res.Recipe, o.Dir, *opt.CAPI); err != nil {
+			return res, err
+		}
+	}
 	return res, nil
 }

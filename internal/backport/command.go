@@ -141,6 +141,8 @@ type RebaseRequest struct {
 	// the recipe's own).
 	Onto Onto
 	As   string
+	// Exec is run in the work tree after each patch (or at the end).
+	Exec Exec
 	// Load reads the recipe to rebase (a start only).
 	Load        func() (*recipe.Recipe, error)
 	Materialize Materializer
@@ -163,19 +165,38 @@ type Rebased struct {
 // steps so far, with the *ConflictStop.
 func Rebase(ctx context.Context, req RebaseRequest) (*Rebased, error) {
 	res := &Rebased{Dir: req.Dir}
-	if res.Dir == "" {
-		d, err := DefaultDir(req.Root)
+	resume := req.Continue || req.Skip || req.Abort
+	if (req.Continue || req.Skip || req.Abort) && (req.Exec.Command != "" || req.Exec.AtEnd || req.Exec.CAPI) {
+		return nil, &UsageError{fmt.Errorf("--exec is given when the rebase starts; --continue runs the command it was started with")}
+	}
+	defaultDir, err := DefaultDir(req.Root)
+	if err != nil {
+		return nil, err
+	}
+	if res.Dir == "" && resume {
+		found, err := FindInProgress(req.Root)
 		if err != nil {
 			return nil, err
 		}
-		res.Dir = d
-		if !req.Continue && !req.Skip && !req.Abort {
-			if err := ClearFinished(d); err != nil {
-				return nil, err
-			}
+		if found == nil {
+			return nil, fmt.Errorf("no rebase in progress for %s: none in %s, and no rebase started with --dir is recorded (give --dir DIR if it was started from another patches folder)", req.Root, defaultDir)
+		}
+		res.Dir = found.Dir
+		if req.Log != nil {
+			fmt.Fprintf(req.Log, "found the stopped rebase in %s (%s)\n", found.Dir, found.How)
 		}
 	}
-	var err error
+	if res.Dir == "" {
+		res.Dir = defaultDir
+		if err := ClearFinished(defaultDir); err != nil {
+			return nil, err
+		}
+	}
+	defer func() {
+		if res.Aborted || res.Finished {
+			forgetActive(defaultDir, res.Dir)
+		}
+	}()
 	switch {
 	case req.Abort:
 		if err := Abort(res.Dir); err != nil {
@@ -184,10 +205,17 @@ func Rebase(ctx context.Context, req RebaseRequest) (*Rebased, error) {
 		res.Aborted = true
 		return res, nil
 	case req.Continue:
-		res.Steps, err = Continue(ctx, res.Dir, req.Log)
+		res.Steps, err = continueWith(ctx, res.Dir, req.Log, req.Exec.Stage)
 	case req.Skip:
-		res.Steps, err = Skip(ctx, res.Dir, req.Log)
+		res.Steps, err = skipWith(ctx, res.Dir, req.Log, req.Exec.Stage)
 	default:
+		if !resume && res.Dir != defaultDir {
+			if _, err := os.Stat(res.Dir); errors.Is(err, os.ErrNotExist) { // not another rebase's
+				if err := recordActive(defaultDir, res.Dir); err != nil {
+					return nil, err
+				}
+			}
+		}
 		res.Steps, err = start(ctx, req, res.Dir)
 		if res.Steps == nil && err != nil {
 			return res, err
@@ -198,6 +226,16 @@ func Rebase(ctx context.Context, req RebaseRequest) (*Rebased, error) {
 }
 
 func start(ctx context.Context, req RebaseRequest, dir string) ([]Step, error) {
+	if (req.Exec.AtEnd || req.Exec.CAPI) && req.Exec.Command == "" {
+		return nil, &UsageError{fmt.Errorf("--exec-at-end, --capi and --capi-src go with --exec CMD: the command to run in the work tree")}
+	}
+	if req.Exec.CAPISrc != "" {
+		abs, err := filepath.Abs(req.Exec.CAPISrc) // the command runs in the work tree
+		if err != nil {
+			return nil, err
+		}
+		req.Exec.CAPISrc = abs
+	}
 	if req.Onto.Ref == "" {
 		return nil, &UsageError{fmt.Errorf("--onto is required: the upstream tag or commit to rebase onto")}
 	}
@@ -220,7 +258,7 @@ func start(ctx context.Context, req RebaseRequest, dir string) ([]Step, error) {
 	if err != nil {
 		return nil, err
 	}
-	steps, err := Start(ctx, r, u, req.As, dir, req.Materialize, req.Log)
+	steps, err := Start(ctx, r, u, req.As, dir, req.Materialize, req.Log, req.Exec)
 	if steps == nil && err != nil {
 		return nil, err
 	}

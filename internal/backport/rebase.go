@@ -73,7 +73,10 @@ type Materializer func(ctx context.Context, u recipe.Upstream, dst string) (reci
 // Start begins rebasing r's series onto the pin u in dir (which must not
 // exist): the upstream is materialized there and the patches replayed one
 // by one. It returns the finished steps, or a *ConflictStop.
-func Start(ctx context.Context, r *recipe.Recipe, u recipe.Upstream, as, dir string, materialize Materializer, log io.Writer) ([]Step, error) {
+//
+// With x, its command runs in the work tree after each patch (or once at
+// the end) and a failure stops the rebase (*ExecStop).
+func Start(ctx context.Context, r *recipe.Recipe, u recipe.Upstream, as, dir string, materialize Materializer, log io.Writer, x ...Exec) ([]Step, error) {
 	if err := CanStart(r, as, dir); err != nil {
 		return nil, err
 	}
@@ -86,7 +89,17 @@ func Start(ctx context.Context, r *recipe.Recipe, u recipe.Upstream, as, dir str
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	st := &state{Version: r.Version, As: as, Recipe: r.Dir, Upstream: u, From: pinName(r.Upstream)}
+	// Absolute: --continue may run from another folder, and an --exec
+	// command runs in the work tree.
+	recipeDir, err := filepath.Abs(r.Dir)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	st := &state{Version: r.Version, As: as, Recipe: recipeDir, Upstream: u, From: pinName(r.Upstream)}
+	if len(x) > 0 && x[0].Command != "" {
+		st.Exec = &x[0]
+	}
 	keep := filepath.Join(dir, ".git", "epp-build", "rebase")
 	if err := os.MkdirAll(keep, 0o755); err != nil {
 		return nil, err
@@ -111,9 +124,18 @@ func Start(ctx context.Context, r *recipe.Recipe, u recipe.Upstream, as, dir str
 // their own commit) stand in for the patch. It refuses while conflict
 // markers are left, and when nothing at all was done for the patch.
 func Continue(ctx context.Context, dir string, log io.Writer) ([]Step, error) {
+	return continueWith(ctx, dir, log, nil)
+}
+
+// continueWith is Continue with the C API staging of an --exec command.
+func continueWith(ctx context.Context, dir string, log io.Writer, stage StageCAPI) ([]Step, error) {
 	st, err := load(dir)
 	if err != nil {
 		return nil, err
+	}
+	st.setStage(stage)
+	if st.ExecStopped != "" {
+		return continueExec(ctx, dir, st, log)
 	}
 	if st.Conflict == "" {
 		return nil, fmt.Errorf("the rebase in %s is not stopped at a conflict", dir)
@@ -143,6 +165,9 @@ func Continue(ctx context.Context, dir string, log io.Writer) ([]Step, error) {
 	st.Steps = append(st.Steps, step)
 	fmt.Fprintf(log, "%s: %s\n", st.Conflict, step.Outcome)
 	st.clearStop()
+	if err := execAfterPatch(ctx, dir, st, log); err != nil {
+		return st.Steps, err
+	}
 	return run(ctx, dir, st, log, nil)
 }
 
@@ -177,9 +202,18 @@ func (st *state) clearStop() {
 
 // Skip drops the patch the rebase stopped at, with any edits made for it.
 func Skip(ctx context.Context, dir string, log io.Writer) ([]Step, error) {
+	return skipWith(ctx, dir, log, nil)
+}
+
+// skipWith is Skip with the C API staging of an --exec command.
+func skipWith(ctx context.Context, dir string, log io.Writer, stage StageCAPI) ([]Step, error) {
 	st, err := load(dir)
 	if err != nil {
 		return nil, err
+	}
+	st.setStage(stage)
+	if st.ExecStopped != "" {
+		return skipExec(ctx, dir, st, log)
 	}
 	if st.Conflict == "" {
 		return nil, fmt.Errorf("the rebase in %s is not stopped at a conflict", dir)
@@ -234,6 +268,11 @@ func run(ctx context.Context, dir string, st *state, log io.Writer, from *oldPin
 			}
 			st.Steps = append(st.Steps, step)
 			fmt.Fprintf(log, "%s: %s\n", name, step.Outcome)
+			st.Next++
+			if err := execAfterPatch(ctx, dir, st, log); err != nil {
+				return st.Steps, err
+			}
+			st.Next--
 			continue
 		}
 		var conflict *patchset.ConflictError
@@ -277,6 +316,11 @@ func run(ctx context.Context, dir string, st *state, log io.Writer, from *oldPin
 			st.Steps = append(st.Steps, Step{Patch: name, Outcome: Merged, Commit: commit})
 			fmt.Fprintf(log, "%s: %s\n", name, Merged)
 			st.Conflict, st.StopHead = "", ""
+			st.Next++
+			if err := execAfterPatch(ctx, dir, st, log); err != nil {
+				return st.Steps, err
+			}
+			st.Next--
 			continue
 		}
 		st.Marked = m.Marked
@@ -284,6 +328,9 @@ func run(ctx context.Context, dir string, st *state, log io.Writer, from *oldPin
 			return nil, err
 		}
 		return st.Steps, &ConflictStop{Dir: dir, Patch: name, Err: err, Marked: m.Marked}
+	}
+	if err := execAtFinish(ctx, dir, st, log); err != nil {
+		return st.Steps, err
 	}
 	if err := finish(dir, st, log); err != nil {
 		return nil, err
@@ -382,6 +429,7 @@ func commitResolution(dir string, p *patchset.Patch, stopHead string) (string, b
 	if err != nil {
 		return "", false, err
 	}
+	wt.Excludes = infoExcludes(dir) // an --exec command's outputs are not the fix
 	status, err := wt.Status()
 	if err != nil {
 		return "", false, err

@@ -36,6 +36,12 @@ type state struct {
 	// Marked are the files that held conflict markers (or .rej files) at
 	// the stop; --continue refuses while any marker is left.
 	Marked []string `json:"marked,omitempty"`
+	// Exec is the --exec command; ExecStopped names the patch it failed
+	// after (or the end of the series) while the rebase is stopped there,
+	// ExecDone says an --exec-at-end command passed.
+	Exec        *Exec  `json:"exec,omitempty"`
+	ExecStopped string `json:"execStopped,omitempty"`
+	ExecDone    bool   `json:"execDone,omitempty"`
 }
 
 const stateFile = "epp-build/rebase.json"
@@ -87,6 +93,15 @@ func parseState(data []byte) (*state, error) {
 	if st.StopHead != "" && !stateCommit.MatchString(st.StopHead) {
 		return nil, fmt.Errorf("stop HEAD %q is not a full commit id", st.StopHead)
 	}
+	if st.ExecStopped != "" {
+		if st.Exec == nil || st.Conflict != "" {
+			return nil, fmt.Errorf("stopped after the --exec command %q without one, or at a conflict too", st.ExecStopped)
+		}
+		if st.ExecStopped == execAtEnd && st.Next != len(st.Patches) ||
+			st.ExecStopped != execAtEnd && (st.Next == 0 || st.Patches[st.Next-1] != st.ExecStopped) {
+			return nil, fmt.Errorf("--exec stopped after %q, which is not the last patch done", st.ExecStopped)
+		}
+	}
 	for _, m := range st.Marked {
 		if !filepath.IsLocal(m) {
 			return nil, fmt.Errorf("marked file %q is outside the work tree", m)
@@ -117,4 +132,12 @@ func save(dir string, st *state) error {
 		return err
 	}
 	return atomicfile.Write(filepath.Join(dir, ".git", stateFile), data, 0o644)
+}
+
+// setStage gives a loaded rebase's --exec its C API staging back (it is
+// not saved).
+func (st *state) setStage(stage StageCAPI) {
+	if st.Exec != nil {
+		st.Exec.Stage = stage
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/epp-build/epp-build/internal/source"
 )
@@ -48,4 +49,72 @@ func ClearFinished(dir string) error {
 		return nil
 	}
 	return os.RemoveAll(dir)
+}
+
+// activeFile records, beside the default work tree of a patches folder,
+// where a rebase started with --dir works, so --continue, --skip, --abort
+// and status find it without --dir.
+func activeFile(defaultDir string) string { return defaultDir + ".active" }
+
+// recordActive notes dir as the rebase in progress for the patches folder
+// whose default work tree is defaultDir.
+func recordActive(defaultDir, dir string) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	if abs == defaultDir {
+		return nil
+	}
+	return os.WriteFile(activeFile(defaultDir), []byte(abs+"\n"), 0o644)
+}
+
+// forgetActive drops the note when it names dir.
+func forgetActive(defaultDir, dir string) {
+	data, err := os.ReadFile(activeFile(defaultDir))
+	if err != nil {
+		return
+	}
+	abs, _ := filepath.Abs(dir)
+	if strings.TrimSpace(string(data)) == abs {
+		os.Remove(activeFile(defaultDir))
+	}
+}
+
+// Found is where a rebase in progress was found, and how.
+type Found struct {
+	Dir string
+	// How says where it was looked up: the default work tree, or the
+	// note a rebase started with --dir left.
+	How string
+}
+
+// FindInProgress looks for the rebase in progress of the patches folder
+// root: in its default work tree, then where a rebase started with --dir
+// said it works. It returns nil when there is none.
+func FindInProgress(root string) (*Found, error) {
+	d, err := DefaultDir(root)
+	if err != nil {
+		return nil, err
+	}
+	if inProgress(d) {
+		return &Found{Dir: d, How: "the default work tree for " + root}, nil
+	}
+	data, err := os.ReadFile(activeFile(d))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	dir := strings.TrimSpace(string(data))
+	if dir != "" && inProgress(dir) {
+		return &Found{Dir: dir, How: "the --dir the rebase was started with (recorded in " + activeFile(d) + ")"}, nil
+	}
+	return nil, nil
+}
+
+func inProgress(dir string) bool {
+	fi, err := os.Stat(filepath.Join(dir, ".git", stateFile))
+	return err == nil && fi.Mode().IsRegular()
 }

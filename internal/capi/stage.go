@@ -33,7 +33,7 @@ func FindBindingDir(tree, headerName string) (string, error) {
 	}
 	switch len(found) {
 	case 0:
-		return "", fmt.Errorf("no %s in %s: the tree has no cgo binding for this C API generation (was the series applied?)", headerName, tree)
+		return "", &NoBindingError{Tree: tree, Header: headerName}
 	case 1:
 		return found[0], nil
 	}
@@ -72,4 +72,12 @@ func Stage(res *Result, bindingDir, bindingHeader, library string) ([]Feature, e
 		return nil, fmt.Errorf("stage C API header: %w", err)
 	}
 	return features, nil
+}
+
+// NoBindingError is a tree without the cgo binding (before the patch that
+// adds it, or a tree the series was not applied to).
+type NoBindingError struct{ Tree, Header string }
+
+func (e *NoBindingError) Error() string {
+	return fmt.Sprintf("no %s in %s: the tree has no cgo binding for this C API generation (was the series applied?)", e.Header, e.Tree)
 }

@@ -40,7 +40,10 @@ func inPlace(r *recipe.Recipe, ex *existing, opt Options) bool {
 
 // reapplyInPlace applies the series to out's base commit in memory and
 // writes only what differs from what out holds.
-func reapplyInPlace(ctx context.Context, patches []*Patch, out string, ex *existing, opt Options) (*Outcome, error) {
+//
+// untracked are the user's untracked and ignored files: they stay, and a
+// file of the new series at one of their paths refuses the re-apply.
+func reapplyInPlace(ctx context.Context, patches []*Patch, out string, ex *existing, untracked []string, opt Options) (*Outcome, error) {
 	repo := ex.repo
 	base := plumbing.NewHash(ex.rec.Base)
 	fresh := memory.NewStorage()
@@ -64,6 +67,15 @@ func reapplyInPlace(ctx context.Context, patches []*Patch, out string, ex *exist
 		return nil, err
 	}
 	paths := differing(ex.idx, t, t.stale, seriesPaths(res))
+	var written []string
+	for _, p := range paths {
+		if _, ok := t.files[p]; ok {
+			written = append(written, p)
+		}
+	}
+	if inWay := untrackedInTheWay(untracked, written); len(inWay) > 0 {
+		return nil, &UntrackedInTheWayError{Dir: out, Files: inWay}
+	}
 	rec := *ex.rec
 	rec.Result = *res
 	if err := ctx.Err(); err != nil {

@@ -132,6 +132,13 @@ func applyTo(ctx context.Context, r *recipe.Recipe, patches []*Patch, fetch func
 		defer ex.close()
 	}
 	refuse := func() error { return &guard.LocalChangesError{Dir: out, RecipeDir: r.Dir, Changes: ex.local} }
+	// Untracked and ignored files are the user's, not changes to the
+	// series: they stay (untracked.go); only one in the way stops a
+	// re-apply.
+	var untracked []string
+	if ex != nil {
+		untracked, ex.local.Untracked = ex.local.Untracked, nil
+	}
 	if ex != nil {
 		if len(ex.reasons) == 0 && len(ex.local.Commits) > 0 {
 			// The same series: its commits in out say which trees it makes.
@@ -152,12 +159,12 @@ func applyTo(ctx context.Context, r *recipe.Recipe, patches []*Patch, fetch func
 		}
 		// Commits can be told apart from the series' only once it is
 		// applied; everything else is refused before any work.
-		if !opt.Force && (len(ex.local.Modified) > 0 || len(ex.local.Untracked) > 0) {
+		if !opt.Force && len(ex.local.Modified) > 0 {
 			return nil, refuse()
 		}
 	}
 	if inPlace(r, ex, opt) {
-		return reapplyInPlace(ctx, patches, out, ex, opt)
+		return reapplyInPlace(ctx, patches, out, ex, untracked, opt)
 	}
 	base, err := fetch(ctx)
 	if err != nil {
@@ -184,6 +191,22 @@ func applyTo(ctx context.Context, r *recipe.Recipe, patches []*Patch, fetch func
 		ex.local.DropReproduced(trees)
 		if !ex.local.Empty() {
 			return nil, refuse()
+		}
+	}
+	if len(untracked) > 0 {
+		kept := untracked
+		if opt.Force {
+			// The old tree goes to a backup whole; what the new one has
+			// at the same paths wins.
+			kept = nil
+			for _, u := range untracked {
+				if !inNewTree(work, strings.TrimSuffix(u, "/")) {
+					kept = append(kept, u)
+				}
+			}
+		}
+		if err := carryUntracked(out, work, kept); err != nil {
+			return nil, err
 		}
 	}
 	rec := &Record{Version: r.Version, Upstream: recordedUpstream(r, base), Result: *res}
@@ -347,4 +370,10 @@ func repairPacks(out string, notice func(format string, args ...any)) error {
 		notice("repaired the packs an interrupted apply left in %s: %s", out, strings.Join(done, ", "))
 	}
 	return err
+}
+
+// SeriesChanges explains how the recipe's series differs from the one
+// the record says a tree was applied from; empty means it is current.
+func SeriesChanges(r *recipe.Recipe, patches []*Patch, rec *Record) []string {
+	return seriesChanges(r, patches, rec)
 }

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"errors"
+	"io"
+
+	"github.com/epp-build/epp-build/internal/outfmt"
+	"github.com/epp-build/epp-build/internal/status"
+	"github.com/spf13/cobra"
+)
+
+func newStatusCommand(g *globalFlags) *cobra.Command {
+	var output outfmt.Format
+	var dir string
+	var outs []string
+	cmd := &cobra.Command{
+		Use:   "status [--out DIR]...",
+		Short: "Say what is in progress and what is out of date: a stopped rebase, applied trees, stale recipes",
+		Long: `status reports, without fetching anything:
+
+  - the rebase in progress for --patches (in its default work tree, or the --dir it
+    was started with, which the rebase records), where it stopped (a conflict or a
+    failed --exec command) and the commands that go on from there. A pick never
+    stops: it applies or fails whole.
+  - for each --out DIR, whether that applied tree is current for its version's
+    recipe, or why a re-apply would change it.
+  - which recipes are stale against plugins/ and ffi/: the files their generated
+    patches add differ from the source folders (regen would rewrite them). A
+    generated file a patch edits instead of adding is listed as not comparable;
+    ` + "`epp-build check`" + ` tells.
+
+` + exitCodesHelp,
+		Example: `  epp-build status
+  epp-build status --out ./gaie
+  epp-build status -o json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if output == outfmt.Markdown {
+				return usageError{errors.New("status prints text or json (-o json)")}
+			}
+			rep, err := status.Gather(status.Request{Root: g.patches, Dir: dir, Outs: outs})
+			if err != nil {
+				return err
+			}
+			return render(cmd, output, rep, nil, func(w io.Writer) error { status.WriteText(w, rep); return nil })
+		},
+	}
+	outputFlag(cmd, &output)
+	cmd.Flags().StringArrayVar(&outs, "out", nil, "an applied tree to check against its recipe (repeatable)")
+	cmd.Flags().StringVar(&dir, "dir", "", "the rebase work tree to look at (default: the one in progress for --patches)")
+	return cmd
+}
