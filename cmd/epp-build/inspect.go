@@ -21,6 +21,9 @@ from the registry alone: no recipe, no cache, no build. It prints the index and
 platform digests, whether each platform has SLSA provenance and an SBOM, the
 upstream repository and commit, every patch's name and SHA-256, the C API source,
 commit and patches, and the toolchains. -o json is the machine-readable form.
+Every attestation manifest and blob is fetched and checked against its digest;
+what could not be fetched is shown in place of "yes", for example
+"sbom: missing (blob sha256:... 404)".
 
 Registry credentials come from the Docker config; they are never printed.`,
 		Example: `  epp-build inspect registry.example/dynamo/epp:v0.7.0
@@ -48,8 +51,12 @@ func newVerifyCommand() *cobra.Command {
 		Long: `verify reads an image index from the registry and checks that every platform image
 has its attestation manifest with SLSA provenance and an SPDX SBOM (BuildKit's own
 attestations), and that the epp-build report attestation is attached to the index
-with the index as its subject and the index's platform digests. A missing or
-mismatched attestation exits 5, naming it and its platform.
+with the index as its subject and the index's platform digests. It vouches only
+for what it has fetched: every attestation manifest and blob, every report
+referrer, and every platform image's manifest, config and layers are downloaded
+and checked against their digests, and every report referrer of the index must
+agree. A missing, unfetchable or mismatched attestation exits 5, naming it and
+its platform.
 
 ` + exitCodesHelp,
 		Example: `  epp-build verify registry.example/dynamo/epp:v0.7.0

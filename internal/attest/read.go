@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"sort"
 	"strings"
 
@@ -29,6 +28,10 @@ type Platform struct {
 	PredicateTypes      []string `json:"predicateTypes"`
 	Provenance          bool     `json:"provenance"`
 	SBOM                bool     `json:"sbom"`
+	// Unfetched is every manifest or blob of this platform (its image,
+	// its attestation manifest and their blobs) that could not be fetched
+	// or did not match its digest.
+	Unfetched []Unfetched `json:"unfetched,omitempty"`
 }
 
 // Image is what an index says about itself: its platforms, their
@@ -45,6 +48,10 @@ type Image struct {
 	// Conflicting are report referrers that each record this index and
 	// disagree; none of them is Report.
 	Conflicting []string `json:"conflictingReports,omitempty"`
+	// Rejected are the other report referrers of this index, each with
+	// why it was not believed: verify fails on any of them, since every
+	// report attached to the index must say the same.
+	Rejected []string `json:"rejectedReports,omitempty"`
 	// Warnings name the referrers skipped, and why.
 	Warnings []string `json:"warnings,omitempty"`
 }
@@ -54,8 +61,22 @@ const maxStatement = 16 << 20
 
 // Read reads the index at ref (a tag or digest), BuildKit's attestation
 // manifests in it and the epp-build report referrer, from the registry
-// alone.
+// alone. Every attestation manifest and blob, every report referrer and
+// each platform image's manifest and config are fetched and checked
+// against their digests; the platform images' layers are asked for (HEAD)
+// without being downloaded. What could not be fetched is in each
+// platform's Unfetched.
 func Read(ctx context.Context, ref string, ro image.RegistryOptions) (*Image, error) {
+	return read(ctx, ref, ro, false)
+}
+
+// ReadAll is Read that also downloads every layer of every platform image
+// and checks its digest: what verify vouches for, it has read.
+func ReadAll(ctx context.Context, ref string, ro image.RegistryOptions) (*Image, error) {
+	return read(ctx, ref, ro, true)
+}
+
+func read(ctx context.Context, ref string, ro image.RegistryOptions, allLayers bool) (*Image, error) {
 	r, err := name.ParseReference(ref, ro.NameOptions()...)
 	if err != nil {
 		// The parser's message quotes the reference, userinfo and all.
@@ -75,7 +96,14 @@ func Read(ctx context.Context, ref string, ro image.RegistryOptions) (*Image, er
 		return nil, image.RegistryError(registry, fmt.Errorf("read index %s: %w", redact.Text(ref), err))
 	}
 	idx = image.RemoteIndex(idx, r.Context(), opts)
-	platforms, err := ReadIndex(idx)
+	mode := fetchMode{imageLayers: allLayers, headBlob: func(h v1.Hash) (int64, error) {
+		l, err := remote.Layer(r.Context().Digest(h.String()), opts...)
+		if err != nil {
+			return 0, err
+		}
+		return l.Size()
+	}}
+	platforms, err := readIndex(idx, mode)
 	if err != nil {
 		return nil, image.RegistryError(registry, fmt.Errorf("%s: %w", redact.Text(ref), err))
 	}
@@ -132,7 +160,7 @@ func (img *Image) chooseReport(ctx context.Context, repo name.Repository, index 
 			if ctx.Err() != nil || registryFailure(err) {
 				return fmt.Errorf("report attestation %s of %s: %w", d.Digest, index, err)
 			}
-			img.Warnings = append(img.Warnings, fmt.Sprintf("skipped report referrer %s: %s", d.Digest, redact.Text(err.Error())))
+			img.reject(d.Digest.String(), redact.Text(err.Error()))
 			continue
 		}
 		rep := referrer{digest: d.Digest.String(), stmt: stmt, content: content}
@@ -146,7 +174,7 @@ func (img *Image) chooseReport(ctx context.Context, repo name.Repository, index 
 	if len(matching) > 0 {
 		pick = matching
 		for _, o := range other {
-			img.Warnings = append(img.Warnings, fmt.Sprintf("skipped report referrer %s: it records other images than the index holds", o.digest))
+			img.reject(o.digest, "it records other images than the index holds")
 		}
 	}
 	if len(pick) == 0 {
@@ -164,7 +192,7 @@ func (img *Image) chooseReport(ctx context.Context, repo name.Repository, index 
 	}
 	if len(matching) == 0 {
 		for _, o := range other[1:] {
-			img.Warnings = append(img.Warnings, fmt.Sprintf("skipped report referrer %s: another one (%s) is shown", o.digest, other[0].digest))
+			img.reject(o.digest, fmt.Sprintf("another one (%s) is shown", other[0].digest))
 		}
 	}
 	img.ReportDigest, img.Report = pick[0].digest, pick[0].stmt
@@ -220,9 +248,12 @@ func readReport(ref name.Digest, index v1.Hash, opts []remote.Option) (*Statemen
 	if len(m.Layers) != 1 || string(m.Layers[0].MediaType) != MediaType {
 		return nil, "", fmt.Errorf("want one %s layer, found %d layers", MediaType, len(m.Layers))
 	}
-	data, err := readBlob(img, m.Layers[0].Digest)
+	if _, err := fetchBlob(img, m.Config, false, maxStatement); err != nil {
+		return nil, "", &blobError{what: "config", digest: m.Config.Digest.String(), err: err}
+	}
+	data, err := fetchBlob(img, m.Layers[0], true, maxStatement)
 	if err != nil {
-		return nil, "", err
+		return nil, "", &blobError{what: "statement", digest: m.Layers[0].Digest.String(), err: err}
 	}
 	var stmt Statement
 	if err := json.Unmarshal(data, &stmt); err != nil {
@@ -244,36 +275,30 @@ func subjectOf(d *v1.Descriptor) string {
 	return d.Digest.String()
 }
 
-func readBlob(img v1.Image, dgst v1.Hash) ([]byte, error) {
-	l, err := img.LayerByDigest(dgst)
-	if err != nil {
-		return nil, err
-	}
-	rc, err := l.Compressed()
-	if err != nil {
-		return nil, err
-	}
-	defer rc.Close()
-	data, err := io.ReadAll(io.LimitReader(rc, maxStatement+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxStatement {
-		return nil, fmt.Errorf("blob %s is larger than %d bytes", dgst, maxStatement)
-	}
-	return data, nil
+// reject records a report referrer that was not believed, and why.
+func (img *Image) reject(digest, why string) {
+	msg := fmt.Sprintf("skipped report referrer %s: %s", digest, why)
+	img.Rejected = append(img.Rejected, msg)
+	img.Warnings = append(img.Warnings, msg)
 }
 
-// ReadIndex lists the platform images of an index (pushed or from an OCI
-// tarball) and the predicate types of the attestation manifest BuildKit
-// attached to each.
+// ReadIndex lists the platform images of an index (from an OCI tarball
+// or in memory) and the predicate types of the attestation manifest
+// BuildKit attached to each, fetching every manifest and blob it names and
+// checking each against its digest; what cannot be fetched is in each
+// platform's Unfetched.
 func ReadIndex(idx v1.ImageIndex) ([]Platform, error) {
+	return readIndex(idx, fetchMode{imageLayers: true})
+}
+
+func readIndex(idx v1.ImageIndex, mode fetchMode) ([]Platform, error) {
 	im, err := idx.IndexManifest()
 	if err != nil {
 		return nil, err
 	}
 	atts := map[string]v1.Descriptor{}
 	var platforms []Platform
+	var descs []v1.Descriptor
 	for _, d := range im.Manifests {
 		if d.Annotations[referenceType] == attestationManifest {
 			atts[d.Annotations[referenceDigest]] = d
@@ -283,19 +308,27 @@ func ReadIndex(idx v1.ImageIndex) ([]Platform, error) {
 			continue
 		}
 		platforms = append(platforms, Platform{Platform: d.Platform.OS + "/" + d.Platform.Architecture, Digest: d.Digest.String()})
+		descs = append(descs, d)
 	}
 	for i := range platforms {
 		p := &platforms[i]
 		p.PredicateTypes = []string{}
+		missing, err := mode.checkImage(idx, descs[i])
+		if err != nil {
+			return nil, fmt.Errorf("%s image %s: %w", p.Platform, p.Digest, err)
+		}
+		p.Unfetched = append(p.Unfetched, missing...)
 		d, ok := atts[p.Digest]
 		if !ok {
 			continue
 		}
 		p.AttestationManifest = d.Digest.String()
-		types, err := predicateTypes(idx, d)
+		types, missing, err := mode.checkAttestations(idx, d, p.Digest)
 		if err != nil {
 			return nil, fmt.Errorf("attestation manifest %s of %s: %w", d.Digest, p.Platform, err)
 		}
+		p.Unfetched = append(p.Unfetched, missing...)
+		sort.Strings(types)
 		p.PredicateTypes = types
 		for _, t := range types {
 			p.Provenance = p.Provenance || strings.HasPrefix(t, ProvenancePrefix)
@@ -304,44 +337,4 @@ func ReadIndex(idx v1.ImageIndex) ([]Platform, error) {
 	}
 	sort.Slice(platforms, func(i, j int) bool { return platforms[i].Platform < platforms[j].Platform })
 	return platforms, nil
-}
-
-// predicateTypes reads the predicate type of every in-toto layer of an
-// attestation manifest: from the layer annotation BuildKit sets, else from
-// the statement itself.
-func predicateTypes(idx v1.ImageIndex, d v1.Descriptor) ([]string, error) {
-	img, err := idx.Image(d.Digest)
-	if err != nil {
-		return nil, err
-	}
-	m, err := img.Manifest()
-	if err != nil {
-		return nil, err
-	}
-	types := []string{}
-	for _, l := range m.Layers {
-		if string(l.MediaType) != MediaType {
-			continue // unknown media types are ignored, as the format says
-		}
-		t := l.Annotations[predicateAnnotation]
-		if t == "" {
-			data, err := readBlob(img, l.Digest)
-			if err != nil {
-				return nil, err
-			}
-			var head struct {
-				PredicateType string `json:"predicateType"`
-			}
-			if err := json.Unmarshal(data, &head); err != nil {
-				return nil, fmt.Errorf("layer %s: %w", l.Digest, err)
-			}
-			t = head.PredicateType
-		}
-		if t == "" {
-			return nil, errors.New("an in-toto layer without a predicate type")
-		}
-		types = append(types, t)
-	}
-	sort.Strings(types)
-	return types, nil
 }
