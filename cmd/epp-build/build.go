@@ -43,6 +43,10 @@ generator=IMAGE names another) to every platform image. With --push the report
 (upstream and commit, each patch's SHA-256, the C API source, toolchains, digests)
 is attached to the index as an in-toto attestation, and all of them are checked
 before the tag is set; read them back with ` + "`epp-build inspect REF`" + `.
+--sign-key FILE signs the report attestation (a DSSE envelope where cosign keeps
+attestations, sha256-<index hex>.att) before the tag is set; the key is cosign's
+(password in $COSIGN_PASSWORD) or a PEM private key. Check it with
+` + "`epp-build verify --key cosign.pub`" + ` or ` + "`cosign verify-attestation`" + `.
 
 BuildKit: --buildkit or BUILDKIT_HOST (unix://, tcp:// with --tls-*,
 docker-container://). One address builds every platform in one solve. To build
@@ -122,5 +126,6 @@ tag suffix (REF-linux-arm64).
 	fl.StringVar(&opt.BaseImage, "base-image", "", "runtime base image (default ubuntu:24.04)")
 	fl.StringVar(&opt.Provenance, "provenance", "true", "BuildKit's SLSA provenance per platform: true (mode=max), false, mode=min or mode=max")
 	fl.StringVar(&opt.SBOM, "sbom", "true", "BuildKit's SPDX SBOM per platform: true (BuildKit's default generator), false or generator=IMAGE")
+	fl.StringVar(&opt.SignKey, "sign-key", "", "sign the report attestation with this key, as cosign does (cosign's key, password in $COSIGN_PASSWORD, or a PEM private key); needs --push")
 	return cmd
 }

@@ -44,6 +44,7 @@ func exitCode(ctx context.Context, err error) int {
 		moduleHash  *source.ModuleHashError
 		prototype   *cheader.MismatchError
 		attestation *attest.VerifyError
+		badKey      *attest.KeyError
 		lint        lintError
 		stop        *backport.ConflictStop
 		rebaseUsage *backport.UsageError
@@ -54,7 +55,7 @@ func exitCode(ctx context.Context, err error) int {
 	case ctx.Err() != nil || errors.Is(err, context.Canceled):
 		return 130
 	case errors.As(err, &usage), errors.As(err, &unknown), errors.As(err, &badOptions), errors.As(err, &badPlatform),
-		errors.As(err, &rebaseUsage):
+		errors.As(err, &rebaseUsage), errors.As(err, &badKey):
 		return 2
 	case errors.As(err, &stop):
 		return 6

@@ -45,6 +45,7 @@ Registry credentials come from the Docker config; they are never printed.`,
 
 func newVerifyCommand() *cobra.Command {
 	var ro image.RegistryOptions
+	var key string
 	cmd := &cobra.Command{
 		Use:   "verify REF",
 		Short: "Check that a pushed image has its provenance, SBOM and epp-build report attestations",
@@ -56,14 +57,17 @@ for what it has fetched: every attestation manifest and blob, every report
 referrer, and every platform image's manifest, config and layers are downloaded
 and checked against their digests, and every report referrer of the index must
 agree. A missing, unfetchable or mismatched attestation exits 5, naming it and
-its platform.
+its platform. With --key (a PEM public key, such as cosign.pub) the report must
+also be signed with that key (epp-build sign, build --sign-key); an unsigned
+report, or one signed with another key, exits 5.
 
 ` + exitCodesHelp,
 		Example: `  epp-build verify registry.example/dynamo/epp:v0.7.0
-  epp-build verify 127.0.0.1:5000/dynamo/epp@sha256:... --insecure`,
+  epp-build verify 127.0.0.1:5000/dynamo/epp@sha256:... --insecure
+  epp-build verify registry.example/dynamo/epp:v0.7.0 --key cosign.pub`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			img, err := attest.Verify(cmd.Context(), args[0], ro)
+			img, err := verifyImage(cmd, args[0], ro, key)
 			if err != nil {
 				return err
 			}
@@ -71,6 +75,19 @@ its platform.
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&key, "key", "", "also require the report to be signed with this PEM public key (cosign.pub)")
 	cmd.Flags().BoolVar(&ro.Insecure, "insecure", false, "allow a plain-HTTP or untrusted registry")
 	return cmd
+}
+
+// verifyImage is verify, and with a key the report's signature too.
+func verifyImage(cmd *cobra.Command, ref string, ro image.RegistryOptions, key string) (*attest.Image, error) {
+	if key == "" {
+		return attest.Verify(cmd.Context(), ref, ro)
+	}
+	v, err := attest.LoadVerifier(key)
+	if err != nil {
+		return nil, err
+	}
+	return attest.VerifySigned(cmd.Context(), ref, ro, v)
 }

@@ -91,6 +91,7 @@ multi-arch EPP image.
 		newBuildCommand(g),
 		newInspectCommand(),
 		newVerifyCommand(),
+		newSignCommand(),
 		newVersionCommand(),
 	)
 	for _, c := range root.Commands() {

@@ -128,4 +128,7 @@ func WriteVerified(w io.Writer, ref string, img *Image) {
 	img.writeWarnings(w)
 	fmt.Fprintf(w, "verified %s: index %s, %d platforms with provenance and SBOM, report %s\n",
 		ref, img.IndexDigest, len(img.Platforms), img.ReportDigest)
+	if img.Signature != "" {
+		fmt.Fprintf(w, "signed: the report's statement %s, envelope %s\n", img.ReportStatement, img.Signature)
+	}
 }

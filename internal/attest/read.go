@@ -45,6 +45,13 @@ type Image struct {
 	// index has no report attestation).
 	ReportDigest string     `json:"reportDigest,omitempty"`
 	Report       *Statement `json:"report,omitempty"`
+	// ReportStatement is the digest of the report's statement blob: what
+	// a signature of the report signs.
+	ReportStatement string `json:"reportStatement,omitempty"`
+	// Signature is the DSSE envelope (a layer of the cosign attestation
+	// image) that CheckSignature found over the report ("" unchecked).
+	Signature string `json:"signature,omitempty"`
+	reportRaw []byte
 	// Conflicting are report referrers that each record this index and
 	// disagree; none of them is Report.
 	Conflicting []string `json:"conflictingReports,omitempty"`
@@ -136,6 +143,7 @@ type referrer struct {
 	// content is the statement blob's digest: two referrers with the
 	// same content say the same thing.
 	content string
+	raw     []byte
 }
 
 // chooseReport reads every report referrer of the index and picks the one
@@ -155,7 +163,7 @@ type referrer struct {
 func (img *Image) chooseReport(ctx context.Context, repo name.Repository, index v1.Hash, candidates []v1.Descriptor, opts []remote.Option) error {
 	var matching, other []referrer
 	for _, d := range candidates {
-		stmt, content, err := readReport(repo.Digest(d.Digest.String()), index, opts)
+		stmt, raw, content, err := readReport(repo.Digest(d.Digest.String()), index, opts)
 		if err != nil {
 			if ctx.Err() != nil || registryFailure(err) {
 				return fmt.Errorf("report attestation %s of %s: %w", d.Digest, index, err)
@@ -163,7 +171,7 @@ func (img *Image) chooseReport(ctx context.Context, repo name.Repository, index 
 			img.reject(d.Digest.String(), redact.Text(err.Error()))
 			continue
 		}
-		rep := referrer{digest: d.Digest.String(), stmt: stmt, content: content}
+		rep := referrer{digest: d.Digest.String(), stmt: stmt, content: content, raw: raw}
 		if img.recordsThisIndex(stmt) {
 			matching = append(matching, rep)
 		} else {
@@ -196,6 +204,7 @@ func (img *Image) chooseReport(ctx context.Context, repo name.Repository, index 
 		}
 	}
 	img.ReportDigest, img.Report = pick[0].digest, pick[0].stmt
+	img.ReportStatement, img.reportRaw = pick[0].content, pick[0].raw
 	return nil
 }
 
@@ -230,42 +239,42 @@ func registryFailure(err error) bool {
 }
 
 // readReport reads the report referrer ref of the index and returns its
-// statement and the statement blob's digest. A referrer whose manifest or
+// statement, its bytes and the statement blob's digest. A referrer whose manifest or
 // statement is about another subject is refused: it is not this index's
 // report, whatever the referrers list says.
-func readReport(ref name.Digest, index v1.Hash, opts []remote.Option) (*Statement, string, error) {
+func readReport(ref name.Digest, index v1.Hash, opts []remote.Option) (*Statement, []byte, string, error) {
 	img, err := remote.Image(ref, opts...)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, "", err
 	}
 	m, err := img.Manifest()
 	if err != nil {
-		return nil, "", err
+		return nil, nil, "", err
 	}
 	if m.Subject == nil || m.Subject.Digest != index {
-		return nil, "", fmt.Errorf("its manifest's subject is %s, not the index", subjectOf(m.Subject))
+		return nil, nil, "", fmt.Errorf("its manifest's subject is %s, not the index", subjectOf(m.Subject))
 	}
 	if len(m.Layers) != 1 || string(m.Layers[0].MediaType) != MediaType {
-		return nil, "", fmt.Errorf("want one %s layer, found %d layers", MediaType, len(m.Layers))
+		return nil, nil, "", fmt.Errorf("want one %s layer, found %d layers", MediaType, len(m.Layers))
 	}
 	if _, err := fetchBlob(img, m.Config, false, maxStatement); err != nil {
-		return nil, "", &blobError{what: "config", digest: m.Config.Digest.String(), err: err}
+		return nil, nil, "", &blobError{what: "config", digest: m.Config.Digest.String(), err: err}
 	}
 	data, err := fetchBlob(img, m.Layers[0], true, maxStatement)
 	if err != nil {
-		return nil, "", &blobError{what: "statement", digest: m.Layers[0].Digest.String(), err: err}
+		return nil, nil, "", &blobError{what: "statement", digest: m.Layers[0].Digest.String(), err: err}
 	}
 	var stmt Statement
 	if err := json.Unmarshal(data, &stmt); err != nil {
-		return nil, "", fmt.Errorf("decode the in-toto statement: %w", err)
+		return nil, nil, "", fmt.Errorf("decode the in-toto statement: %w", err)
 	}
 	if stmt.PredicateType != PredicateType {
-		return nil, "", fmt.Errorf("predicate type %q, want %q", stmt.PredicateType, PredicateType)
+		return nil, nil, "", fmt.Errorf("predicate type %q, want %q", stmt.PredicateType, PredicateType)
 	}
 	if len(stmt.Subject) != 1 || stmt.Subject[0].Digest["sha256"] != index.Hex {
-		return nil, "", fmt.Errorf("its statement is about %v, not the index", stmt.Subject)
+		return nil, nil, "", fmt.Errorf("its statement is about %v, not the index", stmt.Subject)
 	}
-	return &stmt, m.Layers[0].Digest.String(), nil
+	return &stmt, data, m.Layers[0].Digest.String(), nil
 }
 
 func subjectOf(d *v1.Descriptor) string {

@@ -38,6 +38,9 @@ func attestPushed(ctx context.Context, p *plan, rep *report.Report, v *image.Ver
 	if err := got.Check(p.attest.Want(true)); err != nil {
 		return fmt.Errorf("verify: %w", err)
 	}
+	if err := signPushed(ctx, p, got, ro, stdout); err != nil {
+		return err
+	}
 	rep.Time("attest", time.Since(t0))
 	fmt.Fprintf(stdout, "attestations: %s; report %s (%s)\n", describe(p.attest), ref, attest.PredicateType)
 	return nil
