@@ -64,25 +64,37 @@ func SignReport(ctx context.Context, img *Image, s *Signer, ro image.RegistryOpt
 	if err != nil {
 		return "", err
 	}
-	envelope, err := dsse.WrapSigner(s.sv, MediaType).SignMessage(bytes.NewReader(img.reportRaw))
-	if err != nil {
-		return "", fmt.Errorf("sign the report: %w", err)
-	}
 	opts := ro.RemoteOptions(ctx)
-	base, err := existingAttestations(tag, opts)
+	signed, err := existingAttestations(tag, opts)
 	if err != nil {
 		return "", image.RegistryError(repo.RegistryStr(), fmt.Errorf("sign: read %s: %w", tag, err))
 	}
-	signed, err := mutate.Append(base, mutate.Addendum{
-		Layer:     static.NewLayer(envelope, dsseMediaType),
-		MediaType: dsseMediaType,
-		Annotations: map[string]string{
-			cosignSignatureAnnotation: "",
-			cosignPredicateAnnotation: PredicateType,
-		},
-	})
-	if err != nil {
-		return "", err
+	statements := []struct {
+		raw           []byte
+		predicateType string
+	}{{img.reportRaw, PredicateType}}
+	if len(img.provenanceRaw) > 0 {
+		statements = append(statements, struct {
+			raw           []byte
+			predicateType string
+		}{img.provenanceRaw, SLSAProvenanceV1})
+	}
+	for _, st := range statements {
+		envelope, err := dsse.WrapSigner(s.sv, MediaType).SignMessage(bytes.NewReader(st.raw))
+		if err != nil {
+			return "", fmt.Errorf("sign the %s statement: %w", st.predicateType, err)
+		}
+		signed, err = mutate.Append(signed, mutate.Addendum{
+			Layer:     static.NewLayer(envelope, dsseMediaType),
+			MediaType: dsseMediaType,
+			Annotations: map[string]string{
+				cosignSignatureAnnotation: "",
+				cosignPredicateAnnotation: st.predicateType,
+			},
+		})
+		if err != nil {
+			return "", err
+		}
 	}
 	if err := remote.Write(tag, signed, opts...); err != nil {
 		return "", image.RegistryError(repo.RegistryStr(), fmt.Errorf("sign: push %s: %w", tag, err))
@@ -141,6 +153,29 @@ func (img *Image) CheckSignature(ctx context.Context, v *Verifier, ro image.Regi
 	if err != nil {
 		return image.RegistryError(repo.RegistryStr(), fmt.Errorf("read the signatures %s: %w", redact.Text(tag.String()), err))
 	}
+	sig, err := signatureOver(att, m, v, img.ReportStatement)
+	if err != nil {
+		if registryFailure(err) {
+			return image.RegistryError(repo.RegistryStr(), err)
+		}
+		return fail("the report %s (statement %s) is not signed: %v", img.ReportDigest, img.ReportStatement, err)
+	}
+	if img.ProvenanceStatement != "" {
+		if _, err := signatureOver(att, m, v, img.ProvenanceStatement); err != nil {
+			if registryFailure(err) {
+				return image.RegistryError(repo.RegistryStr(), err)
+			}
+			return fail("the provenance %s (statement %s) is not signed: %v", img.ProvenanceDigest, img.ProvenanceStatement, err)
+		}
+	}
+	img.Signature = sig
+	return nil
+}
+
+// signatureOver finds the DSSE envelope of the attestation image att that
+// verifies with v and whose payload's digest is statement, and returns its
+// layer digest; the error says what each envelope was.
+func signatureOver(att v1.Image, m *v1.Manifest, v *Verifier, statement string) (string, error) {
 	var tried []string
 	for _, l := range m.Layers {
 		if l.MediaType != dsseMediaType {
@@ -149,7 +184,7 @@ func (img *Image) CheckSignature(ctx context.Context, v *Verifier, ro image.Regi
 		envelope, err := fetchBlob(att, l, true, maxStatement)
 		if err != nil {
 			if registryFailure(err) {
-				return image.RegistryError(repo.RegistryStr(), err)
+				return "", err
 			}
 			tried = append(tried, fmt.Sprintf("%s: %s", l.Digest, reason(err)))
 			continue
@@ -160,16 +195,14 @@ func (img *Image) CheckSignature(ctx context.Context, v *Verifier, ro image.Regi
 			tried = append(tried, fmt.Sprintf("%s: not signed by this key", l.Digest))
 			continue
 		}
-		if digestOf(payload) != img.ReportStatement {
-			tried = append(tried, fmt.Sprintf("%s: signed by this key over another statement (%s)", l.Digest, digestOf(payload)))
+		if got := digestOf(payload); got != statement {
+			tried = append(tried, fmt.Sprintf("%s: signed by this key over another statement (%s)", l.Digest, got))
 			continue
 		}
-		img.Signature = l.Digest.String()
-		return nil
+		return l.Digest.String(), nil
 	}
 	if len(tried) == 0 {
-		return fail("the report %s is not signed: %s holds no DSSE envelope", img.ReportDigest, tag.TagStr())
+		return "", errors.New("the cosign attestation image holds no DSSE envelope")
 	}
-	return fail("the report %s (statement %s) has no signature by the key %s in %s: %s",
-		img.ReportDigest, img.ReportStatement, v.Path, tag.TagStr(), strings.Join(tried, "; "))
+	return "", fmt.Errorf("no signature by the key %s: %s", v.Path, strings.Join(tried, "; "))
 }

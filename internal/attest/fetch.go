@@ -195,17 +195,18 @@ func (m fetchMode) checkImage(idx v1.ImageIndex, d v1.Descriptor) ([]Unfetched, 
 // digest, that its statement has the predicate type its annotation says
 // and is about that platform image. It returns the predicate types that
 // checked out and what did not.
-func (m fetchMode) checkAttestations(idx v1.ImageIndex, d v1.Descriptor, platformDigest string) ([]string, []Unfetched, error) {
+func (m fetchMode) checkAttestations(idx v1.ImageIndex, d v1.Descriptor, platformDigest string) ([]string, []Unfetched, *fetched, error) {
 	img, man, err := readManifest(idx, d)
 	if err != nil {
 		if f := m.classify(err); f != nil {
-			return nil, nil, f
+			return nil, nil, nil, f
 		}
-		return nil, []Unfetched{{What: "attestations", Kind: "manifest", Digest: d.Digest.String(), Reason: reason(err)}}, nil
+		return nil, []Unfetched{{What: "attestations", Kind: "manifest", Digest: d.Digest.String(), Reason: reason(err)}}, nil, nil
 	}
 	_, wantHex, _ := strings.Cut(platformDigest, ":")
 	types := []string{}
 	var out []Unfetched
+	var prov *fetched
 	for _, l := range man.Layers {
 		if string(l.MediaType) != MediaType {
 			continue // unknown media types are ignored, as the format says
@@ -214,7 +215,7 @@ func (m fetchMode) checkAttestations(idx v1.ImageIndex, d v1.Descriptor, platfor
 		data, err := fetchBlob(img, l, true, maxStatement)
 		if err != nil {
 			if f := m.classify(err); f != nil {
-				return nil, nil, f
+				return nil, nil, nil, f
 			}
 			out = append(out, Unfetched{What: kindOf(annotated), Kind: "blob", Digest: l.Digest.String(), Reason: reason(err)})
 			continue
@@ -246,8 +247,17 @@ func (m fetchMode) checkAttestations(idx v1.ImageIndex, d v1.Descriptor, platfor
 			continue
 		}
 		types = append(types, head.PredicateType)
+		if prov == nil && strings.HasPrefix(head.PredicateType, ProvenancePrefix) {
+			prov = &fetched{digest: l.Digest.String(), data: data}
+		}
 	}
-	return types, out, nil
+	return types, out, prov, nil
+}
+
+// fetched is a blob read and checked against its digest.
+type fetched struct {
+	digest string
+	data   []byte
 }
 
 func about(subjects []Subject, hex string) bool {

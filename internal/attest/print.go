@@ -46,6 +46,9 @@ func (img *Image) WriteText(w io.Writer) error {
 		line("version", "%s", e(in.Version))
 	}
 	line("upstream", "%s at %s", e(orDash(in.Upstream)), e(in.UpstreamCommit))
+	if m := in.Module; m != nil {
+		line("  module", "%s@%s (%d Go modules with hashes)", e(m.Path), e(orDash(m.Version)), len(in.GoModules))
+	}
 	line("patches", "%d", len(in.Patches))
 	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, p := range in.Patches {
@@ -56,7 +59,7 @@ func (img *Image) WriteText(w io.Writer) error {
 	}
 	c := in.CAPI
 	line("C API", "%s", e(joinSet(c.Source, c.Repository, "at "+orDash(c.Commit), "tree "+orDash(c.TreeHash))))
-	line("  crate", "%s", e(joinSet(c.Crate, "library "+orDash(c.Library), "generation "+orDash(c.Generation))))
+	line("  crate", "%s", e(joinSet(c.Crate, c.Version, "library "+orDash(c.Library), "generation "+orDash(c.Generation))))
 	if len(c.Features) > 0 {
 		line("  features", "%s", e(strings.Join(c.Features, ", ")))
 	}
@@ -70,6 +73,9 @@ func (img *Image) WriteText(w io.Writer) error {
 	}
 	if t.CompileMode != "" || t.BaseImage != "" {
 		line("  compile", "%s", e(joinSet(t.CompileMode, "base "+orDash(t.BaseImage), t.BuilderImage)))
+	}
+	if img.ProvenanceDigest != "" {
+		line("provenance", "%s (%s, every input by digest)", e(img.ProvenanceDigest), SLSAProvenanceV1)
 	}
 	return nil
 }

@@ -32,6 +32,8 @@ type Platform struct {
 	// its attestation manifest and their blobs) that could not be fetched
 	// or did not match its digest.
 	Unfetched []Unfetched `json:"unfetched,omitempty"`
+	// buildkitProvenance is BuildKit's provenance statement, as fetched.
+	buildkitProvenance *fetched
 }
 
 // Image is what an index says about itself: its platforms, their
@@ -48,6 +50,11 @@ type Image struct {
 	// ReportStatement is the digest of the report's statement blob: what
 	// a signature of the report signs.
 	ReportStatement string `json:"reportStatement,omitempty"`
+	// ProvenanceDigest is epp-build's SLSA provenance referrer ("" when
+	// the index has none) and ProvenanceStatement its statement blob.
+	ProvenanceDigest    string `json:"provenanceDigest,omitempty"`
+	ProvenanceStatement string `json:"provenanceStatement,omitempty"`
+	provenanceRaw       []byte
 	// Signature is the DSSE envelope (a layer of the cosign attestation
 	// image) that CheckSignature found over the report ("" unchecked).
 	Signature string `json:"signature,omitempty"`
@@ -123,14 +130,27 @@ func read(ctx context.Context, ref string, ro image.RegistryOptions, allLayers b
 	if err != nil {
 		return nil, fmt.Errorf("referrers of %s: %w", desc.Digest, err)
 	}
-	var candidates []v1.Descriptor
+	var candidates, provenance []v1.Descriptor
 	for _, d := range rm.Manifests {
-		if d.ArtifactType == MediaType && d.Annotations[predicateAnnotation] == PredicateType {
+		if d.ArtifactType != MediaType {
+			continue
+		}
+		switch d.Annotations[predicateAnnotation] {
+		case PredicateType:
 			candidates = append(candidates, d)
+		case SLSAProvenanceV1:
+			provenance = append(provenance, d)
 		}
 	}
-	sort.Slice(candidates, func(i, j int) bool { return candidates[i].Digest.String() < candidates[j].Digest.String() })
+	byDigest := func(ds []v1.Descriptor) {
+		sort.Slice(ds, func(i, j int) bool { return ds[i].Digest.String() < ds[j].Digest.String() })
+	}
+	byDigest(candidates)
+	byDigest(provenance)
 	if err := out.chooseReport(ctx, r.Context(), desc.Digest, candidates, opts); err != nil {
+		return nil, image.RegistryError(registry, err)
+	}
+	if err := out.readProvenance(ctx, r.Context(), desc.Digest, provenance, opts); err != nil {
 		return nil, image.RegistryError(registry, err)
 	}
 	return out, nil
@@ -243,38 +263,58 @@ func registryFailure(err error) bool {
 // statement is about another subject is refused: it is not this index's
 // report, whatever the referrers list says.
 func readReport(ref name.Digest, index v1.Hash, opts []remote.Option) (*Statement, []byte, string, error) {
-	img, err := remote.Image(ref, opts...)
+	data, content, err := readStatement(ref, index, PredicateType, true, opts)
 	if err != nil {
 		return nil, nil, "", err
-	}
-	m, err := img.Manifest()
-	if err != nil {
-		return nil, nil, "", err
-	}
-	if m.Subject == nil || m.Subject.Digest != index {
-		return nil, nil, "", fmt.Errorf("its manifest's subject is %s, not the index", subjectOf(m.Subject))
-	}
-	if len(m.Layers) != 1 || string(m.Layers[0].MediaType) != MediaType {
-		return nil, nil, "", fmt.Errorf("want one %s layer, found %d layers", MediaType, len(m.Layers))
-	}
-	if _, err := fetchBlob(img, m.Config, false, maxStatement); err != nil {
-		return nil, nil, "", &blobError{what: "config", digest: m.Config.Digest.String(), err: err}
-	}
-	data, err := fetchBlob(img, m.Layers[0], true, maxStatement)
-	if err != nil {
-		return nil, nil, "", &blobError{what: "statement", digest: m.Layers[0].Digest.String(), err: err}
 	}
 	var stmt Statement
 	if err := json.Unmarshal(data, &stmt); err != nil {
 		return nil, nil, "", fmt.Errorf("decode the in-toto statement: %w", err)
 	}
-	if stmt.PredicateType != PredicateType {
-		return nil, nil, "", fmt.Errorf("predicate type %q, want %q", stmt.PredicateType, PredicateType)
+	return &stmt, data, content, nil
+}
+
+// readStatement reads a statement referrer of the index: its manifest,
+// config and one statement blob, each checked against its digest. The
+// manifest's subject must be the index, the statement's predicate type
+// predicateType, and its subjects the index alone (only) or include it.
+// It returns the statement's bytes and the blob's digest.
+func readStatement(ref name.Digest, index v1.Hash, predicateType string, only bool, opts []remote.Option) ([]byte, string, error) {
+	img, err := remote.Image(ref, opts...)
+	if err != nil {
+		return nil, "", err
 	}
-	if len(stmt.Subject) != 1 || stmt.Subject[0].Digest["sha256"] != index.Hex {
-		return nil, nil, "", fmt.Errorf("its statement is about %v, not the index", stmt.Subject)
+	m, err := img.Manifest()
+	if err != nil {
+		return nil, "", err
 	}
-	return &stmt, data, m.Layers[0].Digest.String(), nil
+	if m.Subject == nil || m.Subject.Digest != index {
+		return nil, "", fmt.Errorf("its manifest's subject is %s, not the index", subjectOf(m.Subject))
+	}
+	if len(m.Layers) != 1 || string(m.Layers[0].MediaType) != MediaType {
+		return nil, "", fmt.Errorf("want one %s layer, found %d layers", MediaType, len(m.Layers))
+	}
+	if _, err := fetchBlob(img, m.Config, false, maxStatement); err != nil {
+		return nil, "", &blobError{what: "config", digest: m.Config.Digest.String(), err: err}
+	}
+	data, err := fetchBlob(img, m.Layers[0], true, maxStatement)
+	if err != nil {
+		return nil, "", &blobError{what: "statement", digest: m.Layers[0].Digest.String(), err: err}
+	}
+	var head struct {
+		PredicateType string    `json:"predicateType"`
+		Subject       []Subject `json:"subject"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, "", fmt.Errorf("decode the in-toto statement: %w", err)
+	}
+	if head.PredicateType != predicateType {
+		return nil, "", fmt.Errorf("predicate type %q, want %q", head.PredicateType, predicateType)
+	}
+	if (only && len(head.Subject) != 1) || !about(head.Subject, index.Hex) {
+		return nil, "", fmt.Errorf("its statement is about %v, not the index", head.Subject)
+	}
+	return data, m.Layers[0].Digest.String(), nil
 }
 
 func subjectOf(d *v1.Descriptor) string {
@@ -332,11 +372,12 @@ func readIndex(idx v1.ImageIndex, mode fetchMode) ([]Platform, error) {
 			continue
 		}
 		p.AttestationManifest = d.Digest.String()
-		types, missing, err := mode.checkAttestations(idx, d, p.Digest)
+		types, missing, prov, err := mode.checkAttestations(idx, d, p.Digest)
 		if err != nil {
 			return nil, fmt.Errorf("attestation manifest %s of %s: %w", d.Digest, p.Platform, err)
 		}
 		p.Unfetched = append(p.Unfetched, missing...)
+		p.buildkitProvenance = prov
 		sort.Strings(types)
 		p.PredicateTypes = types
 		for _, t := range types {

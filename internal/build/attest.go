@@ -35,6 +35,9 @@ func attestPushed(ctx context.Context, p *plan, rep *report.Report, v *image.Ver
 	if err != nil {
 		return fmt.Errorf("verify attestations: %w", err)
 	}
+	if got, err = attachProvenance(ctx, p, rep, got, digestRef, ro); err != nil {
+		return err
+	}
 	if err := got.Check(p.attest.Want(true)); err != nil {
 		return fmt.Errorf("verify: %w", err)
 	}

@@ -65,6 +65,9 @@ func buildOnHost(ctx context.Context, m modeInput) (*built, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := writeCAPISPDX(contextDir, m.rep.Inputs); err != nil {
+		return nil, err
+	}
 	m.stage("compile", t0)
 
 	t0 = time.Now()
@@ -98,7 +101,7 @@ func hostContext(ctx context.Context, opt Options, p *plan, work, src, bindingDi
 	}
 	bins, err := compile.Host(ctx, compile.HostOptions{ModuleDir: src, Package: p.mainPkg,
 		OutDir: filepath.Join(hostDir, "bin"), Binary: binaryName, Targets: targets, Env: opt.Env, Log: log,
-		CacheDir: opt.CacheDir, Tags: p.tags})
+		CacheDir: opt.CacheDir, Tags: p.tags, MainVersion: p.mainVersion})
 	if err != nil {
 		return "", nil, fmt.Errorf("compile: %w", err)
 	}

@@ -6,7 +6,9 @@ import (
 	"io"
 
 	"github.com/epp-build/epp-build/internal/attest"
+	"github.com/epp-build/epp-build/internal/buildinfo"
 	"github.com/epp-build/epp-build/internal/image"
+	"github.com/epp-build/epp-build/internal/report"
 )
 
 // checkSigning loads --sign-key before any work, so that a missing file or
@@ -43,4 +45,34 @@ func signPushed(ctx context.Context, p *plan, img *attest.Image, ro image.Regist
 	}
 	fmt.Fprintf(stdout, "signed: report %s, envelope %s in %s\n", img.ReportDigest, img.Signature, tag)
 	return nil
+}
+
+// attachProvenance completes BuildKit's provenance with ours (every input
+// by digest: see attest.NewProvenance), attached to the index beside the
+// report, and returns the index read back with it. Skipped when the build
+// asked for no provenance.
+func attachProvenance(ctx context.Context, p *plan, rep *report.Report, img *attest.Image, digestRef string, ro image.RegistryOptions) (*attest.Image, error) {
+	if !p.attest.Provenance {
+		return img, nil
+	}
+	info := buildinfo.Read()
+	version := info.Version
+	if info.Revision != "" {
+		version += "+" + info.Revision
+	}
+	ps, err := attest.NewProvenance(img, rep.Inputs, version)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := attest.AttachProvenance(ctx, p.repository, img.IndexDigest, ps, ro); err != nil {
+		return nil, err
+	}
+	got, err := attest.Read(ctx, digestRef, ro)
+	if err != nil {
+		return nil, fmt.Errorf("verify attestations: %w", err)
+	}
+	if got.ProvenanceDigest == "" {
+		return nil, fmt.Errorf("verify: the provenance attached to %s does not read back", img.IndexDigest)
+	}
+	return got, nil
 }

@@ -46,6 +46,11 @@ type HostOptions struct {
 	// Tags are extra Go build tags: the optional C API features the
 	// linked library has (see capi.Feature).
 	Tags []string
+	// MainVersion is the main module's version, linked as main.version:
+	// the go command stamps a main module built from a tree as "(devel)",
+	// and SBOM generators (syft) read the version from this -X flag in
+	// the binary's recorded build settings instead. "" links none.
+	MainVersion string
 }
 
 // Binary is one built executable.
@@ -59,9 +64,13 @@ type Binary struct {
 
 // buildFlags are the go build flags for a static, reproducible binary,
 // with extra build tags.
-func buildFlags(tags []string) []string {
+func buildFlags(tags []string, mainVersion string) []string {
+	ldflags := `-s -w -linkmode external -extldflags "-static"`
+	if mainVersion != "" {
+		ldflags += " -X main.version=" + mainVersion
+	}
 	return []string{"-trimpath", "-buildvcs=false", "-tags", strings.Join(append([]string{"netgo", "osusergo"}, tags...), ","),
-		"-ldflags", `-s -w -linkmode external -extldflags "-static"`}
+		"-ldflags", ldflags}
 }
 
 // GoBuildError carries the tail of go build's output.
@@ -124,7 +133,7 @@ func Host(ctx context.Context, opt HostOptions) ([]Binary, error) {
 					return nil
 				}
 			}
-			args := append(append([]string{"build"}, buildFlags(opt.Tags)...), "-o", dst, opt.Package)
+			args := append(append([]string{"build"}, buildFlags(opt.Tags, opt.MainVersion)...), "-o", dst, opt.Package)
 			cmd := exec.CommandContext(gctx, "go", args...)
 			cmd.Dir = opt.ModuleDir
 			killGroupOnCancel(cmd)

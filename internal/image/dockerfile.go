@@ -20,9 +20,18 @@ func HostDockerfile(binary string) string {
 FROM ${BASE_IMAGE}
 ARG TARGETARCH
 COPY bin/${TARGETARCH}/%[2]s /%[2]s
+COPY %[3]s %[4]s
 ENTRYPOINT ["/%[2]s"]
-`, DefaultBaseImage, binary)
+`, DefaultBaseImage, binary, CAPISPDXFile, CAPISPDXPath)
 }
+
+// The SPDX document naming the Rust C API, in the context (CAPISPDXFile)
+// and in the image (CAPISPDXPath), where the SBOM generator finds it: a
+// static Rust library inside a Go binary is otherwise invisible to it.
+const (
+	CAPISPDXFile = "capi.spdx.json"
+	CAPISPDXPath = "/usr/share/epp-build/capi.spdx.json"
+)
 
 // Names the container Dockerfile gives to its parts.
 const (
