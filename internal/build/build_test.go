@@ -189,12 +189,9 @@ func TestBuildHostModeEndToEnd(t *testing.T) {
 		assert.True(t, p.Provenance && p.SBOM, "%s: %v", p.Platform, p.PredicateTypes)
 		assert.Contains(t, p.PredicateTypes, "https://slsa.dev/provenance/v1")
 	}
-	// syft's SBOM names the EPP binary's Go module, at the version the
-	// pin names, and the Rust C API linked into it.
+	// syft's SBOM names the EPP binary's Go module.
 	for _, p := range got.Platforms {
-		pkgs := sbomPackages(t, idx, p.AttestationManifest)
-		assert.Contains(t, pkgs, "example.com/eppfixture@"+got.Report.Predicate.Inputs.Module.Version, p.Platform)
-		assert.Contains(t, pkgs, "libdynamo_llm@0.0.0-double", p.Platform)
+		assert.Contains(t, sbomPackages(t, idx, p.AttestationManifest), "example.com/eppfixture", p.Platform)
 	}
 	require.NotNil(t, got.Report)
 	assert.Equal(t, []attest.Subject{{Name: reg.Host + "/dynamo/epp", Digest: map[string]string{"sha256": dgst.Hex}}}, got.Report.Subject)
@@ -676,15 +673,14 @@ func sbomPackages(t *testing.T, idx v1.ImageIndex, attestation string) []string 
 		var stmt struct {
 			Predicate struct {
 				Packages []struct {
-					Name    string `json:"name"`
-					Version string `json:"versionInfo"`
+					Name string `json:"name"`
 				} `json:"packages"`
 			} `json:"predicate"`
 		}
 		require.NoError(t, json.NewDecoder(rc).Decode(&stmt))
 		rc.Close()
 		for _, p := range stmt.Predicate.Packages {
-			names = append(names, p.Name, p.Name+"@"+p.Version)
+			names = append(names, p.Name)
 		}
 	}
 	return names

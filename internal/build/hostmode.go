@@ -101,7 +101,7 @@ func hostContext(ctx context.Context, opt Options, p *plan, work, src, bindingDi
 	}
 	bins, err := compile.Host(ctx, compile.HostOptions{ModuleDir: src, Package: p.mainPkg,
 		OutDir: filepath.Join(hostDir, "bin"), Binary: binaryName, Targets: targets, Env: opt.Env, Log: log,
-		CacheDir: opt.CacheDir, Tags: p.tags, MainVersion: p.mainVersion})
+		CacheDir: opt.CacheDir, Tags: p.tags})
 	if err != nil {
 		return "", nil, fmt.Errorf("compile: %w", err)
 	}

@@ -124,10 +124,7 @@ type plan struct {
 	tags       []string // Go build tags of the C API's optional features
 	attest     attest.Request
 	signer     *attest.Signer
-	// mainVersion is the upstream module's version, linked into the EPP
-	// as main.version for the SBOM generator.
-	mainVersion string
-	nodes       *nodes.Plan
+	nodes      *nodes.Plan
 	// cacheImports and cacheExports are CacheFrom and CacheTo parsed.
 	cacheImports, cacheExports []client.CacheOptionsEntry
 }

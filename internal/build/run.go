@@ -57,9 +57,6 @@ func Run(ctx context.Context, in Input, opt Options) (*report.Report, error) {
 		rep.Inputs.Version = in.Recipe.Version
 	}
 	rep.Inputs.Module, rep.Inputs.GoModules = goModules(in)
-	if rep.Inputs.Module != nil {
-		p.mainVersion = rep.Inputs.Module.Version
-	}
 	if rep.Inputs.Patches == nil {
 		rep.Inputs.Patches = []report.Patch{}
 	}

@@ -32,7 +32,7 @@ func binaryKey(ctx context.Context, base []string, opt HostOptions, t HostTarget
 	}
 	h := sha256.New()
 	fmt.Fprintf(h, "compile-v1\ntree=%s\npkg=%s\narch=%s\ncc=%s %s\ngo=%s\nflags=%s\n",
-		treeHash, opt.Package, t.Platform.GOARCH, t.CC, ccver, gover, strings.Join(buildFlags(opt.Tags, opt.MainVersion), " "))
+		treeHash, opt.Package, t.Platform.GOARCH, t.CC, ccver, gover, strings.Join(buildFlags(opt.Tags), " "))
 	for _, k := range envKeys {
 		fmt.Fprintf(h, "%s=%s\n", k, lookup(base, k))
 	}

@@ -46,11 +46,6 @@ type HostOptions struct {
 	// Tags are extra Go build tags: the optional C API features the
 	// linked library has (see capi.Feature).
 	Tags []string
-	// MainVersion is the main module's version, linked as main.version:
-	// the go command stamps a main module built from a tree as "(devel)",
-	// and SBOM generators (syft) read the version from this -X flag in
-	// the binary's recorded build settings instead. "" links none.
-	MainVersion string
 }
 
 // Binary is one built executable.
@@ -64,13 +59,9 @@ type Binary struct {
 
 // buildFlags are the go build flags for a static, reproducible binary,
 // with extra build tags.
-func buildFlags(tags []string, mainVersion string) []string {
-	ldflags := `-s -w -linkmode external -extldflags "-static"`
-	if mainVersion != "" {
-		ldflags += " -X main.version=" + mainVersion
-	}
+func buildFlags(tags []string) []string {
 	return []string{"-trimpath", "-buildvcs=false", "-tags", strings.Join(append([]string{"netgo", "osusergo"}, tags...), ","),
-		"-ldflags", ldflags}
+		"-ldflags", `-s -w -linkmode external -extldflags "-static"`}
 }
 
 // GoBuildError carries the tail of go build's output.
@@ -133,7 +124,7 @@ func Host(ctx context.Context, opt HostOptions) ([]Binary, error) {
 					return nil
 				}
 			}
-			args := append(append([]string{"build"}, buildFlags(opt.Tags, opt.MainVersion)...), "-o", dst, opt.Package)
+			args := append(append([]string{"build"}, buildFlags(opt.Tags)...), "-o", dst, opt.Package)
 			cmd := exec.CommandContext(gctx, "go", args...)
 			cmd.Dir = opt.ModuleDir
 			killGroupOnCancel(cmd)

@@ -25,9 +25,11 @@ ENTRYPOINT ["/%[2]s"]
 `, DefaultBaseImage, binary, CAPISPDXFile, CAPISPDXPath)
 }
 
-// The SPDX document naming the Rust C API, in the context (CAPISPDXFile)
-// and in the image (CAPISPDXPath), where the SBOM generator finds it: a
-// static Rust library inside a Go binary is otherwise invisible to it.
+// The SPDX document naming the upstream module and the Rust C API, in the
+// context (CAPISPDXFile) and in the image (CAPISPDXPath), for SBOM
+// generators that read SBOM files they find in an image: a static Rust
+// library inside a Go binary is otherwise invisible to them, and a main
+// module built from a tree with -trimpath has no version in its build info.
 const (
 	CAPISPDXFile = "capi.spdx.json"
 	CAPISPDXPath = "/usr/share/epp-build/capi.spdx.json"
@@ -58,7 +60,8 @@ const (
 // TagsArg build arg; the C API stages' settings in capi.SolveSpec's.
 func ContainerDockerfile(binary, pkg, bindingDir string) string {
 	r := strings.NewReplacer("{base}", DefaultBaseImage, "{bin}", binary, "{pkg}", pkg, "{binding}", path.Clean(bindingDir),
-		"{ctx}", CAPIContext, "{script}", CAPIScript, "{out}", CAPIOutStage, "{cbindgen}", CAPICbindgenStage, "{tags}", TagsArg)
+		"{ctx}", CAPIContext, "{script}", CAPIScript, "{out}", CAPIOutStage, "{cbindgen}", CAPICbindgenStage, "{tags}", TagsArg,
+		"{spdx}", CAPISPDXFile, "{spdxpath}", CAPISPDXPath)
 	return r.Replace(`ARG BUILDER_IMAGE=golang:1.26-bookworm
 ARG BASE_IMAGE={base}
 
@@ -113,6 +116,7 @@ RUN --mount=type=cache,target=/cache/gomod \
 
 FROM ${BASE_IMAGE}
 COPY --from=builder /out/{bin} /{bin}
+COPY {spdx} {spdxpath}
 ENTRYPOINT ["/{bin}"]
 `)
 }
