@@ -138,7 +138,14 @@ func (img *Image) WriteMarkdown(w io.Writer) error {
 	for _, p := range in.CAPI.Patches {
 		rows = append(rows, []string{"C API: " + c(p.Name), c(p.SHA256)})
 	}
-	return outfmt.Table(w, rows)
+	if err := outfmt.Table(w, rows); err != nil {
+		return err
+	}
+	if img.ProvenanceDigest != "" {
+		_, err := fmt.Fprintf(w, "\n**Provenance** %s (%s, every input by digest)\n", c(img.ProvenanceDigest), c(SLSAProvenanceV1))
+		return err
+	}
+	return nil
 }
 
 // status is "yes", "no", or what of that attestation could not be
