@@ -83,7 +83,8 @@ else
 fi
 
 # cosign verifies the signed report in TestCosignVerifiesOurSignature. Its
-# cold build is long (hundreds of packages), so it is built only on request:
+# cold build is long (hundreds of packages; over an hour on a busy 2-core
+# machine), so it is built only on request:
 # INSTALL_COSIGN=1. Without it that test is skipped; the signature is still
 # checked by the sigstore library's verifier in the other tests.
 COSIGN_VERSION="${COSIGN_VERSION:-v2.6.2}"
