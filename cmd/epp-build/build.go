@@ -45,6 +45,10 @@ generator=IMAGE names another) to every platform image. With --push the report
 (upstream and commit, each patch's SHA-256, the C API source, toolchains, digests)
 is attached to the index as an in-toto attestation, and all of them are checked
 before the tag is set; read them back with ` + "`epp-build inspect REF`" + `.
+--sign-key FILE signs the report attestation (a DSSE envelope where cosign keeps
+attestations, sha256-<index hex>.att) before the tag is set; the key is cosign's
+(password in $COSIGN_PASSWORD) or a PEM private key. Check it with
+` + "`epp-build verify --key cosign.pub`" + ` or ` + "`cosign verify-attestation`" + `.
 
 BuildKit: --buildkit or BUILDKIT_HOST (unix://, tcp:// with --tls-*,
 docker-container://). One address builds every platform in one solve. To build
@@ -155,5 +159,6 @@ type=gha caches read ACTIONS_RUNTIME_TOKEN and ACTIONS_CACHE_URL/ACTIONS_RESULTS
 	fl.StringVar(&opt.Provenance, "provenance", "true", "BuildKit's SLSA provenance per platform: true (mode=max), false, mode=min or mode=max")
 	fl.StringVar(&opt.SBOM, "sbom", "true", "BuildKit's SPDX SBOM per platform: true (BuildKit's default generator), false or generator=IMAGE")
 	goSettings = registerFetchFlags(fl, &opt.Fetch)
+	fl.StringVar(&opt.SignKey, "sign-key", "", "sign the report attestation with this key, as cosign does (cosign's key, password in $COSIGN_PASSWORD, or a PEM private key); needs --push")
 	return cmd
 }

@@ -46,6 +46,7 @@ func exitCode(ctx context.Context, err error) int {
 		prototype   *cheader.MismatchError
 		attestation *attest.VerifyError
 		preflight   *build.PreflightError
+		badKey      *attest.KeyError
 		lint        lintError
 		stop        *backport.ConflictStop
 		execStop    *backport.ExecStop
@@ -57,7 +58,7 @@ func exitCode(ctx context.Context, err error) int {
 	case ctx.Err() != nil || errors.Is(err, context.Canceled):
 		return 130
 	case errors.As(err, &usage), errors.As(err, &unknown), errors.As(err, &badOptions), errors.As(err, &badPlatform),
-		errors.As(err, &rebaseUsage):
+		errors.As(err, &rebaseUsage), errors.As(err, &badKey):
 		return 2
 	case errors.As(err, &stop), errors.As(err, &execStop):
 		return 6

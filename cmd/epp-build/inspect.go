@@ -21,6 +21,9 @@ from the registry alone: no recipe, no cache, no build. It prints the index and
 platform digests, whether each platform has SLSA provenance and an SBOM, the
 upstream repository and commit, every patch's name and SHA-256, the C API source,
 commit and patches, and the toolchains. -o json is the machine-readable form.
+Every attestation manifest and blob is fetched and checked against its digest;
+what could not be fetched is shown in place of "yes", for example
+"sbom: missing (blob sha256:... 404)".
 
 Registry credentials come from the Docker config; they are never printed.`,
 		Example: `  epp-build inspect registry.example/dynamo/epp:v0.7.0
@@ -42,21 +45,29 @@ Registry credentials come from the Docker config; they are never printed.`,
 
 func newVerifyCommand() *cobra.Command {
 	var ro image.RegistryOptions
+	var key string
 	cmd := &cobra.Command{
 		Use:   "verify REF",
 		Short: "Check that a pushed image has its provenance, SBOM and epp-build report attestations",
 		Long: `verify reads an image index from the registry and checks that every platform image
 has its attestation manifest with SLSA provenance and an SPDX SBOM (BuildKit's own
 attestations), and that the epp-build report attestation is attached to the index
-with the index as its subject and the index's platform digests. A missing or
-mismatched attestation exits 5, naming it and its platform.
+with the index as its subject and the index's platform digests. It vouches only
+for what it has fetched: every attestation manifest and blob, every report
+referrer, and every platform image's manifest, config and layers are downloaded
+and checked against their digests, and every report referrer of the index must
+agree. A missing, unfetchable or mismatched attestation exits 5, naming it and
+its platform. With --key (a PEM public key, such as cosign.pub) the report must
+also be signed with that key (epp-build sign, build --sign-key); an unsigned
+report, or one signed with another key, exits 5.
 
 ` + exitCodesHelp,
 		Example: `  epp-build verify registry.example/dynamo/epp:v0.7.0
-  epp-build verify 127.0.0.1:5000/dynamo/epp@sha256:... --insecure`,
+  epp-build verify 127.0.0.1:5000/dynamo/epp@sha256:... --insecure
+  epp-build verify registry.example/dynamo/epp:v0.7.0 --key cosign.pub`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			img, err := attest.Verify(cmd.Context(), args[0], ro)
+			img, err := verifyImage(cmd, args[0], ro, key)
 			if err != nil {
 				return err
 			}
@@ -64,6 +75,19 @@ mismatched attestation exits 5, naming it and its platform.
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&key, "key", "", "also require the report to be signed with this PEM public key (cosign.pub)")
 	cmd.Flags().BoolVar(&ro.Insecure, "insecure", false, "allow a plain-HTTP or untrusted registry")
 	return cmd
+}
+
+// verifyImage is verify, and with a key the report's signature too.
+func verifyImage(cmd *cobra.Command, ref string, ro image.RegistryOptions, key string) (*attest.Image, error) {
+	if key == "" {
+		return attest.Verify(cmd.Context(), ref, ro)
+	}
+	v, err := attest.LoadVerifier(key)
+	if err != nil {
+		return nil, err
+	}
+	return attest.VerifySigned(cmd.Context(), ref, ro, v)
 }

@@ -103,6 +103,7 @@ multi-arch EPP image.
 		newBuildCommand(g),
 		newInspectCommand(),
 		newVerifyCommand(),
+		newSignCommand(),
 		newVersionCommand(),
 	)
 	for _, c := range root.Commands() {

@@ -46,6 +46,9 @@ func (img *Image) Check(want Want) error {
 		problems = append(problems, "the index has no platform image")
 	}
 	for _, p := range img.Platforms {
+		for _, u := range p.Unfetched {
+			problems = append(problems, fmt.Sprintf("%s (%s) %s", p.Platform, p.Digest, u))
+		}
 		if (want.Provenance || want.SBOM) && p.AttestationManifest == "" {
 			problems = append(problems, fmt.Sprintf("%s (%s) has no attestation manifest in the index", p.Platform, p.Digest))
 			continue
@@ -63,6 +66,9 @@ func (img *Image) Check(want Want) error {
 			len(img.Conflicting), img.IndexDigest, strings.Join(img.Conflicting, ", ")))
 	case want.Report:
 		problems = append(problems, img.checkReport()...)
+	}
+	if want.Report {
+		problems = append(problems, img.Rejected...)
 	}
 	if len(problems) > 0 {
 		sort.Strings(problems)
@@ -103,10 +109,11 @@ func (img *Image) checkReport() []string {
 	return problems
 }
 
-// Verify reads the image at ref and checks it has every attestation
-// epp-build attaches (a *VerifyError when one is missing or wrong).
+// Verify reads the image at ref, every blob of it included (ReadAll), and
+// checks it has every attestation epp-build attaches and nothing it could
+// not fetch (a *VerifyError when one is missing or wrong).
 func Verify(ctx context.Context, ref string, ro image.RegistryOptions) (*Image, error) {
-	img, err := Read(ctx, ref, ro)
+	img, err := ReadAll(ctx, ref, ro)
 	if err != nil {
 		return nil, err
 	}
@@ -121,4 +128,7 @@ func WriteVerified(w io.Writer, ref string, img *Image) {
 	img.writeWarnings(w)
 	fmt.Fprintf(w, "verified %s: index %s, %d platforms with provenance and SBOM, report %s\n",
 		ref, img.IndexDigest, len(img.Platforms), img.ReportDigest)
+	if img.Signature != "" {
+		fmt.Fprintf(w, "signed: the report's statement %s, envelope %s\n", img.ReportStatement, img.Signature)
+	}
 }

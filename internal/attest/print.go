@@ -24,11 +24,12 @@ func (img *Image) WriteText(w io.Writer) error {
 	fmt.Fprintln(w, "platforms:")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, p := range img.Platforms {
-		fmt.Fprintf(tw, "  %s\t%s\tprovenance: %s\tsbom: %s\n", e(p.Platform), e(p.Digest), yesNo(p.Provenance), yesNo(p.SBOM))
+		fmt.Fprintf(tw, "  %s\t%s\tprovenance: %s\tsbom: %s\n", e(p.Platform), e(p.Digest), p.status("provenance", p.Provenance), p.status("sbom", p.SBOM))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	img.writeUnfetched(w)
 	img.writeWarnings(w)
 	s := img.Report
 	switch {
@@ -45,6 +46,9 @@ func (img *Image) WriteText(w io.Writer) error {
 		line("version", "%s", e(in.Version))
 	}
 	line("upstream", "%s at %s", e(orDash(in.Upstream)), e(in.UpstreamCommit))
+	if m := in.Module; m != nil {
+		line("  module", "%s@%s (%d Go modules with hashes)", e(m.Path), e(orDash(m.Version)), len(in.GoModules))
+	}
 	line("patches", "%d", len(in.Patches))
 	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, p := range in.Patches {
@@ -55,7 +59,7 @@ func (img *Image) WriteText(w io.Writer) error {
 	}
 	c := in.CAPI
 	line("C API", "%s", e(joinSet(c.Source, c.Repository, "at "+orDash(c.Commit), "tree "+orDash(c.TreeHash))))
-	line("  crate", "%s", e(joinSet(c.Crate, "library "+orDash(c.Library), "generation "+orDash(c.Generation))))
+	line("  crate", "%s", e(joinSet(c.Crate, c.Version, "library "+orDash(c.Library), "generation "+orDash(c.Generation))))
 	if len(c.Features) > 0 {
 		line("  features", "%s", e(strings.Join(c.Features, ", ")))
 	}
@@ -69,6 +73,9 @@ func (img *Image) WriteText(w io.Writer) error {
 	}
 	if t.CompileMode != "" || t.BaseImage != "" {
 		line("  compile", "%s", e(joinSet(t.CompileMode, "base "+orDash(t.BaseImage), t.BuilderImage)))
+	}
+	if img.ProvenanceDigest != "" {
+		line("provenance", "%s (%s, every input by digest)", e(img.ProvenanceDigest), SLSAProvenanceV1)
 	}
 	return nil
 }
@@ -99,10 +106,15 @@ func (img *Image) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintf(w, "**Image** %s, index %s\n\n", c(img.Ref), c(img.IndexDigest))
 	rows := [][]string{{"Platform", "Digest", "Provenance", "SBOM"}}
 	for _, p := range img.Platforms {
-		rows = append(rows, []string{c(p.Platform), c(p.Digest), yesNo(p.Provenance), yesNo(p.SBOM)})
+		rows = append(rows, []string{c(p.Platform), c(p.Digest), c(p.status("provenance", p.Provenance)), c(p.status("sbom", p.SBOM))})
 	}
 	if err := outfmt.Table(w, rows); err != nil {
 		return err
+	}
+	for _, p := range img.Platforms {
+		for _, u := range p.Unfetched {
+			fmt.Fprintf(w, "\n> **Not fetched:** %s %s\n", c(p.Platform), c(u.String()))
+		}
 	}
 	for _, warning := range img.Warnings {
 		fmt.Fprintf(w, "\n> **Warning:** %s\n", c(warning))
@@ -126,14 +138,38 @@ func (img *Image) WriteMarkdown(w io.Writer) error {
 	for _, p := range in.CAPI.Patches {
 		rows = append(rows, []string{"C API: " + c(p.Name), c(p.SHA256)})
 	}
-	return outfmt.Table(w, rows)
+	if err := outfmt.Table(w, rows); err != nil {
+		return err
+	}
+	if img.ProvenanceDigest != "" {
+		_, err := fmt.Fprintf(w, "\n**Provenance** %s (%s, every input by digest)\n", c(img.ProvenanceDigest), c(SLSAProvenanceV1))
+		return err
+	}
+	return nil
 }
 
-func yesNo(b bool) string {
-	if b {
+// status is "yes", "no", or what of that attestation could not be
+// fetched ("missing (blob sha256:… 404)").
+func (p Platform) status(what string, ok bool) string {
+	if ok {
 		return "yes"
 	}
+	for _, u := range p.Unfetched {
+		if u.What == what {
+			return textsafe.Escape(strings.TrimPrefix(u.String(), what+": "))
+		}
+	}
 	return "no"
+}
+
+// writeUnfetched lists every manifest or blob that could not be fetched,
+// by platform, escaped: the reasons quote the registry.
+func (img *Image) writeUnfetched(w io.Writer) {
+	for _, p := range img.Platforms {
+		for _, u := range p.Unfetched {
+			fmt.Fprintf(w, "not fetched: %s %s\n", textsafe.Escape(p.Platform), textsafe.Escape(u.String()))
+		}
+	}
 }
 
 func orDash(s string) string {

@@ -28,6 +28,16 @@ const emptyMediaType types.MediaType = "application/vnd.oci.empty.v1+json"
 // scheme (tag sha256-<hex> listing the referrers), which
 // go-containerregistry maintains. It returns the referrer's digest.
 func Attach(ctx context.Context, repository, indexDigest string, stmt *Statement, ro image.RegistryOptions) (string, error) {
+	data, err := json.Marshal(stmt)
+	if err != nil {
+		return "", err
+	}
+	return attachStatement(ctx, repository, indexDigest, data, PredicateType, ro)
+}
+
+// attachStatement pushes the statement blob data, whose predicate type is
+// predicateType, as a referrer of the index.
+func attachStatement(ctx context.Context, repository, indexDigest string, data []byte, predicateType string, ro image.RegistryOptions) (string, error) {
 	repo, err := name.NewRepository(repository, ro.NameOptions()...)
 	if err != nil {
 		return "", fmt.Errorf("report attestation: repository %q: %w", repository, err)
@@ -37,10 +47,6 @@ func Attach(ctx context.Context, repository, indexDigest string, stmt *Statement
 	subject, err := remote.Head(repo.Digest(indexDigest), opts...)
 	if err != nil {
 		return "", image.RegistryError(registry, fmt.Errorf("report attestation: read the index %s: %w", indexDigest, err))
-	}
-	data, err := json.Marshal(stmt)
-	if err != nil {
-		return "", err
 	}
 	config := static.NewLayer(emptyJSON, emptyMediaType)
 	layer := static.NewLayer(data, types.MediaType(MediaType))
@@ -58,7 +64,7 @@ func Attach(ctx context.Context, repository, indexDigest string, stmt *Statement
 	if err != nil {
 		return "", err
 	}
-	ld.Annotations = map[string]string{predicateAnnotation: PredicateType}
+	ld.Annotations = map[string]string{predicateAnnotation: predicateType}
 	m := v1.Manifest{
 		SchemaVersion: 2,
 		MediaType:     types.OCIManifestSchema1,
@@ -68,7 +74,7 @@ func Attach(ctx context.Context, repository, indexDigest string, stmt *Statement
 		Subject:       &v1.Descriptor{MediaType: subject.MediaType, Digest: subject.Digest, Size: subject.Size},
 		// The referrers list copies these, so a reader finds the report
 		// without fetching every referrer.
-		Annotations: map[string]string{predicateAnnotation: PredicateType},
+		Annotations: map[string]string{predicateAnnotation: predicateType},
 	}
 	raw, err := json.Marshal(m)
 	if err != nil {

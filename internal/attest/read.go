@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"sort"
 	"strings"
 
@@ -29,6 +28,12 @@ type Platform struct {
 	PredicateTypes      []string `json:"predicateTypes"`
 	Provenance          bool     `json:"provenance"`
 	SBOM                bool     `json:"sbom"`
+	// Unfetched is every manifest or blob of this platform (its image,
+	// its attestation manifest and their blobs) that could not be fetched
+	// or did not match its digest.
+	Unfetched []Unfetched `json:"unfetched,omitempty"`
+	// buildkitProvenance is BuildKit's provenance statement, as fetched.
+	buildkitProvenance *fetched
 }
 
 // Image is what an index says about itself: its platforms, their
@@ -42,9 +47,25 @@ type Image struct {
 	// index has no report attestation).
 	ReportDigest string     `json:"reportDigest,omitempty"`
 	Report       *Statement `json:"report,omitempty"`
+	// ReportStatement is the digest of the report's statement blob: what
+	// a signature of the report signs.
+	ReportStatement string `json:"reportStatement,omitempty"`
+	// ProvenanceDigest is epp-build's SLSA provenance referrer ("" when
+	// the index has none) and ProvenanceStatement its statement blob.
+	ProvenanceDigest    string `json:"provenanceDigest,omitempty"`
+	ProvenanceStatement string `json:"provenanceStatement,omitempty"`
+	provenanceRaw       []byte
+	// Signature is the DSSE envelope (a layer of the cosign attestation
+	// image) that CheckSignature found over the report ("" unchecked).
+	Signature string `json:"signature,omitempty"`
+	reportRaw []byte
 	// Conflicting are report referrers that each record this index and
 	// disagree; none of them is Report.
 	Conflicting []string `json:"conflictingReports,omitempty"`
+	// Rejected are the other report referrers of this index, each with
+	// why it was not believed: verify fails on any of them, since every
+	// report attached to the index must say the same.
+	Rejected []string `json:"rejectedReports,omitempty"`
 	// Warnings name the referrers skipped, and why.
 	Warnings []string `json:"warnings,omitempty"`
 }
@@ -54,8 +75,22 @@ const maxStatement = 16 << 20
 
 // Read reads the index at ref (a tag or digest), BuildKit's attestation
 // manifests in it and the epp-build report referrer, from the registry
-// alone.
+// alone. Every attestation manifest and blob, every report referrer and
+// each platform image's manifest and config are fetched and checked
+// against their digests; the platform images' layers are asked for (HEAD)
+// without being downloaded. What could not be fetched is in each
+// platform's Unfetched.
 func Read(ctx context.Context, ref string, ro image.RegistryOptions) (*Image, error) {
+	return read(ctx, ref, ro, false)
+}
+
+// ReadAll is Read that also downloads every layer of every platform image
+// and checks its digest: what verify vouches for, it has read.
+func ReadAll(ctx context.Context, ref string, ro image.RegistryOptions) (*Image, error) {
+	return read(ctx, ref, ro, true)
+}
+
+func read(ctx context.Context, ref string, ro image.RegistryOptions, allLayers bool) (*Image, error) {
 	r, err := name.ParseReference(ref, ro.NameOptions()...)
 	if err != nil {
 		// The parser's message quotes the reference, userinfo and all.
@@ -75,7 +110,14 @@ func Read(ctx context.Context, ref string, ro image.RegistryOptions) (*Image, er
 		return nil, image.RegistryError(registry, fmt.Errorf("read index %s: %w", redact.Text(ref), err))
 	}
 	idx = image.RemoteIndex(idx, r.Context(), opts)
-	platforms, err := ReadIndex(idx)
+	mode := fetchMode{imageLayers: allLayers, headBlob: func(h v1.Hash) (int64, error) {
+		l, err := remote.Layer(r.Context().Digest(h.String()), opts...)
+		if err != nil {
+			return 0, err
+		}
+		return l.Size()
+	}}
+	platforms, err := readIndex(idx, mode)
 	if err != nil {
 		return nil, image.RegistryError(registry, fmt.Errorf("%s: %w", redact.Text(ref), err))
 	}
@@ -88,14 +130,27 @@ func Read(ctx context.Context, ref string, ro image.RegistryOptions) (*Image, er
 	if err != nil {
 		return nil, fmt.Errorf("referrers of %s: %w", desc.Digest, err)
 	}
-	var candidates []v1.Descriptor
+	var candidates, provenance []v1.Descriptor
 	for _, d := range rm.Manifests {
-		if d.ArtifactType == MediaType && d.Annotations[predicateAnnotation] == PredicateType {
+		if d.ArtifactType != MediaType {
+			continue
+		}
+		switch d.Annotations[predicateAnnotation] {
+		case PredicateType:
 			candidates = append(candidates, d)
+		case SLSAProvenanceV1:
+			provenance = append(provenance, d)
 		}
 	}
-	sort.Slice(candidates, func(i, j int) bool { return candidates[i].Digest.String() < candidates[j].Digest.String() })
+	byDigest := func(ds []v1.Descriptor) {
+		sort.Slice(ds, func(i, j int) bool { return ds[i].Digest.String() < ds[j].Digest.String() })
+	}
+	byDigest(candidates)
+	byDigest(provenance)
 	if err := out.chooseReport(ctx, r.Context(), desc.Digest, candidates, opts); err != nil {
+		return nil, image.RegistryError(registry, err)
+	}
+	if err := out.readProvenance(ctx, r.Context(), desc.Digest, provenance, opts); err != nil {
 		return nil, image.RegistryError(registry, err)
 	}
 	return out, nil
@@ -108,6 +163,7 @@ type referrer struct {
 	// content is the statement blob's digest: two referrers with the
 	// same content say the same thing.
 	content string
+	raw     []byte
 }
 
 // chooseReport reads every report referrer of the index and picks the one
@@ -127,15 +183,15 @@ type referrer struct {
 func (img *Image) chooseReport(ctx context.Context, repo name.Repository, index v1.Hash, candidates []v1.Descriptor, opts []remote.Option) error {
 	var matching, other []referrer
 	for _, d := range candidates {
-		stmt, content, err := readReport(repo.Digest(d.Digest.String()), index, opts)
+		stmt, raw, content, err := readReport(repo.Digest(d.Digest.String()), index, opts)
 		if err != nil {
 			if ctx.Err() != nil || registryFailure(err) {
 				return fmt.Errorf("report attestation %s of %s: %w", d.Digest, index, err)
 			}
-			img.Warnings = append(img.Warnings, fmt.Sprintf("skipped report referrer %s: %s", d.Digest, redact.Text(err.Error())))
+			img.reject(d.Digest.String(), redact.Text(err.Error()))
 			continue
 		}
-		rep := referrer{digest: d.Digest.String(), stmt: stmt, content: content}
+		rep := referrer{digest: d.Digest.String(), stmt: stmt, content: content, raw: raw}
 		if img.recordsThisIndex(stmt) {
 			matching = append(matching, rep)
 		} else {
@@ -146,7 +202,7 @@ func (img *Image) chooseReport(ctx context.Context, repo name.Repository, index 
 	if len(matching) > 0 {
 		pick = matching
 		for _, o := range other {
-			img.Warnings = append(img.Warnings, fmt.Sprintf("skipped report referrer %s: it records other images than the index holds", o.digest))
+			img.reject(o.digest, "it records other images than the index holds")
 		}
 	}
 	if len(pick) == 0 {
@@ -164,10 +220,11 @@ func (img *Image) chooseReport(ctx context.Context, repo name.Repository, index 
 	}
 	if len(matching) == 0 {
 		for _, o := range other[1:] {
-			img.Warnings = append(img.Warnings, fmt.Sprintf("skipped report referrer %s: another one (%s) is shown", o.digest, other[0].digest))
+			img.reject(o.digest, fmt.Sprintf("another one (%s) is shown", other[0].digest))
 		}
 	}
 	img.ReportDigest, img.Report = pick[0].digest, pick[0].stmt
+	img.ReportStatement, img.reportRaw = pick[0].content, pick[0].raw
 	return nil
 }
 
@@ -202,10 +259,27 @@ func registryFailure(err error) bool {
 }
 
 // readReport reads the report referrer ref of the index and returns its
-// statement and the statement blob's digest. A referrer whose manifest or
+// statement, its bytes and the statement blob's digest. A referrer whose manifest or
 // statement is about another subject is refused: it is not this index's
 // report, whatever the referrers list says.
-func readReport(ref name.Digest, index v1.Hash, opts []remote.Option) (*Statement, string, error) {
+func readReport(ref name.Digest, index v1.Hash, opts []remote.Option) (*Statement, []byte, string, error) {
+	data, content, err := readStatement(ref, index, PredicateType, true, opts)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	var stmt Statement
+	if err := json.Unmarshal(data, &stmt); err != nil {
+		return nil, nil, "", fmt.Errorf("decode the in-toto statement: %w", err)
+	}
+	return &stmt, data, content, nil
+}
+
+// readStatement reads a statement referrer of the index: its manifest,
+// config and one statement blob, each checked against its digest. The
+// manifest's subject must be the index, the statement's predicate type
+// predicateType, and its subjects the index alone (only) or include it.
+// It returns the statement's bytes and the blob's digest.
+func readStatement(ref name.Digest, index v1.Hash, predicateType string, only bool, opts []remote.Option) ([]byte, string, error) {
 	img, err := remote.Image(ref, opts...)
 	if err != nil {
 		return nil, "", err
@@ -220,21 +294,27 @@ func readReport(ref name.Digest, index v1.Hash, opts []remote.Option) (*Statemen
 	if len(m.Layers) != 1 || string(m.Layers[0].MediaType) != MediaType {
 		return nil, "", fmt.Errorf("want one %s layer, found %d layers", MediaType, len(m.Layers))
 	}
-	data, err := readBlob(img, m.Layers[0].Digest)
-	if err != nil {
-		return nil, "", err
+	if _, err := fetchBlob(img, m.Config, false, maxStatement); err != nil {
+		return nil, "", &blobError{what: "config", digest: m.Config.Digest.String(), err: err}
 	}
-	var stmt Statement
-	if err := json.Unmarshal(data, &stmt); err != nil {
+	data, err := fetchBlob(img, m.Layers[0], true, maxStatement)
+	if err != nil {
+		return nil, "", &blobError{what: "statement", digest: m.Layers[0].Digest.String(), err: err}
+	}
+	var head struct {
+		PredicateType string    `json:"predicateType"`
+		Subject       []Subject `json:"subject"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
 		return nil, "", fmt.Errorf("decode the in-toto statement: %w", err)
 	}
-	if stmt.PredicateType != PredicateType {
-		return nil, "", fmt.Errorf("predicate type %q, want %q", stmt.PredicateType, PredicateType)
+	if head.PredicateType != predicateType {
+		return nil, "", fmt.Errorf("predicate type %q, want %q", head.PredicateType, predicateType)
 	}
-	if len(stmt.Subject) != 1 || stmt.Subject[0].Digest["sha256"] != index.Hex {
-		return nil, "", fmt.Errorf("its statement is about %v, not the index", stmt.Subject)
+	if (only && len(head.Subject) != 1) || !about(head.Subject, index.Hex) {
+		return nil, "", fmt.Errorf("its statement is about %v, not the index", head.Subject)
 	}
-	return &stmt, m.Layers[0].Digest.String(), nil
+	return data, m.Layers[0].Digest.String(), nil
 }
 
 func subjectOf(d *v1.Descriptor) string {
@@ -244,36 +324,30 @@ func subjectOf(d *v1.Descriptor) string {
 	return d.Digest.String()
 }
 
-func readBlob(img v1.Image, dgst v1.Hash) ([]byte, error) {
-	l, err := img.LayerByDigest(dgst)
-	if err != nil {
-		return nil, err
-	}
-	rc, err := l.Compressed()
-	if err != nil {
-		return nil, err
-	}
-	defer rc.Close()
-	data, err := io.ReadAll(io.LimitReader(rc, maxStatement+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxStatement {
-		return nil, fmt.Errorf("blob %s is larger than %d bytes", dgst, maxStatement)
-	}
-	return data, nil
+// reject records a report referrer that was not believed, and why.
+func (img *Image) reject(digest, why string) {
+	msg := fmt.Sprintf("skipped report referrer %s: %s", digest, why)
+	img.Rejected = append(img.Rejected, msg)
+	img.Warnings = append(img.Warnings, msg)
 }
 
-// ReadIndex lists the platform images of an index (pushed or from an OCI
-// tarball) and the predicate types of the attestation manifest BuildKit
-// attached to each.
+// ReadIndex lists the platform images of an index (from an OCI tarball
+// or in memory) and the predicate types of the attestation manifest
+// BuildKit attached to each, fetching every manifest and blob it names and
+// checking each against its digest; what cannot be fetched is in each
+// platform's Unfetched.
 func ReadIndex(idx v1.ImageIndex) ([]Platform, error) {
+	return readIndex(idx, fetchMode{imageLayers: true})
+}
+
+func readIndex(idx v1.ImageIndex, mode fetchMode) ([]Platform, error) {
 	im, err := idx.IndexManifest()
 	if err != nil {
 		return nil, err
 	}
 	atts := map[string]v1.Descriptor{}
 	var platforms []Platform
+	var descs []v1.Descriptor
 	for _, d := range im.Manifests {
 		if d.Annotations[referenceType] == attestationManifest {
 			atts[d.Annotations[referenceDigest]] = d
@@ -283,19 +357,28 @@ func ReadIndex(idx v1.ImageIndex) ([]Platform, error) {
 			continue
 		}
 		platforms = append(platforms, Platform{Platform: d.Platform.OS + "/" + d.Platform.Architecture, Digest: d.Digest.String()})
+		descs = append(descs, d)
 	}
 	for i := range platforms {
 		p := &platforms[i]
 		p.PredicateTypes = []string{}
+		missing, err := mode.checkImage(idx, descs[i])
+		if err != nil {
+			return nil, fmt.Errorf("%s image %s: %w", p.Platform, p.Digest, err)
+		}
+		p.Unfetched = append(p.Unfetched, missing...)
 		d, ok := atts[p.Digest]
 		if !ok {
 			continue
 		}
 		p.AttestationManifest = d.Digest.String()
-		types, err := predicateTypes(idx, d)
+		types, missing, prov, err := mode.checkAttestations(idx, d, p.Digest)
 		if err != nil {
 			return nil, fmt.Errorf("attestation manifest %s of %s: %w", d.Digest, p.Platform, err)
 		}
+		p.Unfetched = append(p.Unfetched, missing...)
+		p.buildkitProvenance = prov
+		sort.Strings(types)
 		p.PredicateTypes = types
 		for _, t := range types {
 			p.Provenance = p.Provenance || strings.HasPrefix(t, ProvenancePrefix)
@@ -304,44 +387,4 @@ func ReadIndex(idx v1.ImageIndex) ([]Platform, error) {
 	}
 	sort.Slice(platforms, func(i, j int) bool { return platforms[i].Platform < platforms[j].Platform })
 	return platforms, nil
-}
-
-// predicateTypes reads the predicate type of every in-toto layer of an
-// attestation manifest: from the layer annotation BuildKit sets, else from
-// the statement itself.
-func predicateTypes(idx v1.ImageIndex, d v1.Descriptor) ([]string, error) {
-	img, err := idx.Image(d.Digest)
-	if err != nil {
-		return nil, err
-	}
-	m, err := img.Manifest()
-	if err != nil {
-		return nil, err
-	}
-	types := []string{}
-	for _, l := range m.Layers {
-		if string(l.MediaType) != MediaType {
-			continue // unknown media types are ignored, as the format says
-		}
-		t := l.Annotations[predicateAnnotation]
-		if t == "" {
-			data, err := readBlob(img, l.Digest)
-			if err != nil {
-				return nil, err
-			}
-			var head struct {
-				PredicateType string `json:"predicateType"`
-			}
-			if err := json.Unmarshal(data, &head); err != nil {
-				return nil, fmt.Errorf("layer %s: %w", l.Digest, err)
-			}
-			t = head.PredicateType
-		}
-		if t == "" {
-			return nil, errors.New("an in-toto layer without a predicate type")
-		}
-		types = append(types, t)
-	}
-	sort.Strings(types)
-	return types, nil
 }

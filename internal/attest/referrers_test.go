@@ -22,7 +22,9 @@ import (
 // TestReportReferrersAreCheckedBeforeTheyAreBelieved: anyone who can push
 // to the repository can attach a referrer to the index. A broken one, or
 // one about another subject, that sorts before the genuine report is
-// skipped with a warning naming it, and the genuine report is read on; a
+// skipped with a warning naming it, and inspect reads on to the genuine
+// report; verify fails naming each skipped one (every report referrer is
+// read, and any that does not agree fails it); a
 // second report that records the index but says something else makes
 // inspect show neither as the report, and verify fail naming both.
 func TestReportReferrersAreCheckedBeforeTheyAreBelieved(t *testing.T) {
@@ -69,7 +71,12 @@ func TestReportReferrersAreCheckedBeforeTheyAreBelieved(t *testing.T) {
 	require.NoError(t, err, "a broken referrer must not fail inspect")
 	assert.Equal(t, genuine, img.ReportDigest)
 	assert.Equal(t, testInputs(), img.Report.Predicate.Inputs)
-	require.NoError(t, img.Check(WantAll), "verify reads on past the broken referrers")
+	err = img.Check(WantAll)
+	require.Error(t, err, "inspect shows the genuine report, but verify fails: every report attached to the index must agree")
+	var ve *VerifyError
+	require.ErrorAs(t, err, &ve)
+	assert.Contains(t, err.Error(), "skipped report referrer "+broken)
+	assert.Contains(t, err.Error(), "skipped report referrer "+otherSubject)
 	warnings := strings.Join(img.Warnings, "\n")
 	assert.Contains(t, warnings, "skipped report referrer "+broken+`: predicate type "`+PredicateType+`/not-ours"`)
 	assert.Contains(t, warnings, "skipped report referrer "+otherSubject+": its statement is about")

@@ -35,8 +35,14 @@ func attestPushed(ctx context.Context, p *plan, rep *report.Report, v *image.Ver
 	if err != nil {
 		return fmt.Errorf("verify attestations: %w", err)
 	}
+	if got, err = attachProvenance(ctx, p, rep, got, digestRef, ro); err != nil {
+		return err
+	}
 	if err := got.Check(p.attest.Want(true)); err != nil {
 		return fmt.Errorf("verify: %w", err)
+	}
+	if err := signPushed(ctx, p, got, ro, stdout); err != nil {
+		return err
 	}
 	rep.Time("attest", time.Since(t0))
 	fmt.Fprintf(stdout, "attestations: %s; report %s (%s)\n", describe(p.attest), ref, attest.PredicateType)

@@ -31,6 +31,7 @@ import (
 	"github.com/epp-build/epp-build/internal/report"
 	"github.com/epp-build/epp-build/internal/source"
 	"github.com/epp-build/epp-build/internal/testenv"
+	"github.com/epp-build/epp-build/internal/testutil"
 )
 
 var bothPlatforms = []string{"linux/amd64", "linux/arm64"}
@@ -135,6 +136,9 @@ func TestBuildHostModeEndToEnd(t *testing.T) {
 	opt, out, errOut := testOptions(t, reg.Host, "dynamo/epp")
 	opt.Report = filepath.Join(t.TempDir(), "report.json")
 	opt.CacheDir = t.TempDir() // a cold C API build first
+	var pub string
+	opt.SignKey, pub = testutil.WriteCosignKeyPair(t, t.TempDir(), "build-pass")
+	t.Setenv(attest.PasswordEnv, "build-pass")
 	in := testInput(t)
 
 	rep, err := Run(ctx, in, opt)
@@ -195,6 +199,14 @@ func TestBuildHostModeEndToEnd(t *testing.T) {
 	assert.Equal(t, in.UpstreamCommit, got.Report.Predicate.Inputs.UpstreamCommit)
 	assert.Equal(t, "https://bot:xxxxx@mirror.example/gaie.git", got.Report.Predicate.Inputs.Upstream)
 	assert.Contains(t, out.String(), "report "+got.ReportDigest)
+	// Our provenance beside it, and both signed with --sign-key.
+	assert.NotEmpty(t, got.ProvenanceDigest, "epp-build's SLSA provenance completes BuildKit's")
+	assert.Equal(t, "0.0.0-double", got.Report.Predicate.Inputs.CAPI.Version)
+	verifier, err := attest.LoadVerifier(pub)
+	require.NoError(t, err)
+	_, err = attest.VerifySigned(ctx, opt.Image, image.RegistryOptions{Insecure: true}, verifier)
+	require.NoError(t, err, "the build signed its report and provenance")
+	assert.Contains(t, out.String(), "signed: report "+got.ReportDigest)
 
 	// Same inputs again: no cargo, and the same platform images
 	// (reproducible). The index differs: BuildKit's provenance records

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/epp-build/epp-build/internal/attest"
 	"github.com/epp-build/epp-build/internal/capi"
 	"github.com/epp-build/epp-build/internal/filetree"
 	"github.com/epp-build/epp-build/internal/image"
@@ -54,6 +55,9 @@ func buildInSolve(ctx context.Context, m modeInput) (*built, error) {
 	files := map[string][]byte{
 		containerDockerfile: []byte(image.ContainerDockerfileFetching(binaryName, p.mainPkg, filepath.ToSlash(rel), p.fetch.secretIDs())),
 		image.CAPIScript:    capi.InSolveScript(),
+	}
+	if files[image.CAPISPDXFile], err = attest.CAPISPDX(m.rep.Inputs); err != nil {
+		return nil, err
 	}
 	for name, data := range files {
 		if err := os.WriteFile(filepath.Join(m.work, name), data, 0o644); err != nil {

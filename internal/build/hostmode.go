@@ -65,6 +65,9 @@ func buildOnHost(ctx context.Context, m modeInput) (*built, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := writeCAPISPDX(contextDir, m.rep.Inputs); err != nil {
+		return nil, err
+	}
 	m.stage("compile", t0)
 
 	t0 = time.Now()

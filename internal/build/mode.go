@@ -57,7 +57,7 @@ func solveOptions(m modeInput) image.SolveOptions {
 func capiReport(ctx context.Context, m modeInput, treeHash string) report.CAPI {
 	src, p := m.capiSrc, m.p
 	r := report.CAPI{Source: "local", TreeHash: treeHash, Crate: p.crate, Library: p.library, Generation: p.generation,
-		CargoFeatures: m.opt.CAPIFeatures}
+		CargoFeatures: m.opt.CAPIFeatures, Version: crateVersion(src)}
 	if src.Commit != "" {
 		r.Source, r.Commit = "pin", src.Commit
 		if m.in.Recipe != nil && m.in.Recipe.CAPI != nil {

@@ -81,6 +81,9 @@ type Options struct {
 	// and --sbom (true|false|generator=IMAGE) values; "" is the default:
 	// provenance mode=max and an SBOM from BuildKit's default generator.
 	Provenance, SBOM string
+	// SignKey signs the report attestation (cosign's key format or a PEM
+	// private key; the password in $COSIGN_PASSWORD); "" leaves it unsigned.
+	SignKey string
 	// BaseImage is the runtime base ("" = ubuntu:24.04).
 	BaseImage string
 	// CacheDir holds the C API cache and build work folders.
@@ -136,6 +139,7 @@ type plan struct {
 	baseImage  string
 	tags       []string // Go build tags of the C API's optional features
 	attest     attest.Request
+	signer     *attest.Signer
 	nodes      *nodes.Plan
 	// cacheImports and cacheExports are CacheFrom and CacheTo parsed.
 	cacheImports, cacheExports []client.CacheOptionsEntry
@@ -237,6 +241,7 @@ func (o *Options) checkOptions() (*plan, []string, error) {
 	if p.attest, err = attest.ParseRequest(o.Provenance, o.SBOM); err != nil {
 		problems = append(problems, err.Error())
 	}
+	problems = append(problems, o.checkSigning(p)...)
 	if p.nodes, err = nodes.Parse(o.BuildKit, o.Platforms); err != nil {
 		problems = append(problems, err.Error())
 	} else if p.nodes.PerPlatform && o.OCITar != "" {

@@ -60,6 +60,7 @@ func Run(ctx context.Context, in Input, opt Options) (*report.Report, error) {
 	if opt.Compile != CompileContainer {
 		opt.Env = p.fetch.hostEnv(opt.Env)
 	}
+	rep.Inputs.Module, rep.Inputs.GoModules = goModules(in)
 	if rep.Inputs.Patches == nil {
 		rep.Inputs.Patches = []report.Patch{}
 	}

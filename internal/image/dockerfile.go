@@ -20,9 +20,20 @@ func HostDockerfile(binary string) string {
 FROM ${BASE_IMAGE}
 ARG TARGETARCH
 COPY bin/${TARGETARCH}/%[2]s /%[2]s
+COPY %[3]s %[4]s
 ENTRYPOINT ["/%[2]s"]
-`, DefaultBaseImage, binary)
+`, DefaultBaseImage, binary, CAPISPDXFile, CAPISPDXPath)
 }
+
+// The SPDX document naming the upstream module and the Rust C API, in the
+// context (CAPISPDXFile) and in the image (CAPISPDXPath), for SBOM
+// generators that read SBOM files they find in an image: a static Rust
+// library inside a Go binary is otherwise invisible to them, and a main
+// module built from a tree with -trimpath has no version in its build info.
+const (
+	CAPISPDXFile = "capi.spdx.json"
+	CAPISPDXPath = "/usr/share/epp-build/capi.spdx.json"
+)
 
 // Names the container Dockerfile gives to its parts.
 const (
@@ -58,7 +69,8 @@ func ContainerDockerfile(binary, pkg, bindingDir string) string {
 func ContainerDockerfileFetching(binary, pkg, bindingDir string, secretIDs []string) string {
 	r := strings.NewReplacer("{base}", DefaultBaseImage, "{bin}", binary, "{pkg}", pkg, "{binding}", path.Clean(bindingDir),
 		"{ctx}", CAPIContext, "{script}", CAPIScript, "{out}", CAPIOutStage, "{cbindgen}", CAPICbindgenStage, "{tags}", TagsArg,
-		"{fetch}", fetchMounts(secretIDs), "{source}", sourceFetch)
+		"{fetch}", fetchMounts(secretIDs), "{source}", sourceFetch,
+		"{spdx}", CAPISPDXFile, "{spdxpath}", CAPISPDXPath)
 	return r.Replace(`ARG BUILDER_IMAGE=golang:1.26-bookworm
 ARG BASE_IMAGE={base}
 
@@ -117,6 +129,7 @@ RUN --mount=type=cache,target=/cache/gomod \
 
 FROM ${BASE_IMAGE}
 COPY --from=builder /out/{bin} /{bin}
+COPY {spdx} {spdxpath}
 ENTRYPOINT ["/{bin}"]
 `)
 }

@@ -82,7 +82,7 @@ func TestContainerDockerfileBuildsEverythingOnTheBuildPlatform(t *testing.T) {
 	var copied bool
 	for _, c := range final.Commands {
 		if cp, ok := c.(*instructions.CopyCommand); ok {
-			copied = cp.From == "builder"
+			copied = copied || cp.From == "builder"
 		}
 	}
 	assert.True(t, copied, "the final stage copies the binary from the builder")

@@ -41,6 +41,8 @@ type CAPI struct {
 	CargoFeatures []string `json:"cargoFeatures,omitempty"`
 	// Patches are the C API patches applied to the pinned checkout.
 	Patches []Patch `json:"patches,omitempty"`
+	// Version is the crate's version (its Cargo.toml, or the workspace's).
+	Version string `json:"version,omitempty"`
 }
 
 // Toolchains are the versions of every compiler involved.
@@ -69,6 +71,20 @@ type Inputs struct {
 	Platforms       []string   `json:"platforms"`
 	// Fetch are the settings for what the solve fetched (fetch.go).
 	Fetch *Fetch `json:"fetch,omitempty"`
+	// Module is the upstream's own Go module, the EPP's main module, and
+	// the version its pin names (nil when the tree has no go.mod).
+	Module *GoModule `json:"module,omitempty"`
+	// GoModules are the patched tree's go.sum: every module the build may
+	// read, with the go command's hash of its content.
+	GoModules []GoModule `json:"goModules,omitempty"`
+}
+
+// GoModule is a Go module at a version; Sum is its go.sum hash ("h1:",
+// SHA-256 over the module's files, golang.org/x/mod/sumdb/dirhash).
+type GoModule struct {
+	Path    string `json:"path"`
+	Version string `json:"version"`
+	Sum     string `json:"sum,omitempty"`
 }
 
 // PlatformImage is one platform's image in the index.
