@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/epp-build/epp-build/internal/build"
+	"github.com/epp-build/epp-build/internal/testutil"
 )
 
 // runInEmptyFolder runs a shell script in a folder holding only a copy
@@ -54,14 +56,31 @@ var githubExpressions = map[string]string{
 	"steps.buildx.outputs.name": "builder-1",
 	"vars.EPP_BUILD_URL":        "https://downloads.example/epp-build",
 	"vars.EPP_BUILDER_IMAGE":    "ghcr.io/example-org/epp-builder:bookworm",
+	"secrets.COSIGN_PASSWORD":   "cosign-password",
+	// secrets.COSIGN_PRIVATE_KEY and vars.COSIGN_PUBLIC_KEY are a key pair
+	// each test writes: see withCosignKeyPair.
+}
+
+// withCosignKeyPair is githubExpressions with a fresh cosign key pair as
+// the repository's COSIGN_PRIVATE_KEY secret and COSIGN_PUBLIC_KEY
+// variable, encrypted with secrets.COSIGN_PASSWORD.
+func withCosignKeyPair(t *testing.T) map[string]string {
+	exprs := maps.Clone(githubExpressions)
+	key, pub := testutil.WriteCosignKeyPair(t, t.TempDir(), exprs["secrets.COSIGN_PASSWORD"])
+	for name, file := range map[string]string{"secrets.COSIGN_PRIVATE_KEY": key, "vars.COSIGN_PUBLIC_KEY": pub} {
+		data, err := os.ReadFile(file)
+		require.NoError(t, err)
+		exprs[name] = string(data)
+	}
+	return exprs
 }
 
 var githubExpression = regexp.MustCompile(`\$\{\{\s*([^}]*?)\s*\}\}`)
 
-func githubValue(t *testing.T, s string) string {
+func githubValue(t *testing.T, exprs map[string]string, s string) string {
 	return githubExpression.ReplaceAllStringFunc(s, func(m string) string {
 		key := githubExpression.FindStringSubmatch(m)[1]
-		v, ok := githubExpressions[key]
+		v, ok := exprs[key]
 		if !ok {
 			t.Errorf("the workflow uses ${{ %s }}: add its value to githubExpressions", key)
 		}
@@ -89,6 +108,8 @@ func TestGitHubActionsExampleRuns(t *testing.T) {
 	require.NoError(t, yaml.Unmarshal(data, &wf))
 	job, ok := wf.Jobs["build"]
 	require.True(t, ok)
+	exprs := withCosignKeyPair(t)
+	runnerTemp := t.TempDir()
 	var uses []string
 	var ran bool
 	for _, step := range job.Steps {
@@ -101,14 +122,15 @@ func TestGitHubActionsExampleRuns(t *testing.T) {
 		env := map[string]string{
 			// what crazy-max/ghaction-github-runtime exports
 			"ACTIONS_RUNTIME_TOKEN": "runtime-token", "ACTIONS_RESULTS_URL": "https://results.example/",
+			"RUNNER_TEMP": runnerTemp,
 		}
 		for k, v := range job.Env {
-			env[k] = githubValue(t, v)
+			env[k] = githubValue(t, exprs, v)
 		}
 		for k, v := range step.Env {
-			env[k] = githubValue(t, v)
+			env[k] = githubValue(t, exprs, v)
 		}
-		r := runInEmptyFolder(t, githubValue(t, strings.TrimSpace(step.Run))+" --dry-run=json", env)
+		r := runInEmptyFolder(t, githubValue(t, exprs, strings.TrimSpace(step.Run))+" --dry-run=json", env)
 		require.Equal(t, 0, r.code, r.stderr)
 		var plans []build.DryRun
 		require.NoError(t, json.Unmarshal([]byte(r.stdout), &plans), r.stdout)
@@ -120,9 +142,17 @@ func TestGitHubActionsExampleRuns(t *testing.T) {
 		assert.Equal(t, []string{"gha https://results.example/"}, plans[0].CacheFrom)
 		assert.Equal(t, "https://github.com/example-org/epp", plans[0].Labels[build.OCISource])
 		assert.Equal(t, "report-v1.4.2.json", plans[1].Report)
+		// The secret key was written where --sign-key reads it, and loaded
+		// with the secret password (a wrong one is a usage error).
+		key := filepath.Join(runnerTemp, "cosign.key")
+		assert.Equal(t, key, plans[0].SignKey)
+		data, err := os.ReadFile(key)
+		require.NoError(t, err)
+		assert.Equal(t, strings.TrimSpace(exprs["secrets.COSIGN_PRIVATE_KEY"]), strings.TrimSpace(string(data)))
 		ran = true
 	}
 	assert.True(t, ran, "the workflow has an epp-build build step")
+	assert.Contains(t, string(data), `./epp-build verify "$ref" --key "$RUNNER_TEMP/cosign.pub"`, "the workflow verifies the signature")
 	assert.Contains(t, uses, "crazy-max/ghaction-github-runtime@v3", "type=gha needs the Actions cache variables in run steps")
 }
 
@@ -151,8 +181,12 @@ func TestGitLabExampleRuns(t *testing.T) {
 	require.Len(t, job.Services, 1)
 	assert.Equal(t, "buildkitd", job.Services[0]["alias"])
 
+	// COSIGN_KEY and COSIGN_PUB are File variables: GitLab writes them
+	// to files outside the job's folder and gives their paths.
+	key, pub := testutil.WriteCosignKeyPair(t, t.TempDir(), "cosign-password")
 	env := map[string]string{"CI_REGISTRY_IMAGE": "registry.gitlab.example/group/epp", "CI_PIPELINE_ID": "4711",
-		"EPP_BUILDER_IMAGE": "registry.gitlab.example/group/builder:bookworm"}
+		"EPP_BUILDER_IMAGE": "registry.gitlab.example/group/builder:bookworm",
+		"COSIGN_KEY":        key, "COSIGN_PUB": pub, "COSIGN_PASSWORD": "cosign-password"}
 	for k, v := range job.Variables {
 		env[k] = os.Expand(v, func(k string) string { return env[k] })
 	}
@@ -168,9 +202,11 @@ func TestGitLabExampleRuns(t *testing.T) {
 		assert.Equal(t, []string{"registry.gitlab.example/group/epp/dynamo-epp:v0.7.0", "registry.gitlab.example/group/epp/dynamo-epp:v0.7.0-4711"}, plan.Tags)
 		assert.Equal(t, "tcp://buildkitd:1234", plan.Nodes[0].Address)
 		assert.Equal(t, []string{"registry registry.gitlab.example/group/epp/dynamo-epp:buildcache"}, plan.CacheTo)
+		assert.Equal(t, key, plan.SignKey)
 		ran = true
 	}
 	assert.True(t, ran, "the job runs epp-build build")
+	assert.Contains(t, job.Script, `while read -r ref; do ./epp-build verify "$ref" --key "$COSIGN_PUB"; done < image-refs.txt`, "the job verifies the signature")
 	for _, f := range []string{"metadata.json", "image-refs.txt", "report.json"} {
 		assert.Contains(t, job.Artifacts.Paths, f)
 	}

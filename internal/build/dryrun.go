@@ -33,6 +33,7 @@ type DryRun struct {
 	Labels      map[string]string `json:"labels"`
 	Annotations map[string]string `json:"annotations"`
 	Report      string            `json:"report,omitempty"`
+	SignKey     string            `json:"signKey,omitempty"`
 	Steps       []string          `json:"steps"`
 }
 
@@ -69,7 +70,7 @@ func Plan(req Request) (*DryRun, error) {
 		return nil, &OptionsError{Problems: problems}
 	}
 	d := &DryRun{Compile: opt.Compile, Builder: opt.BuilderImage, BaseImage: p.baseImageOr(opt.BaseImage),
-		Push: opt.Push, OCITar: opt.OCITar, Tags: opt.AllTags(), Report: opt.Report, Patches: []string{}}
+		Push: opt.Push, OCITar: opt.OCITar, Tags: opt.AllTags(), Report: opt.Report, SignKey: opt.SignKey, Patches: []string{}}
 	if d.Compile == "" {
 		d.Compile = CompileHost
 	}
@@ -138,7 +139,11 @@ func dryRunSteps(d *DryRun, perNode bool) []string {
 	}
 	steps = append(steps, solve+" with provenance "+d.Provenance+" and SBOM "+d.SBOM)
 	if d.Push {
-		steps = append(steps, "push by digest, verify, attach the report attestation, smoke-run, then tag "+strings.Join(d.Tags, ", "))
+		sign := ""
+		if d.SignKey != "" {
+			sign = ", sign it with " + d.SignKey
+		}
+		steps = append(steps, "push by digest, verify, attach the report attestation"+sign+", smoke-run, then tag "+strings.Join(d.Tags, ", "))
 	}
 	if d.OCITar != "" {
 		steps = append(steps, "write the OCI tarball "+d.OCITar)
@@ -169,6 +174,9 @@ func (d *DryRun) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "  OCI tarball: %s\n", d.OCITar)
 	}
 	fmt.Fprintf(w, "  provenance:  %s\n  sbom:        %s\n", d.Provenance, d.SBOM)
+	if d.SignKey != "" {
+		fmt.Fprintf(w, "  sign key:    %s\n", d.SignKey)
+	}
 	for _, c := range d.CacheFrom {
 		fmt.Fprintf(w, "  cache from:  %s\n", c)
 	}

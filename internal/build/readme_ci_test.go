@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/epp-build/epp-build/internal/testenv"
+	"github.com/epp-build/epp-build/internal/testutil"
 )
 
 // readmeSnippet is the indented block that follows heading in the README.
@@ -50,7 +52,9 @@ func readmeSnippet(t *testing.T, heading string) []string {
 // the binary (served here, so the folder starts empty), builds the real
 // GAIE v0.7.0 for two platforms (host mode: this machine's toolchains) on
 // a real buildkitd, pushes to a real registry with two tags, writes the CI
-// files, and verifies each pushed image.
+// files, signs the report attestation with a cosign key given as a CI
+// secret file (its password in the environment), and verifies each pushed
+// image and its signature with the public key.
 func TestREADMECISnippetRunsWithTheBinaryAlone(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds GAIE for two arches: minutes")
@@ -76,6 +80,11 @@ func TestREADMECISnippetRunsWithTheBinaryAlone(t *testing.T) {
 	caches := strings.Fields(string(goenv))
 	require.Len(t, caches, 2)
 
+	// The CI's secrets: key files outside the job folder, as a runner
+	// writes them, and the password in the environment.
+	const password = "ci-secret-password"
+	key, pub := testutil.WriteCosignKeyPair(t, t.TempDir(), password)
+
 	job := t.TempDir() // empty: the binary is downloaded into it
 	cmd := exec.Command("/bin/bash", "-euo", "pipefail", "-c", strings.Join(snippet, "\n"))
 	cmd.Dir = job
@@ -88,6 +97,7 @@ func TestREADMECISnippetRunsWithTheBinaryAlone(t *testing.T) {
 		// GAIE comes from the module proxy (its git host is not reachable
 		// here), checked against the recipe's module hash.
 		"GONOSUMDB=sigs.k8s.io/gateway-api-inference-extension",
+		"COSIGN_KEY="+key, "COSIGN_PUB="+pub, "COSIGN_PASSWORD="+password,
 	)
 	start := time.Now()
 	out, err = cmd.CombinedOutput()
@@ -102,6 +112,14 @@ func TestREADMECISnippetRunsWithTheBinaryAlone(t *testing.T) {
 	require.True(t, ok, lines[0])
 	assert.Equal(t, reg.Host+"/dynamo/epp", repo)
 	assert.Contains(t, string(out), "verified "+lines[0], "the verify loop ran")
+	// The build signed the report, and verify --key found that envelope.
+	signed := regexp.MustCompile(`(?m)^signed: report sha256:[0-9a-f]{64}, envelope (sha256:[0-9a-f]{64}) in ` +
+		regexp.QuoteMeta(reg.Host+"/dynamo/epp:sha256-") + `[0-9a-f]{64}\.att$`).FindStringSubmatch(string(out))
+	require.NotNil(t, signed, "the build signed the report")
+	verified := regexp.MustCompile(`(?m)^signed: the report's statement sha256:[0-9a-f]{64}, envelope (sha256:[0-9a-f]{64})$`).FindStringSubmatch(string(out))
+	require.NotNil(t, verified, "verify --key checked the signature")
+	assert.Equal(t, signed[1], verified[1])
+	assert.NotContains(t, string(out), password, "the password is never printed")
 
 	var meta map[string]any
 	data, err := os.ReadFile(filepath.Join(job, "metadata.json"))
