@@ -71,6 +71,14 @@ if [ -n "$CAPI_CRATE" ]; then set -- "$@" -p "$CAPI_CRATE"; fi
 set -- "$@" --target "$triple"
 if [ -n "${CAPI_FEATURES:-}" ]; then set -- "$@" --features "$CAPI_FEATURES"; fi
 echo "capi $TARGETARCH: cargo $*"
+# Cargo decides freshness by mtime, and the target folder is a cache mount
+# shared by every build of this feature set. The source comes from a build
+# context whose files keep their own mtimes: a source that differs from the
+# last build's but is older on disk would be taken as fresh (a stale library
+# and header). Touched, the workspace's own crates rebuild whenever this step
+# runs (BuildKit runs it only when its inputs changed); registry crates stay
+# cached.
+find "$src" -path "$src/target" -prune -o -type f -exec touch -c {} +
 cd "$src"
 cargo "$@" --message-format=json-render-diagnostics >"$out/cargo-messages.json"
 
