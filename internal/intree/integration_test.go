@@ -4,7 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,7 +23,6 @@ import (
 	"github.com/epp-build/epp-build/internal/source"
 	"github.com/epp-build/epp-build/internal/testenv"
 	"github.com/epp-build/epp-build/internal/testutil/controlplane"
-	"github.com/go-git/go-git/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -154,9 +156,11 @@ var upstreamPassed = map[string]map[string]int{
 // and checks the recorded counts (that doubles the cost, so CI relies on
 // the record).
 //
-// A version whose patched tree (git tree hash), C API double and build
-// tags are those of a version run before it shares that run: the suites
-// would compile the same files into the same binaries. The log says so.
+// Each suite is compiled first (-trimpath, so the tree's directory does
+// not show): a version whose suite binary, C API double (file hash),
+// run-time files and run settings are those of a version run before it
+// shares that run, passed or failed: it is the same program on the same
+// inputs. The log names the run and the binary's hash.
 func TestGAIEIntegrationSuites(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds GAIE's integration suites: minutes on two cores")
@@ -169,13 +173,7 @@ func TestGAIEIntegrationSuites(t *testing.T) {
 	require.NoError(t, err)
 	archives := map[string]string{}
 	baselineRun := map[string]bool{}
-	// runs maps what a run compiled (tree hash, double, tags) to the
-	// version that ran it and whether its suites passed.
-	type run struct {
-		version string
-		passed  bool
-	}
-	runs := map[string]*run{}
+	runs := suiteRuns{}
 	for _, version := range versions {
 		t.Run(version, func(t *testing.T) {
 			rel, ok := integrationRelease(version)
@@ -204,46 +202,77 @@ func TestGAIEIntegrationSuites(t *testing.T) {
 			}
 
 			dir := applyVersion(t, rel)
-			tree := treeHash(t, dir)
-			key := tree + " " + rel.doubleFeatures + " " + rel.tags
-			if prev := runs[key]; prev != nil {
-				t.Logf("%s: patched tree %s (double %q, tags %q) is %s's: its suites' run covers this version, not run again",
-					version, tree, rel.doubleFeatures, rel.tags, prev.version)
-				require.True(t, prev.passed, "the suites failed on %s, whose tree this is", prev.version)
-				return
-			}
-			this := &run{version: version}
-			runs[key] = this
 			if archives[rel.doubleFeatures] == "" {
 				archives[rel.doubleFeatures] = buildDouble(t, rel.doubleFeatures)
 			}
 			stageArchive(t, dir, rel.binding, archives[rel.doubleFeatures])
-			patched := runSuites(t, dir, assets, r.Upstream.Commit, skip, rel.tags, "patched "+version+" (tree "+tree[:12]+")")
-			for suite, n := range want {
-				assert.GreaterOrEqual(t, len(patched[suite]), n, "%s: tests that pass on the unpatched tree must pass on the patched one", suite)
+			double := fileHash(t, archives[rel.doubleFeatures])
+			for _, suite := range integrationSuites {
+				build := buildSuite(t, dir, suite, rel.tags)
+				key := suiteRunKey{suite: suite, binary: build.hash, double: double, settings: suiteSettings(skip)}
+				prev, covered := runs.covering(key)
+				if covered {
+					t.Logf("%s %s: test binary %s (C API double %s) is the one %s ran: that run covers this version, not run again",
+						version, suite, build.hash[:12], double[:12], prev.version)
+				} else {
+					prev = &suiteRun{version: version}
+					runs.record(key, prev)
+					prev.passed = runSuite(t, build, assets, r.Upstream.Commit, skip, "patched "+version+" (binary "+build.hash[:12]+")")
+				}
+				if !prev.passed.ok {
+					require.False(t, covered, "%s failed on %s, whose test binary this is", suite, prev.version)
+					t.FailNow()
+				}
+				if n, ok := want[suite]; ok {
+					assert.GreaterOrEqual(t, len(prev.passed.tests), n, "%s: tests that pass on the unpatched tree must pass on the patched one", suite)
+				}
 			}
-			this.passed = !t.Failed()
 		})
 	}
 }
 
-// treeHash is the git tree of the patched tree's HEAD: equal hashes are
-// byte-identical trees.
-func treeHash(t *testing.T, dir string) string {
-	t.Helper()
-	repo, err := git.PlainOpen(dir)
-	require.NoError(t, err)
-	head, err := repo.Head()
-	require.NoError(t, err)
-	commit, err := repo.CommitObject(head.Hash())
-	require.NoError(t, err)
-	wt, err := repo.Worktree()
-	require.NoError(t, err)
-	status, err := wt.Status()
-	require.NoError(t, err)
-	require.True(t, status.IsClean(), "the patched tree differs from its HEAD:\n%s", status)
-	return commit.TreeHash.String()
+// suiteRunKey is what decides a suite's run: the test binary, the C API
+// double staged next to it, and the settings it runs with. Two versions
+// with the same key run the same program on the same inputs.
+type suiteRunKey struct {
+	suite, binary, double, settings string
 }
+
+// suiteRun is the version whose run a key had, and its outcome.
+type suiteRun struct {
+	version string
+	passed  suiteOutcome
+}
+
+// suiteOutcome is whether a suite's run passed and the tests that did.
+type suiteOutcome struct {
+	ok    bool
+	tests []string
+}
+
+// suiteRuns are the runs made so far, by key.
+type suiteRuns map[suiteRunKey]*suiteRun
+
+// covering is the earlier run that covers a key: the same binary, double
+// and settings. A failed one covers too: its failure is this key's.
+func (r suiteRuns) covering(key suiteRunKey) (*suiteRun, bool) {
+	run, ok := r[key]
+	return run, ok
+}
+
+func (r suiteRuns) record(key suiteRunKey, run *suiteRun) { r[key] = run }
+
+// suiteSettings is what a run passes its binary and environment besides
+// the binary itself: the same for every version today but for the skip
+// pattern of its pin.
+func suiteSettings(skip string) string {
+	return strings.Join(append(append([]string{}, suiteEnv("")...), suiteFlags(skip)...), "\x00")
+}
+
+// suiteRuntimeDirs are the tree's files the suites read when they run (not
+// compiled into them): the CRDs envtest installs and the manifests the EPP
+// suite applies, both opened relative to the suite's package directory.
+var suiteRuntimeDirs = []string{"config/crd/bases", "test/testdata"}
 
 // shortRef abbreviates a commit ref; a tag stays as it is.
 func shortRef(ref string) string {
@@ -253,89 +282,203 @@ func shortRef(ref string) string {
 	return ref
 }
 
-// suiteResults are the passed tests of each suite.
-type suiteResults map[string][]string
+// suiteBuild is a suite's compiled test binaries (one per package with
+// tests) and their hash.
+type suiteBuild struct {
+	suite string
+	pkgs  []suitePackage
+	// hash is SHA-256 over each package's import path and binary, and
+	// the files the suites read at run time (suiteRuntimeDirs).
+	hash string
+}
 
-// runSuites runs each integration suite in dir with envtest's assets (and
-// the build tags of the tree's C API variant) and fails the test on any
-// failed test (a package failed only by its pin's upstreamRaces is logged
-// instead); it returns the tests that passed.
-func runSuites(t *testing.T, dir, assets, commit, skip, tags, label string) suiteResults {
+type suitePackage struct {
+	importPath, dir, binary string
+}
+
+// buildSuite compiles a suite's test binaries as its run uses them:
+// -race, the tree's build tags, and -trimpath (with no VCS stamp) so that
+// the same sources in another directory give the same bytes.
+func buildSuite(t *testing.T, dir, suite, tags string) suiteBuild {
 	t.Helper()
-	results := suiteResults{}
-	for _, suite := range integrationSuites {
-		args := []string{"test", "-race", "-count=1", "-json", "-timeout=20m"}
+	list := exec.Command("go", "list", "-tags="+tags, "-f", "{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}} {{.Dir}}{{end}}", suite)
+	list.Dir = dir
+	list.Env = suiteEnv("")
+	out, err := list.Output()
+	require.NoError(t, err, "go list %s: %s", suite, stderrOf(err))
+	build := suiteBuild{suite: suite}
+	sum := sha256.New()
+	bin := t.TempDir()
+	start := time.Now()
+	for i, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		importPath, pkgDir, ok := strings.Cut(line, " ")
+		require.True(t, ok, "go list %s: %q", suite, line)
+		binary := filepath.Join(bin, strconv.Itoa(i)+".test")
+		args := []string{"test", "-c", "-race", "-trimpath", "-o", binary}
 		if tags != "" {
 			args = append(args, "-tags="+tags)
 		}
-		if skip != "" {
-			args = append(args, "-skip", skip)
-		}
-		var passed []string
-		for attempt := 1; ; attempt++ {
-			out, stderr, err := runSuite(t, dir, assets, suite, args, label)
-			stopLeftovers(t, assets)
-			var failed []string
-			var outputs map[string]string
-			passed, failed, outputs = parseTestJSON(out)
-			if err == nil && len(failed) == 0 {
-				break
-			}
-			if onlyUpstreamRaces(out, commit) {
-				t.Logf("%s %s: every test passed; the package failed only on a data race of GAIE's own test code that fails the unpatched tree too (upstreamRaces)", label, suite)
-				break
-			}
-			if attempt == 1 && !anyTestFailed(out) {
-				// GAIE v0.5.1's and v1.2.1's harnesses start servers on
-				// fixed ports and exit the process when one cannot start
-				// or be reached in time (on busy cores): no test fails.
-				// Once more; a second exit fails.
-				t.Logf("%s %s: the suite's process exited with no test failed (%v), running it once more; its output ended:\n%s", label, suite, err, lastLines(outputText(out), 20))
-				continue
-			}
-			var detail strings.Builder
-			for _, name := range failed {
-				detail.WriteString(outputs[name])
-			}
-			// A test binary that crashed or exited names no failed test:
-			// the end of its output says why.
-			detail.WriteString("... the suite's output ends:\n" + lastLines(outputText(out), 40) + "\n")
-			t.Fatalf("%s %s failed (%v): %v\n%s\n%s", label, suite, err, failed, detail.String(), lastLines(stderr, 60))
-		}
-		require.NotEmpty(t, passed, "%s %s ran no test", label, suite)
-		results[suite] = passed
+		cmd := exec.Command("go", append(args, importPath)...)
+		cmd.Dir = dir
+		cmd.Env = suiteEnv("")
+		combined, err := cmd.CombinedOutput()
+		require.NoError(t, err, "building %s's test binary: %s", importPath, combined)
+		build.pkgs = append(build.pkgs, suitePackage{importPath: importPath, dir: pkgDir, binary: binary})
+		fmt.Fprintf(sum, "%s %s\n", importPath, fileHash(t, binary))
 	}
-	return results
+	require.NotEmpty(t, build.pkgs, "%s has no package with tests", suite)
+	for _, rel := range suiteRuntimeDirs {
+		root := filepath.Join(dir, filepath.FromSlash(rel))
+		err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			name, err := filepath.Rel(dir, path)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(sum, "%s %s\n", filepath.ToSlash(name), fileHash(t, path))
+			return nil
+		})
+		if !os.IsNotExist(err) {
+			require.NoError(t, err)
+		}
+	}
+	build.hash = hex.EncodeToString(sum.Sum(nil))
+	t.Logf("built %s's test binary %s: %s", suite, build.hash[:12], time.Since(start).Round(time.Second))
+	return build
 }
 
-// runSuite runs one suite once and logs its time: the go test -json
-// output, its stderr and the error.
-func runSuite(t *testing.T, dir, assets, suite string, args []string, label string) (out []byte, stderr string, err error) {
+func stderrOf(err error) string {
+	if exit, ok := err.(*exec.ExitError); ok {
+		return string(exit.Stderr)
+	}
+	return ""
+}
+
+// fileHash is the SHA-256 of a file, in hex.
+func fileHash(t *testing.T, path string) string {
 	t.Helper()
-	cmd := exec.Command("go", append(args, suite)...)
-	cmd.Dir = dir
-	cmd.Env = append(envWithout("KUBECONFIG", "USE_EXISTING_CLUSTER", "TEST_ASSET_KUBE_APISERVER", "TEST_ASSET_ETCD", "TEST_ASSET_KUBECTL"),
-		"KUBEBUILDER_ASSETS="+assets,
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// suiteEnv is the environment the suites build and run in (assets is
+// envtest's binaries; "" when building).
+func suiteEnv(assets string) []string {
+	env := append(envWithout("KUBECONFIG", "USE_EXISTING_CLUSTER", "TEST_ASSET_KUBE_APISERVER", "TEST_ASSET_ETCD", "TEST_ASSET_KUBECTL",
+		"KUBEBUILDER_ASSETS", "GOFLAGS", "GORACE"),
 		// envtest gives the API server 20 s to become ready; on two
 		// busy cores it needs more, and a suite that cannot start it
 		// fails every test.
 		"KUBEBUILDER_CONTROLPLANE_START_TIMEOUT=3m", "KUBEBUILDER_CONTROLPLANE_STOP_TIMEOUT=1m",
-		"CGO_ENABLED=1", "GOFLAGS=-mod=mod", "GOWORK=off",
+		"CGO_ENABLED=1", "GOFLAGS=-mod=mod -buildvcs=false", "GOWORK=off",
 		"GONOSUMDB=sigs.k8s.io/gateway-api-inference-extension")
-	var errBuf bytes.Buffer
-	cmd.Stderr = &errBuf
-	start := time.Now()
-	out, err = cmd.Output()
-	passed, failed, _ := parseTestJSON(out)
-	// CPU time (go, the compilers, the test binary and the control plane
-	// it starts) says what the suite costs whatever else the machine runs.
-	var cpu time.Duration
-	if cmd.ProcessState != nil {
-		cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	if assets != "" {
+		env = append(env, "KUBEBUILDER_ASSETS="+assets)
 	}
-	t.Logf("%s %s: %s (tests ran %s of it), %s CPU, %d passed, %d failed", label, suite, time.Since(start).Round(time.Second),
+	return env
+}
+
+// suiteFlags are the test binary's flags, as go test -json would pass
+// them.
+func suiteFlags(skip string) []string {
+	flags := []string{"-test.v=test2json", "-test.paniconexit0", "-test.timeout=20m"}
+	if skip != "" {
+		flags = append(flags, "-test.skip="+skip)
+	}
+	return flags
+}
+
+// suiteResults are the passed tests of each suite.
+type suiteResults map[string][]string
+
+// runSuites builds and runs each integration suite in dir (the unpatched
+// trees of the baseline) and fails the test on any failed test; it
+// returns the tests that passed.
+func runSuites(t *testing.T, dir, assets, commit, skip, tags, label string) suiteResults {
+	t.Helper()
+	results := suiteResults{}
+	for _, suite := range integrationSuites {
+		outcome := runSuite(t, buildSuite(t, dir, suite, tags), assets, commit, skip, label)
+		require.True(t, outcome.ok, "%s %s failed", label, suite)
+		results[suite] = outcome.tests
+	}
+	return results
+}
+
+// runSuite runs a suite's test binaries with envtest's assets and reports
+// (t.Errorf) any failed test (a package failed only by its pin's
+// upstreamRaces is logged instead); it returns whether the suite passed
+// and the tests that did.
+func runSuite(t *testing.T, build suiteBuild, assets, commit, skip, label string) suiteOutcome {
+	t.Helper()
+	suite := build.suite
+	for attempt := 1; ; attempt++ {
+		out, err := runBinaries(t, build, assets, skip, label)
+		stopLeftovers(t, assets)
+		passed, failed, outputs := parseTestJSON(out)
+		if err == nil && len(failed) == 0 {
+			if len(passed) == 0 {
+				t.Errorf("%s %s ran no test", label, suite)
+			}
+			return suiteOutcome{ok: len(passed) > 0, tests: passed}
+		}
+		if onlyUpstreamRaces(out, commit) {
+			t.Logf("%s %s: every test passed; the package failed only on a data race of GAIE's own test code that fails the unpatched tree too (upstreamRaces)", label, suite)
+			return suiteOutcome{ok: len(passed) > 0, tests: passed}
+		}
+		if attempt == 1 && !anyTestFailed(out) {
+			// GAIE v0.5.1's and v1.2.1's harnesses start servers on
+			// fixed ports and exit the process when one cannot start
+			// or be reached in time (on busy cores): no test fails.
+			// Once more; a second exit fails.
+			t.Logf("%s %s: the suite's process exited with no test failed (%v), running it once more; its output ended:\n%s", label, suite, err, lastLines(outputText(out), 20))
+			continue
+		}
+		var detail strings.Builder
+		for _, name := range failed {
+			detail.WriteString(outputs[name])
+		}
+		// A test binary that crashed or exited names no failed test:
+		// the end of its output says why.
+		detail.WriteString("... the suite's output ends:\n" + lastLines(outputText(out), 40) + "\n")
+		t.Errorf("%s %s failed (%v): %v\n%s", label, suite, err, failed, detail.String())
+		return suiteOutcome{tests: passed}
+	}
+}
+
+// runBinaries runs a suite's test binaries once, each in its package
+// directory as go test would, through test2json, and logs the time: the
+// go test -json output and the first error.
+func runBinaries(t *testing.T, build suiteBuild, assets, skip, label string) (out []byte, err error) {
+	t.Helper()
+	start := time.Now()
+	var cpu time.Duration
+	for _, pkg := range build.pkgs {
+		args := append([]string{"tool", "test2json", "-t", "-p", pkg.importPath, pkg.binary}, suiteFlags(skip)...)
+		cmd := exec.Command("go", args...)
+		cmd.Dir = pkg.dir
+		cmd.Env = suiteEnv(assets)
+		var errBuf bytes.Buffer
+		cmd.Stderr = &errBuf
+		pkgOut, pkgErr := cmd.Output()
+		out = append(out, pkgOut...)
+		if pkgErr != nil && err == nil {
+			err = fmt.Errorf("%s: %w: %s", pkg.importPath, pkgErr, lastLines(errBuf.String(), 20))
+		}
+		// CPU time (the test binary and the control plane it starts)
+		// says what the suite costs whatever else the machine runs.
+		if cmd.ProcessState != nil {
+			cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		}
+	}
+	passed, failed, _ := parseTestJSON(out)
+	t.Logf("%s %s: %s (tests ran %s of it), %s CPU, %d passed, %d failed", label, build.suite, time.Since(start).Round(time.Second),
 		testsElapsed(out).Round(time.Second), cpu.Round(time.Second), len(passed), len(failed))
-	return out, errBuf.String(), err
+	return out, err
 }
 
 // stopLeftovers stops the API servers and etcds a suite's process left
