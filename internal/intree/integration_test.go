@@ -208,7 +208,7 @@ func TestGAIEIntegrationSuites(t *testing.T) {
 			stageArchive(t, dir, rel.binding, archives[rel.doubleFeatures])
 			double := fileHash(t, archives[rel.doubleFeatures])
 			for _, suite := range integrationSuites {
-				build := buildSuite(t, dir, suite, rel.tags)
+				build := buildSuite(t, dir, suite, effectiveTags(t, dir, suite, rel.tags))
 				key := suiteRunKey{suite: suite, binary: build.hash, double: double, settings: suiteSettings(skip)}
 				prev, covered := runs.covering(key)
 				if covered {
@@ -347,6 +347,32 @@ func buildSuite(t *testing.T, dir, suite, tags string) suiteBuild {
 	build.hash = hex.EncodeToString(sum.Sum(nil))
 	t.Logf("built %s's test binary %s: %s", suite, build.hash[:12], time.Since(start).Round(time.Second))
 	return build
+}
+
+// effectiveTags is tags, or "" when they select no file the suite
+// compiles (the same packages and files with them as without). The go
+// command writes -tags into the binary's build information, so a line's
+// tags would make its binary differ from another line's although the
+// program is the same; the binary built without them is what runs.
+func effectiveTags(t *testing.T, dir, suite, tags string) string {
+	t.Helper()
+	if tags == "" {
+		return ""
+	}
+	files := func(tags string) string {
+		cmd := exec.Command("go", "list", "-deps", "-test", "-tags="+tags, "-f",
+			"{{.ImportPath}} {{.GoFiles}} {{.CgoFiles}} {{.CFiles}} {{.HFiles}} {{.SFiles}} {{.TestGoFiles}} {{.XTestGoFiles}} {{.EmbedFiles}}", suite)
+		cmd.Dir = dir
+		cmd.Env = suiteEnv("")
+		out, err := cmd.Output()
+		require.NoError(t, err, "go list -deps %s: %s", suite, stderrOf(err))
+		return string(out)
+	}
+	if files(tags) == files("") {
+		t.Logf("%s: the build tags %q select no file the suite compiles: built without them", suite, tags)
+		return ""
+	}
+	return tags
 }
 
 func stderrOf(err error) string {
