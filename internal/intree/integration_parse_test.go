@@ -113,22 +113,21 @@ func TestStopLeftoversStopsOnlyWhatRanFromTheAssets(t *testing.T) {
 
 func TestSuiteRunsShareOnlyTheSameProgramAndInputs(t *testing.T) {
 	runs := suiteRuns{}
-	key := suiteRunKey{suite: "./test/integration/epp/...", binary: "b1", double: "d1", settings: "s1"}
+	key := suiteRunKey{suite: "./test/integration/epp/...", binary: "b1", settings: "s1"}
 	_, covered := runs.covering(key)
 	require.False(t, covered, "nothing ran yet")
-	failed := &suiteRun{version: "v1.2.1", passed: suiteOutcome{ok: false}}
+	failed := &suiteRun{version: "v1.2.1", outcome: suiteOutcome{ok: false}}
 	runs.record(key, failed)
 
 	prev, covered := runs.covering(key)
-	require.True(t, covered, "the same binary, double and settings share the run")
+	require.True(t, covered, "the same binary and settings share the run")
 	assert.Equal(t, "v1.2.1", prev.version)
-	assert.False(t, prev.passed.ok, "a failed run fails the versions it covers")
+	assert.False(t, prev.outcome.ok, "a failed run fails the versions it covers")
 
 	for name, other := range map[string]suiteRunKey{
-		"another suite":    {suite: "./test/integration/bbr/...", binary: "b1", double: "d1", settings: "s1"},
-		"another binary":   {suite: key.suite, binary: "b2", double: "d1", settings: "s1"},
-		"another double":   {suite: key.suite, binary: "b1", double: "d2", settings: "s1"},
-		"another settings": {suite: key.suite, binary: "b1", double: "d1", settings: "s2"},
+		"another suite":    {suite: "./test/integration/bbr/...", binary: "b1", settings: "s1"},
+		"another binary":   {suite: key.suite, binary: "b2", settings: "s1"},
+		"another settings": {suite: key.suite, binary: "b1", settings: "s2"},
 	} {
 		_, covered := runs.covering(other)
 		assert.False(t, covered, "%s runs on its own", name)

@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,6 +24,7 @@ import (
 	"github.com/epp-build/epp-build/internal/source"
 	"github.com/epp-build/epp-build/internal/testenv"
 	"github.com/epp-build/epp-build/internal/testutil/controlplane"
+	"github.com/epp-build/epp-build/internal/testutil/netns"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -31,8 +33,8 @@ import (
 // has them: the EPP suite starts a control plane with controller-runtime's
 // envtest (the CRDs from config/crd/bases), the BBR suite needs none.
 // The suites of GAIE v0.5.1 and v1.2.1 listen on fixed ports (9002
-// ext-proc, 8889 metrics, 9004 BBR), so they run one at a time, and two
-// runs of this test at once collide; later pins take free ports.
+// ext-proc, 8889 metrics, 9004 BBR); each run has a network namespace of
+// its own, so they do not collide (later pins take free ports).
 var integrationSuites = []string{"./test/integration/epp/...", "./test/integration/bbr/..."}
 
 // integrationRelease is how a version's suites run: the release entry of
@@ -156,92 +158,179 @@ var upstreamPassed = map[string]map[string]int{
 // and checks the recorded counts (that doubles the cost, so CI relies on
 // the record).
 //
-// Each suite is compiled first (-trimpath, so the tree's directory does
-// not show): a version whose suite binary, C API double (file hash),
-// run-time files and run settings are those of a version run before it
-// shares that run, passed or failed: it is the same program on the same
-// inputs. The log names the run and the binary's hash.
+// It works in three steps:
+//   - build: each version's tree is applied, the C API double its line
+//     links is staged, and each suite is compiled (-race -trimpath, so
+//     the tree's folder does not show) and hashed with the files it reads
+//     when it runs. The double is a static archive: a binary that links
+//     it holds it, so the hash covers it.
+//   - run: each distinct binary runs once. The runs go side by side, each
+//     in a network namespace of its own, where the fixed ports of the
+//     older harnesses cannot collide; the suites mostly wait (timers,
+//     the control plane), so two cores carry several.
+//   - check: every version's suites passed, in its own run or in the run
+//     of the same binary, which the log names.
 func TestGAIEIntegrationSuites(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds GAIE's integration suites: minutes on two cores")
 	}
 	testenv.Tool(t, "cargo", "the C API test double is built with cargo")
-	assets := controlplane.Assets(t)
 	withBaseline := os.Getenv("EPP_BUILD_INTEGRATION_BASELINE") == "1"
 	root := filepath.Join("..", "..", "patches")
 	versions, err := recipe.Versions(root)
 	require.NoError(t, err)
-	archives := map[string]string{}
+
 	baselineRun := map[string]bool{}
 	runs := suiteRuns{}
-	for _, version := range versions {
-		t.Run(version, func(t *testing.T) {
-			rel, ok := integrationRelease(version)
-			require.True(t, ok, "%s has no entry in releases or patchReleases", version)
-			r, err := recipe.LoadVersion(root, version)
-			require.NoError(t, err)
-			want, recorded := upstreamPassed[r.Upstream.Commit]
-			require.True(t, recorded || withBaseline, "no recorded upstream results for GAIE %s: run once with EPP_BUILD_INTEGRATION_BASELINE=1 and record them", r.Upstream.Commit)
-			skip := skipPattern(r.Upstream.Commit)
-			if withBaseline && !baselineRun[r.Upstream.Commit] {
-				dir := checkoutUpstream(t, r.Upstream, source.GoProxy)
-				baseline := runSuites(t, dir, assets, r.Upstream.Commit, skip, "", "unpatched GAIE "+shortRef(r.Upstream.Ref))
-				baselineRun[r.Upstream.Commit] = true
-				if !recorded {
-					// Check the patched tree against this run, and ask
-					// for the record.
-					want = map[string]int{}
-					for suite, passed := range baseline {
-						want[suite] = len(passed)
+	planned := map[string]*versionPlan{}
+	var order []*suiteRun
+	// The trees and binaries outlive the build step's subtests: they are
+	// the whole test's.
+	lasting := t.TempDir
+	t.Run("build", func(t *testing.T) {
+		for _, version := range versions {
+			t.Run(version, func(t *testing.T) {
+				rel, ok := integrationRelease(version)
+				require.True(t, ok, "%s has no entry in releases or patchReleases", version)
+				r, err := recipe.LoadVersion(root, version)
+				require.NoError(t, err)
+				want, recorded := upstreamPassed[r.Upstream.Commit]
+				require.True(t, recorded || withBaseline, "no recorded upstream results for GAIE %s: run once with EPP_BUILD_INTEGRATION_BASELINE=1 and record them", r.Upstream.Commit)
+				plan := &versionPlan{want: want, commit: r.Upstream.Commit, skip: skipPattern(r.Upstream.Commit)}
+				if withBaseline && !baselineRun[r.Upstream.Commit] {
+					baselineRun[r.Upstream.Commit] = true
+					dir := checkoutUpstream(t, r.Upstream, source.GoProxy, lasting())
+					for _, suite := range integrationSuites {
+						run := &suiteRun{version: "unpatched GAIE " + shortRef(r.Upstream.Ref), baselineOf: r.Upstream.Commit,
+							build: buildSuite(t, dir, suite, "", lasting()), commit: plan.commit, skip: plan.skip}
+						order = append(order, run)
+						plan.baseline = append(plan.baseline, run)
 					}
-					t.Errorf("no recorded upstream results for GAIE %s: record %v in upstreamPassed", r.Upstream.Commit, want)
 				}
-				for suite, passed := range baseline {
-					assert.Equal(t, want[suite], len(passed), "%s: recorded count of tests passing on the unpatched tree", suite)
+				dir := applyVersion(t, rel, lasting())
+				stageArchive(t, dir, rel.binding, buildDouble(t, rel.doubleFeatures))
+				for _, suite := range integrationSuites {
+					build := buildSuite(t, dir, suite, effectiveTags(t, dir, suite, rel.tags), lasting())
+					key := suiteRunKey{suite: suite, binary: build.hash, settings: suiteSettings(plan.skip)}
+					run, covered := runs.covering(key)
+					if !covered {
+						run = &suiteRun{version: version, build: build, commit: plan.commit, skip: plan.skip}
+						runs.record(key, run)
+						order = append(order, run)
+					}
+					plan.runs = append(plan.runs, run)
 				}
-			}
+				planned[version] = plan
+			})
+		}
+	})
 
-			dir := applyVersion(t, rel)
-			if archives[rel.doubleFeatures] == "" {
-				archives[rel.doubleFeatures] = buildDouble(t, rel.doubleFeatures)
+	t.Run("run", func(t *testing.T) {
+		runSideBySide(t, order)
+	})
+
+	t.Run("check", func(t *testing.T) {
+		for _, version := range versions {
+			plan := planned[version]
+			if plan == nil {
+				continue // its build failed, and said why
 			}
-			stageArchive(t, dir, rel.binding, archives[rel.doubleFeatures])
-			double := fileHash(t, archives[rel.doubleFeatures])
-			for _, suite := range integrationSuites {
-				build := buildSuite(t, dir, suite, effectiveTags(t, dir, suite, rel.tags))
-				key := suiteRunKey{suite: suite, binary: build.hash, double: double, settings: suiteSettings(skip)}
-				prev, covered := runs.covering(key)
-				if covered {
-					t.Logf("%s %s: test binary %s (C API double %s) is the one %s ran: that run covers this version, not run again",
-						version, suite, build.hash[:12], double[:12], prev.version)
-				} else {
-					prev = &suiteRun{version: version}
-					runs.record(key, prev)
-					prev.passed = runSuite(t, build, assets, r.Upstream.Commit, skip, "patched "+version+" (binary "+build.hash[:12]+")")
+			t.Run(version, func(t *testing.T) {
+				want := plan.want
+				if len(plan.baseline) > 0 {
+					_, recorded := upstreamPassed[plan.commit]
+					if !recorded {
+						want = map[string]int{}
+						for _, run := range plan.baseline {
+							want[run.build.suite] = len(run.outcome.tests)
+						}
+						t.Errorf("no recorded upstream results for GAIE %s: record %v in upstreamPassed", plan.commit, want)
+					}
+					for _, run := range plan.baseline {
+						require.True(t, run.outcome.ok, "%s %s failed", run.version, run.build.suite)
+						assert.Equal(t, want[run.build.suite], len(run.outcome.tests), "%s: recorded count of tests passing on the unpatched tree", run.build.suite)
+					}
 				}
-				if !prev.passed.ok {
-					require.False(t, covered, "%s failed on %s, whose test binary this is", suite, prev.version)
-					t.FailNow()
+				for _, run := range plan.runs {
+					suite := run.build.suite
+					if run.version != version {
+						t.Logf("%s %s: test binary %s is the one %s ran: that run covers this version", version, suite, run.build.hash[:12], run.version)
+					}
+					require.True(t, run.outcome.ok, "%s failed on %s, whose test binary this is", suite, run.version)
+					if n, ok := want[suite]; ok {
+						assert.GreaterOrEqual(t, len(run.outcome.tests), n, "%s: tests that pass on the unpatched tree must pass on the patched one", suite)
+					}
 				}
-				if n, ok := want[suite]; ok {
-					assert.GreaterOrEqual(t, len(prev.passed.tests), n, "%s: tests that pass on the unpatched tree must pass on the patched one", suite)
-				}
-			}
-		})
-	}
+			})
+		}
+	})
 }
 
-// suiteRunKey is what decides a suite's run: the test binary, the C API
-// double staged next to it, and the settings it runs with. Two versions
+// versionPlan is what the check step needs of a version: the counts that
+// pass on its unpatched pin and the runs that stand for its suites.
+type versionPlan struct {
+	want         map[string]int
+	commit, skip string
+	baseline     []*suiteRun
+	runs         []*suiteRun
+}
+
+// suiteRunsAtOnce bounds the runs side by side: each holds a control plane
+// and a race-instrumented test binary; the heaviest take about 4 CPU-minutes
+// over 6 minutes.
+const suiteRunsAtOnce = 4
+
+// runSideBySide runs each suite run in a network namespace of its own, up
+// to suiteRunsAtOnce at a time, each with its own envtest assets folder so
+// that stopping one run's leftovers spares the others'. Where no namespace
+// can be made, they run one at a time on the machine's network.
+func runSideBySide(t *testing.T, runs []*suiteRun) {
+	atOnce := suiteRunsAtOnce
+	if _, err := netns.Wrap(nil); err != nil {
+		if os.Getenv(testenv.RequireAllVar) == "1" {
+			t.Fatalf("the suites run side by side in network namespaces: %v", err)
+		}
+		t.Logf("%v: the suites run one at a time on this machine's network", err)
+		atOnce = 1
+	}
+	slots := make(chan struct{}, atOnce)
+	var wg sync.WaitGroup
+	for _, run := range runs {
+		assets := controlplane.Assets(t)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			run.outcome = runSuite(t, run.build, assets, run.commit, run.skip, run.label())
+		}()
+	}
+	wg.Wait()
+}
+
+// suiteRunKey is what decides a suite's run: the suite, its test binary
+// (with the files it reads) and the settings it runs with. Two versions
 // with the same key run the same program on the same inputs.
 type suiteRunKey struct {
-	suite, binary, double, settings string
+	suite, binary, settings string
 }
 
-// suiteRun is the version whose run a key had, and its outcome.
+// suiteRun is one run of a suite's binary: the version that built it
+// first, and its outcome once run.
 type suiteRun struct {
 	version string
-	passed  suiteOutcome
+	// baselineOf is the GAIE commit of an unpatched tree's run.
+	baselineOf   string
+	build        suiteBuild
+	commit, skip string
+	outcome      suiteOutcome
+}
+
+func (r *suiteRun) label() string {
+	if r.baselineOf != "" {
+		return r.version
+	}
+	return "patched " + r.version + " (binary " + r.build.hash[:12] + ")"
 }
 
 // suiteOutcome is whether a suite's run passed and the tests that did.
@@ -250,10 +339,10 @@ type suiteOutcome struct {
 	tests []string
 }
 
-// suiteRuns are the runs made so far, by key.
+// suiteRuns are the runs planned so far, by key.
 type suiteRuns map[suiteRunKey]*suiteRun
 
-// covering is the earlier run that covers a key: the same binary, double
+// covering is the earlier run that covers a key: the same suite, binary
 // and settings. A failed one covers too: its failure is this key's.
 func (r suiteRuns) covering(key suiteRunKey) (*suiteRun, bool) {
 	run, ok := r[key]
@@ -269,10 +358,13 @@ func suiteSettings(skip string) string {
 	return strings.Join(append(append([]string{}, suiteEnv("")...), suiteFlags(skip)...), "\x00")
 }
 
-// suiteRuntimeDirs are the tree's files the suites read when they run (not
-// compiled into them): the CRDs envtest installs and the manifests the EPP
-// suite applies, both opened relative to the suite's package directory.
-var suiteRuntimeDirs = []string{"config/crd/bases", "test/testdata"}
+// suiteRuntimeDirs hold the tree's files the suites read when they run
+// (not compiled into them): the CRDs envtest installs (config/crd/bases,
+// or the kustomization over them in later pins) and the manifests the EPP
+// suite applies (test/testdata), opened relative to the suite's package
+// folder. Both folders are hashed whole: a file the suites read that the
+// series changed cannot hide there.
+var suiteRuntimeDirs = []string{"config", "test"}
 
 // shortRef abbreviates a commit ref; a tag stays as it is.
 func shortRef(ref string) string {
@@ -298,8 +390,9 @@ type suitePackage struct {
 
 // buildSuite compiles a suite's test binaries as its run uses them:
 // -race, the tree's build tags, and -trimpath (with no VCS stamp) so that
-// the same sources in another directory give the same bytes.
-func buildSuite(t *testing.T, dir, suite, tags string) suiteBuild {
+// the same sources in another directory give the same bytes. The binaries
+// go into bin.
+func buildSuite(t *testing.T, dir, suite, tags, bin string) suiteBuild {
 	t.Helper()
 	list := exec.Command("go", "list", "-tags="+tags, "-f", "{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}} {{.Dir}}{{end}}", suite)
 	list.Dir = dir
@@ -308,7 +401,6 @@ func buildSuite(t *testing.T, dir, suite, tags string) suiteBuild {
 	require.NoError(t, err, "go list %s: %s", suite, stderrOf(err))
 	build := suiteBuild{suite: suite}
 	sum := sha256.New()
-	bin := t.TempDir()
 	start := time.Now()
 	for i, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		importPath, pkgDir, ok := strings.Cut(line, " ")
@@ -418,23 +510,6 @@ func suiteFlags(skip string) []string {
 	return flags
 }
 
-// suiteResults are the passed tests of each suite.
-type suiteResults map[string][]string
-
-// runSuites builds and runs each integration suite in dir (the unpatched
-// trees of the baseline) and fails the test on any failed test; it
-// returns the tests that passed.
-func runSuites(t *testing.T, dir, assets, commit, skip, tags, label string) suiteResults {
-	t.Helper()
-	results := suiteResults{}
-	for _, suite := range integrationSuites {
-		outcome := runSuite(t, buildSuite(t, dir, suite, tags), assets, commit, skip, label)
-		require.True(t, outcome.ok, "%s %s failed", label, suite)
-		results[suite] = outcome.tests
-	}
-	return results
-}
-
 // runSuite runs a suite's test binaries with envtest's assets and reports
 // (t.Errorf) any failed test (a package failed only by its pin's
 // upstreamRaces is logged instead); it returns whether the suite passed
@@ -457,10 +532,10 @@ func runSuite(t *testing.T, build suiteBuild, assets, commit, skip, label string
 			return suiteOutcome{ok: len(passed) > 0, tests: passed}
 		}
 		if attempt == 1 && !anyTestFailed(out) {
-			// GAIE v0.5.1's and v1.2.1's harnesses start servers on
-			// fixed ports and exit the process when one cannot start
-			// or be reached in time (on busy cores): no test fails.
-			// Once more; a second exit fails.
+			// GAIE v0.5.1's and v1.2.1's harnesses exit the process
+			// when a server cannot start or be reached in time (on
+			// busy cores): no test fails. Once more; a second exit
+			// fails.
 			t.Logf("%s %s: the suite's process exited with no test failed (%v), running it once more; its output ended:\n%s", label, suite, err, lastLines(outputText(out), 20))
 			continue
 		}
@@ -484,8 +559,11 @@ func runBinaries(t *testing.T, build suiteBuild, assets, skip, label string) (ou
 	start := time.Now()
 	var cpu time.Duration
 	for _, pkg := range build.pkgs {
-		args := append([]string{"tool", "test2json", "-t", "-p", pkg.importPath, pkg.binary}, suiteFlags(skip)...)
-		cmd := exec.Command("go", args...)
+		argv := append([]string{test2json(t), "-t", "-p", pkg.importPath, pkg.binary}, suiteFlags(skip)...)
+		if wrapped, err := netns.Wrap(argv); err == nil {
+			argv = wrapped
+		}
+		cmd := exec.Command(argv[0], argv[1:]...)
 		cmd.Dir = pkg.dir
 		cmd.Env = suiteEnv(assets)
 		var errBuf bytes.Buffer
@@ -505,6 +583,28 @@ func runBinaries(t *testing.T, build suiteBuild, assets, skip, label string) (ou
 	t.Logf("%s %s: %s (tests ran %s of it), %s CPU, %d passed, %d failed", label, build.suite, time.Since(start).Round(time.Second),
 		testsElapsed(out).Round(time.Second), cpu.Round(time.Second), len(passed), len(failed))
 	return out, err
+}
+
+var test2jsonPath struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// test2json is the go command's test2json program, run by its path (go
+// tool -n builds it into the build cache and names it): the go command
+// itself would look at the tree's module, and a run in a network
+// namespace reaches no module proxy.
+func test2json(t *testing.T) string {
+	t.Helper()
+	test2jsonPath.once.Do(func() {
+		cmd := exec.Command("go", "tool", "-n", "test2json")
+		cmd.Dir = os.TempDir()
+		out, err := cmd.Output()
+		test2jsonPath.path, test2jsonPath.err = strings.TrimSpace(string(out)), err
+	})
+	require.NoError(t, test2jsonPath.err, "go env GOTOOLDIR")
+	return test2jsonPath.path
 }
 
 // stopLeftovers stops the API servers and etcds a suite's process left
@@ -630,13 +730,13 @@ func skipPattern(commit string) string {
 
 // checkoutUpstream materializes the unpatched tree of a pin from the
 // source applyVersion uses ("" is the Go module proxy).
-func checkoutUpstream(t *testing.T, pin recipe.Upstream, kind source.Kind) string {
+func checkoutUpstream(t *testing.T, pin recipe.Upstream, kind source.Kind, root string) string {
 	if kind == "" {
 		kind = source.GoProxy
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	dir := filepath.Join(t.TempDir(), "upstream")
+	dir := filepath.Join(root, "upstream")
 	if _, err := source.Checkout(ctx, source.Request{Pin: pin, Kind: kind}, dir); err != nil {
 		testenv.Require(t, "the upstream ("+string(kind)+" source)", err.Error())
 	}
