@@ -87,8 +87,18 @@ func TestAnyTestFailedIgnoresPackages(t *testing.T) {
 	assert.False(t, anyTestFailed([]byte(`{"Action":"pass","Package":"p","Test":"TestA"}
 {"Action":"fail","Package":"p"}
 `)))
-	assert.True(t, anyTestFailed([]byte(`{"Action":"fail","Package":"p","Test":"TestA/sub"}
+	assert.True(t, anyTestFailed([]byte(`{"Action":"output","Package":"p","Test":"TestA/sub","Output":"--- FAIL: TestA/sub (0.00s)\n"}
+{"Action":"fail","Package":"p","Test":"TestA/sub"}
 {"Action":"fail","Package":"p"}
+`)))
+}
+
+// A test running when the process exits (a harness's log.Fatal) gets a
+// fail event from test2json, but the testing package never said FAIL.
+func TestAnyTestFailedIgnoresATestCutShortByAnExit(t *testing.T) {
+	assert.False(t, anyTestFailed([]byte(`{"Action":"pass","Package":"p","Test":"TestA"}
+{"Action":"output","Package":"p","Test":"TestB/sub","Output":"ERROR Failed to start ext-proc server: bind: address already in use\n"}
+{"Action":"fail","Package":"p","Test":"TestB/sub","Elapsed":0.006}
 `)))
 }
 
