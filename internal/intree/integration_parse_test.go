@@ -87,8 +87,18 @@ func TestAnyTestFailedIgnoresPackages(t *testing.T) {
 	assert.False(t, anyTestFailed([]byte(`{"Action":"pass","Package":"p","Test":"TestA"}
 {"Action":"fail","Package":"p"}
 `)))
-	assert.True(t, anyTestFailed([]byte(`{"Action":"fail","Package":"p","Test":"TestA/sub"}
+	assert.True(t, anyTestFailed([]byte(`{"Action":"output","Package":"p","Test":"TestA/sub","Output":"--- FAIL: TestA/sub (0.00s)\n"}
+{"Action":"fail","Package":"p","Test":"TestA/sub"}
 {"Action":"fail","Package":"p"}
+`)))
+}
+
+// A test running when the process exits (a harness's log.Fatal) gets a
+// fail event from test2json, but the testing package never said FAIL.
+func TestAnyTestFailedIgnoresATestCutShortByAnExit(t *testing.T) {
+	assert.False(t, anyTestFailed([]byte(`{"Action":"pass","Package":"p","Test":"TestA"}
+{"Action":"output","Package":"p","Test":"TestB/sub","Output":"ERROR Failed to start ext-proc server: bind: address already in use\n"}
+{"Action":"fail","Package":"p","Test":"TestB/sub","Elapsed":0.006}
 `)))
 }
 
@@ -109,4 +119,32 @@ func TestStopLeftoversStopsOnlyWhatRanFromTheAssets(t *testing.T) {
 	stopLeftovers(t, assets)
 	assert.Error(t, inside.Wait(), "the process started from the assets is stopped")
 	assert.Nil(t, outside.ProcessState, "the other one still runs")
+}
+
+func TestSuiteRunsShareOnlyTheSameProgramAndInputs(t *testing.T) {
+	runs := suiteRuns{}
+	key := suiteRunKey{suite: "./test/integration/epp/...", binary: "b1", settings: "s1"}
+	_, covered := runs.covering(key)
+	require.False(t, covered, "nothing ran yet")
+	failed := &suiteRun{version: "v1.2.1", outcome: suiteOutcome{ok: false}}
+	runs.record(key, failed)
+
+	prev, covered := runs.covering(key)
+	require.True(t, covered, "the same binary and settings share the run")
+	assert.Equal(t, "v1.2.1", prev.version)
+	assert.False(t, prev.outcome.ok, "a failed run fails the versions it covers")
+
+	for name, other := range map[string]suiteRunKey{
+		"another suite":    {suite: "./test/integration/bbr/...", binary: "b1", settings: "s1"},
+		"another binary":   {suite: key.suite, binary: "b2", settings: "s1"},
+		"another settings": {suite: key.suite, binary: "b1", settings: "s2"},
+	} {
+		_, covered := runs.covering(other)
+		assert.False(t, covered, "%s runs on its own", name)
+	}
+}
+
+func TestSuiteSettingsDifferBySkipPattern(t *testing.T) {
+	assert.Equal(t, suiteSettings(""), suiteSettings(""))
+	assert.NotEqual(t, suiteSettings(""), suiteSettings("^(TestX)$"))
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -107,16 +108,12 @@ func TestReleaseTreeBuildsAndPasses(t *testing.T) {
 		t.Skip("builds GAIE: minutes on two cores")
 	}
 	testenv.Tool(t, "cargo", "the C API test double is built with cargo")
-	archives := map[string]string{}
 	for _, rel := range releases {
 		t.Run(rel.version, func(t *testing.T) {
-			dir := applyVersion(t, rel)
+			dir := applyVersion(t, rel, t.TempDir())
 			lib := filepath.Join(dir, filepath.FromSlash(rel.binding), "lib", runtime.GOARCH)
 			require.NoError(t, os.MkdirAll(lib, 0o755))
-			if archives[rel.doubleFeatures] == "" {
-				archives[rel.doubleFeatures] = buildDouble(t, rel.doubleFeatures)
-			}
-			data, err := os.ReadFile(archives[rel.doubleFeatures])
+			data, err := os.ReadFile(buildDouble(t, rel.doubleFeatures))
 			require.NoError(t, err)
 			require.NoError(t, os.WriteFile(filepath.Join(lib, "libdynamo_llm_capi.a"), data, 0o644))
 
@@ -131,8 +128,8 @@ func TestReleaseTreeBuildsAndPasses(t *testing.T) {
 	}
 }
 
-// applyVersion applies patches/<version> into a temporary folder.
-func applyVersion(t *testing.T, rel release) string {
+// applyVersion applies patches/<version> into root/tree.
+func applyVersion(t *testing.T, rel release, root string) string {
 	version := rel.version
 	r, err := recipe.LoadVersion(filepath.Join("..", "..", "patches"), version)
 	require.NoError(t, err)
@@ -147,16 +144,29 @@ func applyVersion(t *testing.T, rel release) string {
 		}
 		return patchset.Base{Upstream: tree.Upstream(), Materialize: tree.Materialize}, nil
 	}
-	out := filepath.Join(t.TempDir(), "tree")
+	out := filepath.Join(root, "tree")
 	_, err = patchset.ApplyTo(ctx, r, patches, fetch, out, patchset.Options{Branch: "epp-build/" + version})
 	require.NoError(t, err)
 	return out
+}
+
+// doubles are the archives built so far, by cargo features: the tests
+// that run side by side build each once, one at a time.
+var doubles struct {
+	sync.Mutex
+	built map[string]string
 }
 
 // buildDouble builds the Rust C API test double with ffi/build-double.sh
 // and returns the archive built with the given cargo features (the script
 // builds the pipeline08 archive next to the default one).
 func buildDouble(t *testing.T, features string) string {
+	t.Helper()
+	doubles.Lock()
+	defer doubles.Unlock()
+	if archive, ok := doubles.built[features]; ok {
+		return archive
+	}
 	cache, err := os.UserCacheDir()
 	require.NoError(t, err)
 	target := filepath.Join(cache, "epp-build", "capi-double")
@@ -175,14 +185,22 @@ func buildDouble(t *testing.T, features string) string {
 	if features != "" {
 		target += "-" + features
 	}
-	return filepath.Join(target, "release", "libdynamo_llm_capi.a")
+	archive := filepath.Join(target, "release", "libdynamo_llm_capi.a")
+	if doubles.built == nil {
+		doubles.built = map[string]string{}
+	}
+	doubles.built[features] = archive
+	return archive
 }
 
 func goCmd(t *testing.T, dir string, args ...string) {
 	t.Helper()
 	cmd := exec.Command("go", args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=1", "GOFLAGS=-mod=mod", "GOWORK=off",
+	// -trimpath as the integration suites' binaries are built: the race
+	// builds of the dependencies are then compiled once for both tests,
+	// and a tree's packages hit the build cache whatever folder holds it.
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=1", "GOFLAGS=-mod=mod -trimpath", "GOWORK=off",
 		"GONOSUMDB=sigs.k8s.io/gateway-api-inference-extension")
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
