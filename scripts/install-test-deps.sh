@@ -10,7 +10,7 @@
 #
 # Env: BUILDKIT_VERSION (default v0.34.2), SYFT_VERSION (default v1.57.1),
 # KUBERNETES_VERSION (default v1.34.2), ETCD_DEB_VERSION (default 3.4.23-4+b4),
-# TOOLS_DIR (default $(go env GOPATH)/bin), BUILDER_DIR (default
+# TOOLS_DIR (default $(go env GOPATH)/bin), EPP_BUILD_BUILDER_DIR (default
 # /var/lib/epp-build-builder).
 set -euo pipefail
 
@@ -194,7 +194,7 @@ debian_lane() {
   # (BUILDER_REV), so a toolchain bump or new contents make a new one.
   BUILDER_REV=rust1
   goversion="$("$GO" env GOVERSION)"
-  builder="${BUILDER_DIR:-/var/lib/epp-build-builder}/$goversion-$BUILDER_REV"
+  builder="${EPP_BUILD_BUILDER_DIR:-/var/lib/epp-build-builder}/$goversion-$BUILDER_REV"
   if [ -f "$builder/Dockerfile" ]; then
     echo "already prepared: $builder"
   else
