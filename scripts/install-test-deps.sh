@@ -10,7 +10,7 @@
 #
 # Env: BUILDKIT_VERSION (default v0.34.2), SYFT_VERSION (default v1.57.1),
 # KUBERNETES_VERSION (default v1.34.2), ETCD_DEB_VERSION (default 3.4.23-4+b4),
-# TOOLS_DIR (default $(go env GOPATH)/bin), BUILDER_DIR (default
+# TOOLS_DIR (default $(go env GOPATH)/bin), EPP_BUILD_BUILDER_DIR (default
 # /var/lib/epp-build-builder).
 set -euo pipefail
 
@@ -35,7 +35,7 @@ if ! dpkg --print-foreign-architectures | grep -qx arm64; then
 fi
 packages=(runc cbindgen gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static
   binfmt-support rustc-web cargo-web libstd-rust-web-dev libstd-rust-web-dev:arm64
-  docker-registry busybox-static git debootstrap)
+  docker-registry busybox-static git debootstrap jq iproute2)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -49,69 +49,8 @@ fi
 # Debian's registry package tries to start a service; there is no init system
 # here, and tests run their own instance, so nothing else to do.
 
-step "buildkitd/buildctl ${BUILDKIT_VERSION}"
-mkdir -p "$TOOLS_DIR"
-have_version() {
-  [ -x "$TOOLS_DIR/buildkitd" ] && [ -x "$TOOLS_DIR/buildctl" ] &&
-    "$TOOLS_DIR/buildkitd" --version 2>/dev/null | grep -q " ${BUILDKIT_VERSION} "
-}
-if have_version; then
-  echo "already built: $("$TOOLS_DIR/buildkitd" --version)"
-else
-  work="$(mktemp -d)"
-  trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
-  modjson="$(cd "$work" && GOFLAGS=-mod=mod "$GO" mod download -json "github.com/moby/buildkit@${BUILDKIT_VERSION}")"
-  moddir="$(printf '%s' "$modjson" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
-  cp -r "$moddir" "$work/src"
-  chmod -R u+w "$work/src"
-  (cd "$work/src" && GOFLAGS=-buildvcs=false "$GO" build -trimpath \
-    -ldflags "-X github.com/moby/buildkit/version.Version=${BUILDKIT_VERSION}" \
-    -o "$TOOLS_DIR/" ./cmd/buildkitd ./cmd/buildctl)
-  "$TOOLS_DIR/buildkitd" --version
-fi
-
-step "syft ${SYFT_VERSION} (the SBOM generator of the attestation tests)"
-# BuildKit's default SBOM generator image cannot be pulled here; the tests
-# assemble one from this syft (static: the image is FROM scratch) and
-# busybox-static. A cold build takes about 5 minutes on 2 cores.
-if [ -x "$TOOLS_DIR/syft" ] && grep -q "${SYFT_VERSION}\$" <<<"$("$TOOLS_DIR/syft" version 2>/dev/null)"; then
-  echo "already built: syft ${SYFT_VERSION}"
-else
-  CGO_ENABLED=0 GOFLAGS=-mod=mod GOBIN="$TOOLS_DIR" "$GO" install -trimpath \
-    -ldflags "-X main.version=${SYFT_VERSION}" "github.com/anchore/syft/cmd/syft@${SYFT_VERSION}"
-  "$TOOLS_DIR/syft" version | grep Version
-fi
-
-# cosign verifies the signed report in TestCosignVerifiesOurSignature. Its
-# cold build is long (hundreds of packages; over an hour on a busy 2-core
-# machine), so it is built only on request:
-# INSTALL_COSIGN=1. Without it that test is skipped; the signature is still
-# checked by the sigstore library's verifier in the other tests.
-COSIGN_VERSION="${COSIGN_VERSION:-v2.6.2}"
-if [ "${INSTALL_COSIGN:-0}" = 1 ]; then
-  step "cosign ${COSIGN_VERSION} (checks the signed report attestation)"
-  if [ -x "$TOOLS_DIR/cosign" ] && "$TOOLS_DIR/cosign" version 2>/dev/null | grep -q "${COSIGN_VERSION#v}"; then
-    echo "already built: cosign ${COSIGN_VERSION}"
-  else
-    CGO_ENABLED=0 GOFLAGS=-mod=mod GOBIN="$TOOLS_DIR" "$GO" install -trimpath \
-      -ldflags "-X sigs.k8s.io/release-utils/version.gitVersion=${COSIGN_VERSION}" \
-      "github.com/sigstore/cosign/v2/cmd/cosign@${COSIGN_VERSION}"
-  fi
-fi
-
-step "control plane for the integration tests: kube-apiserver and etcd"
-# GAIE's integration suites (controller-runtime envtest) and our own need a
-# real kube-apiserver and etcd. k8s.io/kubernetes is served by the Go module
-# proxy from v1.34 on, but its go.mod replaces the ~31 staging modules
-# (k8s.io/api, k8s.io/apiserver, ...) with folders the module zip lacks; a
-# writable copy that drops those replaces and requires the published staging
-# modules (v0.X.Y for v1.X.Y) builds. v1.34.2: the first minor the proxy
-# serves is 1.34, the oldest that builds this way; GAIE's own Makefiles run
-# these suites on envtest's 1.31, and the client libraries of our GAIE pins
-# are 0.33 (v0.5.1) and 0.35 (7c1f1994dbff), each within one minor of 1.34.
-# A cold build takes about 13 CPU-minutes (about 6 minutes on 2 idle cores).
 # etcd: Debian bookworm's etcd-server 3.4.23, the one Debian ships;
-# kube-apiserver 1.34 serves the tests from it.
+# kube-apiserver 1.34 (built below) serves the tests from it.
 KUBERNETES_VERSION="${KUBERNETES_VERSION:-v1.34.2}"
 ETCD_DEB_VERSION="${ETCD_DEB_VERSION:-3.4.23-4+b4}"
 if dpkg-query -W -f='${Status} ${Version}' etcd-server 2>/dev/null | grep -qx "install ok installed ${ETCD_DEB_VERSION}"; then
@@ -122,103 +61,193 @@ else
 fi
 # The package would start a service; there is no init system here and the
 # tests run their own etcd, so nothing else to do.
-mkdir -p "$TOOLS_DIR"
-if [ -x "$TOOLS_DIR/kube-apiserver" ] &&
-  [ "$("$TOOLS_DIR/kube-apiserver" --version 2>/dev/null)" = "Kubernetes ${KUBERNETES_VERSION}" ]; then
-  echo "already built: $("$TOOLS_DIR/kube-apiserver" --version)"
-else
-  kwork="$(mktemp -d)"
-  build_apiserver() {
-    local staging_version="v0.${KUBERNETES_VERSION#v1.}" modjson moddir m major minor
-    local vpkg=k8s.io/component-base/version edits=()
-    modjson="$(cd "$kwork" && GOFLAGS=-mod=mod "$GO" mod download -json "k8s.io/kubernetes@${KUBERNETES_VERSION}")"
-    moddir="$(printf '%s' "$modjson" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
-    cp -r "$moddir" "$kwork/src"
-    chmod -R u+w "$kwork/src"
-    cd "$kwork/src"
-    # Every replace into ./staging names a staging module.
-    for m in $("$GO" mod edit -json | jq -r '.Replace[]? | select(.New.Path | startswith("./staging/")) | .Old.Path'); do
-      edits+=("-dropreplace=$m" "-require=$m@$staging_version")
-    done
-    echo "$(( ${#edits[@]} / 2 )) staging modules required at $staging_version"
-    "$GO" mod edit "${edits[@]}"
-    major="${KUBERNETES_VERSION#v}"; major="${major%%.*}"
-    minor="${KUBERNETES_VERSION#v*.}"; minor="${minor%%.*}"
-    # The version ldflags make --version (checked above) and /version report it.
-    GOWORK=off GOFLAGS="-mod=mod -buildvcs=false" CGO_ENABLED=0 "$GO" build -trimpath \
-      -ldflags "-X $vpkg.gitVersion=${KUBERNETES_VERSION} -X $vpkg.gitMajor=$major -X $vpkg.gitMinor=$minor -X $vpkg.gitTreeState=clean" \
-      -o "$TOOLS_DIR/kube-apiserver" ./cmd/kube-apiserver
+
+# Two lanes side by side, each line printed with its lane's name: the Go
+# builds take the cores while debootstrap, for the builder image, mostly
+# waits on the network and the disk. On a fresh machine that hides the
+# builder's minutes behind the builds.
+go_lane() {
+  step "buildkitd/buildctl ${BUILDKIT_VERSION}"
+  mkdir -p "$TOOLS_DIR"
+  have_version() {
+    [ -x "$TOOLS_DIR/buildkitd" ] && [ -x "$TOOLS_DIR/buildctl" ] &&
+      "$TOOLS_DIR/buildkitd" --version 2>/dev/null | grep -q " ${BUILDKIT_VERSION} "
   }
-  # A subshell with its own EXIT trap: set -e still applies inside, and the
-  # copy is removed whether the build fails or not.
-  (
-    trap 'chmod -R u+w "$kwork" 2>/dev/null; rm -rf "$kwork"' EXIT
-    build_apiserver
-  )
-  "$TOOLS_DIR/kube-apiserver" --version
-fi
-
-step "binfmt for arm64 (best effort)"
-if [ ! -e /proc/sys/fs/binfmt_misc/status ]; then
-  if mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc 2>/dev/null; then
-    echo "mounted binfmt_misc"
+  if have_version; then
+    echo "already built: $("$TOOLS_DIR/buildkitd" --version)"
   else
-    echo "could not mount binfmt_misc: arm64 smoke tests will be skipped"
+    work="$(mktemp -d)"
+    trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
+    modjson="$(cd "$work" && GOFLAGS=-mod=mod "$GO" mod download -json "github.com/moby/buildkit@${BUILDKIT_VERSION}")" ||
+      { printf 'go mod download: %s\n' "$modjson" >&2; exit 1; }
+    moddir="$(printf '%s' "$modjson" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
+    cp -r "$moddir" "$work/src"
+    chmod -R u+w "$work/src"
+    (cd "$work/src" && GOFLAGS=-buildvcs=false "$GO" build -trimpath \
+      -ldflags "-X github.com/moby/buildkit/version.Version=${BUILDKIT_VERSION}" \
+      -o "$TOOLS_DIR/" ./cmd/buildkitd ./cmd/buildctl)
+    "$TOOLS_DIR/buildkitd" --version
   fi
-fi
-if [ -e /proc/sys/fs/binfmt_misc/status ]; then
-  if update-binfmts --enable qemu-aarch64 2>/dev/null; then
-    echo "qemu-aarch64 binfmt: $(head -n1 /proc/sys/fs/binfmt_misc/qemu-aarch64 2>/dev/null || echo unknown)"
-  else
-    echo "update-binfmts --enable qemu-aarch64 failed: arm64 smoke tests will be skipped"
-  fi
-fi
 
-step "builder image context for the container compile mode"
-# Debian with the native and aarch64 cross gcc and static libcs, Rust (rustc,
-# cargo, std for both arches, the same Debian packages as above) and
-# cbindgen, plus this machine's Go toolchain: the container compile mode
-# builds the C API and the EPP inside it. The container-mode tests build it
-# into their own registry. One folder per Go version and builder revision
-# (BUILDER_REV), so a toolchain bump or new contents make a new one.
-BUILDER_REV=rust1
-goversion="$("$GO" env GOVERSION)"
-builder="${BUILDER_DIR:-/var/lib/epp-build-builder}/$goversion-$BUILDER_REV"
-if [ -f "$builder/Dockerfile" ]; then
-  echo "already prepared: $builder"
-else
-  rm -rf "$builder.tmp"
-  mkdir -p "$builder.tmp"
-  log="$builder.tmp.log"
-  rootfs="$builder.tmp/rootfs"
-  if debootstrap --variant=minbase \
-      --include=gcc,libc6-dev,gcc-aarch64-linux-gnu,libc6-dev-arm64-cross,ca-certificates \
-      bookworm "$rootfs" http://deb.debian.org/debian >"$log" 2>&1 &&
-    step "builder: Rust and cbindgen" &&
-    printf '%s\n' 'deb http://deb.debian.org/debian bookworm main' \
-      'deb http://deb.debian.org/debian bookworm-updates main' \
-      'deb http://deb.debian.org/debian-security bookworm-security main' >"$rootfs/etc/apt/sources.list" &&
-    cp /etc/resolv.conf "$rootfs/etc/resolv.conf" &&
-    chroot "$rootfs" dpkg --add-architecture arm64 >>"$log" 2>&1 &&
-    chroot "$rootfs" env DEBIAN_FRONTEND=noninteractive apt-get update -q >>"$log" 2>&1 &&
-    chroot "$rootfs" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-      rustc-web cargo-web cbindgen libstd-rust-web-dev libstd-rust-web-dev:arm64 >>"$log" 2>&1; then
-    rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
-    : >"$rootfs/etc/resolv.conf"
-    mkdir -p "$rootfs/usr/local"
-    cp -a "$("$GO" env GOROOT)" "$rootfs/usr/local/go"
-    cat >"$builder.tmp/Dockerfile" <<'DOCKERFILE'
+  step "syft ${SYFT_VERSION} (the SBOM generator of the attestation tests)"
+  # BuildKit's default SBOM generator image cannot be pulled here; the tests
+  # assemble one from this syft (static: the image is FROM scratch) and
+  # busybox-static. A cold build takes about 5 minutes on 2 cores.
+  if [ -x "$TOOLS_DIR/syft" ] && grep -q "${SYFT_VERSION}\$" <<<"$("$TOOLS_DIR/syft" version 2>/dev/null)"; then
+    echo "already built: syft ${SYFT_VERSION}"
+  else
+    CGO_ENABLED=0 GOFLAGS=-mod=mod GOBIN="$TOOLS_DIR" "$GO" install -trimpath \
+      -ldflags "-X main.version=${SYFT_VERSION}" "github.com/anchore/syft/cmd/syft@${SYFT_VERSION}"
+    "$TOOLS_DIR/syft" version | grep Version
+  fi
+
+  # cosign verifies the signed report in TestCosignVerifiesOurSignature. Its
+  # cold build is long (hundreds of packages; over an hour on a busy 2-core
+  # machine), so it is built only on request:
+  # INSTALL_COSIGN=1. Without it that test is skipped; the signature is still
+  # checked by the sigstore library's verifier in the other tests.
+  COSIGN_VERSION="${COSIGN_VERSION:-v2.6.2}"
+  if [ "${INSTALL_COSIGN:-0}" = 1 ]; then
+    step "cosign ${COSIGN_VERSION} (checks the signed report attestation)"
+    if [ -x "$TOOLS_DIR/cosign" ] && "$TOOLS_DIR/cosign" version 2>/dev/null | grep -q "${COSIGN_VERSION#v}"; then
+      echo "already built: cosign ${COSIGN_VERSION}"
+    else
+      CGO_ENABLED=0 GOFLAGS=-mod=mod GOBIN="$TOOLS_DIR" "$GO" install -trimpath \
+        -ldflags "-X sigs.k8s.io/release-utils/version.gitVersion=${COSIGN_VERSION}" \
+        "github.com/sigstore/cosign/v2/cmd/cosign@${COSIGN_VERSION}"
+    fi
+  fi
+
+  step "control plane for the integration tests: kube-apiserver"
+  # GAIE's integration suites (controller-runtime envtest) and our own need a
+  # real kube-apiserver and etcd. k8s.io/kubernetes is served by the Go module
+  # proxy from v1.34 on, but its go.mod replaces the ~31 staging modules
+  # (k8s.io/api, k8s.io/apiserver, ...) with folders the module zip lacks; a
+  # writable copy that drops those replaces and requires the published staging
+  # modules (v0.X.Y for v1.X.Y) builds. v1.34.2: the first minor the proxy
+  # serves is 1.34, the oldest that builds this way; GAIE's own Makefiles run
+  # these suites on envtest's 1.31, and the client libraries of our GAIE pins
+  # are 0.33 (v0.5.1) and 0.35 (7c1f1994dbff), each within one minor of 1.34.
+  # A cold build takes about 13 CPU-minutes (about 6 minutes on 2 idle cores).
+  mkdir -p "$TOOLS_DIR"
+  if [ -x "$TOOLS_DIR/kube-apiserver" ] &&
+    [ "$("$TOOLS_DIR/kube-apiserver" --version 2>/dev/null)" = "Kubernetes ${KUBERNETES_VERSION}" ]; then
+    echo "already built: $("$TOOLS_DIR/kube-apiserver" --version)"
+  else
+    kwork="$(mktemp -d)"
+    build_apiserver() {
+      local staging_version="v0.${KUBERNETES_VERSION#v1.}" modjson moddir m major minor
+      local vpkg=k8s.io/component-base/version edits=()
+      modjson="$(cd "$kwork" && GOFLAGS=-mod=mod "$GO" mod download -json "k8s.io/kubernetes@${KUBERNETES_VERSION}")" ||
+        { printf 'go mod download: %s\n' "$modjson" >&2; return 1; }
+      moddir="$(printf '%s' "$modjson" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
+      cp -r "$moddir" "$kwork/src"
+      chmod -R u+w "$kwork/src"
+      cd "$kwork/src"
+      # Every replace into ./staging names a staging module.
+      for m in $("$GO" mod edit -json | jq -r '.Replace[]? | select(.New.Path | startswith("./staging/")) | .Old.Path'); do
+        edits+=("-dropreplace=$m" "-require=$m@$staging_version")
+      done
+      echo "$(( ${#edits[@]} / 2 )) staging modules required at $staging_version"
+      "$GO" mod edit "${edits[@]}"
+      major="${KUBERNETES_VERSION#v}"; major="${major%%.*}"
+      minor="${KUBERNETES_VERSION#v*.}"; minor="${minor%%.*}"
+      # The version ldflags make --version (checked above) and /version report it.
+      GOWORK=off GOFLAGS="-mod=mod -buildvcs=false" CGO_ENABLED=0 "$GO" build -trimpath \
+        -ldflags "-X $vpkg.gitVersion=${KUBERNETES_VERSION} -X $vpkg.gitMajor=$major -X $vpkg.gitMinor=$minor -X $vpkg.gitTreeState=clean" \
+        -o "$TOOLS_DIR/kube-apiserver" ./cmd/kube-apiserver
+    }
+    # A subshell with its own EXIT trap: set -e still applies inside, and the
+    # copy is removed whether the build fails or not.
+    (
+      trap 'chmod -R u+w "$kwork" 2>/dev/null; rm -rf "$kwork"' EXIT
+      build_apiserver
+    )
+    "$TOOLS_DIR/kube-apiserver" --version
+  fi
+}
+
+debian_lane() {
+
+  step "binfmt for arm64 (best effort)"
+  if [ ! -e /proc/sys/fs/binfmt_misc/status ]; then
+    if mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc 2>/dev/null; then
+      echo "mounted binfmt_misc"
+    else
+      echo "could not mount binfmt_misc: arm64 smoke tests will be skipped"
+    fi
+  fi
+  if [ -e /proc/sys/fs/binfmt_misc/status ]; then
+    if update-binfmts --enable qemu-aarch64 2>/dev/null; then
+      echo "qemu-aarch64 binfmt: $(head -n1 /proc/sys/fs/binfmt_misc/qemu-aarch64 2>/dev/null || echo unknown)"
+    else
+      echo "update-binfmts --enable qemu-aarch64 failed: arm64 smoke tests will be skipped"
+    fi
+  fi
+
+  step "builder image context for the container compile mode"
+  # Debian with the native and aarch64 cross gcc and static libcs, Rust (rustc,
+  # cargo, std for both arches, the same Debian packages as above) and
+  # cbindgen, plus this machine's Go toolchain: the container compile mode
+  # builds the C API and the EPP inside it. The container-mode tests build it
+  # into their own registry. One folder per Go version and builder revision
+  # (BUILDER_REV), so a toolchain bump or new contents make a new one.
+  BUILDER_REV=rust1
+  goversion="$("$GO" env GOVERSION)"
+  builder="${EPP_BUILD_BUILDER_DIR:-/var/lib/epp-build-builder}/$goversion-$BUILDER_REV"
+  if [ -f "$builder/Dockerfile" ]; then
+    echo "already prepared: $builder"
+  else
+    rm -rf "$builder.tmp"
+    mkdir -p "$builder.tmp"
+    log="$builder.tmp.log"
+    rootfs="$builder.tmp/rootfs"
+    if debootstrap --variant=minbase \
+        --include=gcc,libc6-dev,gcc-aarch64-linux-gnu,libc6-dev-arm64-cross,ca-certificates \
+        bookworm "$rootfs" http://deb.debian.org/debian >"$log" 2>&1 &&
+      step "builder: Rust and cbindgen" &&
+      printf '%s\n' 'deb http://deb.debian.org/debian bookworm main' \
+        'deb http://deb.debian.org/debian bookworm-updates main' \
+        'deb http://deb.debian.org/debian-security bookworm-security main' >"$rootfs/etc/apt/sources.list" &&
+      cp /etc/resolv.conf "$rootfs/etc/resolv.conf" &&
+      chroot "$rootfs" dpkg --add-architecture arm64 >>"$log" 2>&1 &&
+      chroot "$rootfs" env DEBIAN_FRONTEND=noninteractive apt-get update -q >>"$log" 2>&1 &&
+      chroot "$rootfs" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+        rustc-web cargo-web cbindgen libstd-rust-web-dev libstd-rust-web-dev:arm64 >>"$log" 2>&1; then
+      rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
+      : >"$rootfs/etc/resolv.conf"
+      mkdir -p "$rootfs/usr/local"
+      cp -a "$("$GO" env GOROOT)" "$rootfs/usr/local/go"
+      cat >"$builder.tmp/Dockerfile" <<'DOCKERFILE'
 FROM scratch
 COPY rootfs/ /
 ENV PATH=/usr/local/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin GOTOOLCHAIN=local
 DOCKERFILE
-    mv "$builder.tmp" "$builder"
-    rm -f "$log"
-    echo "prepared $builder"
-  else
-    echo "preparing the builder failed (see $log): the container compile mode tests will be skipped" >&2
-    rm -rf "$builder.tmp"
+      mv "$builder.tmp" "$builder"
+      rm -f "$log"
+      echo "prepared $builder"
+    else
+      echo "preparing the builder failed (see $log): the container compile mode tests will be skipped" >&2
+      rm -rf "$builder.tmp"
+    fi
   fi
+
+}
+
+lane() {
+  ( set -euo pipefail; "${1}_lane" ) 2>&1 | sed -u "s/^/[$1] /"
+  return "${PIPESTATUS[0]}"
+}
+lane go &
+go_pid=$!
+lane debian &
+debian_pid=$!
+failed=""
+wait "$go_pid" || failed="go"
+wait "$debian_pid" || failed="${failed:+$failed and }debian"
+if [ -n "$failed" ]; then
+  echo "install-test-deps: the $failed lane failed (its lines above say why)" >&2
+  exit 1
 fi
 
 step "done"
