@@ -62,11 +62,11 @@ fi
 # The package would start a service; there is no init system here and the
 # tests run their own etcd, so nothing else to do.
 
-# Two lanes side by side, each line printed with its lane's name: the Go
-# builds take the cores while debootstrap, for the builder image, mostly
-# waits on the network and the disk. On a fresh machine that hides the
-# builder's minutes behind the builds.
-go_lane() {
+# Three lanes side by side, each line printed with its lane's name: two of
+# Go builds, and debootstrap for the builder image, which mostly waits on
+# the network and the disk. Each build also waits on module downloads and
+# links on one core; side by side, the cores stay busy.
+tools_lane() {
   step "buildkitd/buildctl ${BUILDKIT_VERSION}"
   mkdir -p "$TOOLS_DIR"
   have_version() {
@@ -117,7 +117,9 @@ go_lane() {
         "github.com/sigstore/cosign/v2/cmd/cosign@${COSIGN_VERSION}"
     fi
   fi
+}
 
+apiserver_lane() {
   step "control plane for the integration tests: kube-apiserver"
   # GAIE's integration suites (controller-runtime envtest) and our own need a
   # real kube-apiserver and etcd. k8s.io/kubernetes is served by the Go module
@@ -231,22 +233,23 @@ DOCKERFILE
       rm -rf "$builder.tmp"
     fi
   fi
-
 }
 
 lane() {
   ( set -euo pipefail; "${1}_lane" ) 2>&1 | sed -u "s/^/[$1] /"
   return "${PIPESTATUS[0]}"
 }
-lane go &
-go_pid=$!
-lane debian &
-debian_pid=$!
+pids=()
+for name in tools apiserver debian; do
+  lane "$name" &
+  pids+=("$name:$!")
+done
 failed=""
-wait "$go_pid" || failed="go"
-wait "$debian_pid" || failed="${failed:+$failed and }debian"
+for entry in "${pids[@]}"; do
+  wait "${entry#*:}" || failed="${failed:+$failed, }${entry%%:*}"
+done
 if [ -n "$failed" ]; then
-  echo "install-test-deps: the $failed lane failed (its lines above say why)" >&2
+  echo "install-test-deps: the lane(s) $failed failed (their lines above say why)" >&2
   exit 1
 fi
 
