@@ -2,6 +2,10 @@ module github.com/epp-build/epp-build/ffi
 
 go 1.26
 
-require github.com/stretchr/testify v1.12.1
+require github.com/stretchr/testify v1.10.0
 
-require go.yaml.in/yaml/v3 v3.0.5 // indirect
+require (
+	github.com/davecgh/go-spew v1.1.1 // indirect
+	github.com/pmezard/go-difflib v1.0.0 // indirect
+	gopkg.in/yaml.v3 v3.0.1 // indirect
+)

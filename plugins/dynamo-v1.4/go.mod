@@ -5,7 +5,7 @@ go 1.26
 require (
 	github.com/epp-build/epp-build/ffi v0.0.0-00010101000000-000000000000
 	github.com/go-logr/logr v1.4.3
-	github.com/stretchr/testify v1.12.1
+	github.com/stretchr/testify v1.11.1
 	k8s.io/apimachinery v0.35.5
 	sigs.k8s.io/controller-runtime v0.23.3
 	sigs.k8s.io/gateway-api-inference-extension v0.0.0-20260603065144-7c1f1994dbff
@@ -66,7 +66,7 @@ require (
 	go.uber.org/multierr v1.11.0 // indirect
 	go.uber.org/zap v1.27.1 // indirect
 	go.yaml.in/yaml/v2 v2.4.4 // indirect
-	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	go.yaml.in/yaml/v3 v3.0.4 // indirect
 	golang.org/x/net v0.52.0 // indirect
 	golang.org/x/oauth2 v0.36.0 // indirect
 	golang.org/x/sync v0.20.0 // indirect
@@ -80,6 +80,7 @@ require (
 	google.golang.org/protobuf v1.36.11 // indirect
 	gopkg.in/evanphx/json-patch.v4 v4.13.0 // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
+	gopkg.in/yaml.v3 v3.0.1 // indirect
 	k8s.io/api v0.35.5 // indirect
 	k8s.io/apiextensions-apiserver v0.35.5 // indirect
 	k8s.io/client-go v0.35.5 // indirect
