@@ -144,5 +144,10 @@ func goEnv(t *testing.T) []string {
 		"GONOSUMDB=sigs.k8s.io/gateway-api-inference-extension", "CGO_ENABLED=1",
 		// A tree from the module proxy lacks the nested modules GAIE's
 		// go.work lists.
-		"GOWORK=off"}
+		"GOWORK=off",
+		// The flags of a host-mode image build (internal/compile): the
+		// --exec builds of ./cmd/epp then reuse the packages the
+		// deployed test compiled for the same GAIE pin, where the go
+		// command's defaults would compile its whole stack once more.
+		"GOFLAGS=-trimpath -tags=netgo,osusergo"}
 }
