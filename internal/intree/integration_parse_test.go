@@ -148,3 +148,19 @@ func TestSuiteSettingsDifferBySkipPattern(t *testing.T) {
 	assert.Equal(t, suiteSettings(""), suiteSettings(""))
 	assert.NotEqual(t, suiteSettings(""), suiteSettings("^(TestX)$"))
 }
+
+func TestOnlyTimingTestsIsNarrow(t *testing.T) {
+	const pin = "7c1f1994dbffb64036b0c22b8d6f7f9edb8d7c0c"
+	pkg := "sigs.k8s.io/gateway-api-inference-extension/test/integration/epp"
+
+	tests, ok := onlyTimingTests([]string{"TestRuntimePollingEndpointLifecycle", pkg}, pin)
+	assert.True(t, ok)
+	assert.Equal(t, []string{"TestRuntimePollingEndpointLifecycle"}, tests)
+
+	_, ok = onlyTimingTests([]string{"TestRuntimePollingEndpointLifecycle", "TestFullDuplexStreamed_KubeInferenceObjectiveRequest", pkg}, pin)
+	assert.False(t, ok, "another test failed too")
+	_, ok = onlyTimingTests([]string{"TestRuntimePollingEndpointLifecycle", pkg}, "978c23bb96cce25f11cea2421523cb479026e2e9")
+	assert.False(t, ok, "the test is known for its pin only")
+	_, ok = onlyTimingTests([]string{pkg}, pin)
+	assert.False(t, ok, "a package that failed with no test failed is not a timing test")
+}

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -64,6 +65,48 @@ type upstreamFailure struct {
 // (top-level test names) that fail on the unpatched tree as well. None do
 // today.
 var upstreamFailures = []upstreamFailure{}
+
+// upstreamTimingTest is an upstream integration test that can fail on
+// busy cores through timing in upstream's own code, which the series does
+// not touch. When only such tests fail, they run again alone, once.
+type upstreamTimingTest struct {
+	commit, test, reason string
+}
+
+var upstreamTimingTests = []upstreamTimingTest{{
+	// GAIE 7c1f1994dbff (Dynamo v1.4.2)
+	commit: "7c1f1994dbffb64036b0c22b8d6f7f9edb8d7c0c",
+	test:   "TestRuntimePollingEndpointLifecycle",
+	reason: "test/integration/epp/runtime_polling_test.go polls every 50 ms and counts extractor calls across " +
+		"ReleaseEndpoint; a poll already fetching when the endpoint is released calls the extractor once more, " +
+		"which the test counts as a call after release (pkg/epp/datalayer; seen once, with another test " +
+		"package running beside the suites).",
+}}
+
+// onlyTimingTests reports whether the failed tests (failed also names the
+// failed package, which is not a test) are all upstreamTimingTests of the
+// pin, and which top-level tests they are.
+func onlyTimingTests(failed []string, commit string) (tests []string, ok bool) {
+	known := map[string]bool{}
+	for _, tt := range upstreamTimingTests {
+		if tt.commit == commit {
+			known[tt.test] = true
+		}
+	}
+	for _, name := range failed {
+		if !strings.HasPrefix(name, "Test") {
+			continue // the package
+		}
+		top, _, _ := strings.Cut(name, "/")
+		if !known[top] {
+			return nil, false
+		}
+		if !slices.Contains(tests, top) {
+			tests = append(tests, top)
+		}
+	}
+	return tests, len(tests) > 0
+}
 
 // upstreamRace is a data race in a GAIE pin's own test code: the race
 // detector reports it, when the timing allows, after every test passed, so
@@ -182,6 +225,7 @@ func TestGAIEIntegrationSuites(t *testing.T) {
 
 	baselineRun := map[string]bool{}
 	runs := suiteRuns{}
+	linked := linkedBinaries{}
 	planned := map[string]*versionPlan{}
 	var order []*suiteRun
 	// The trees and binaries outlive the build step's subtests: they are
@@ -202,15 +246,16 @@ func TestGAIEIntegrationSuites(t *testing.T) {
 					dir := checkoutUpstream(t, r.Upstream, source.GoProxy, lasting())
 					for _, suite := range integrationSuites {
 						run := &suiteRun{version: "unpatched GAIE " + shortRef(r.Upstream.Ref), baselineOf: r.Upstream.Commit,
-							build: buildSuite(t, dir, suite, "", lasting()), commit: plan.commit, skip: plan.skip}
+							build: buildSuite(t, dir, suite, "", lasting(), "", linked), commit: plan.commit, skip: plan.skip}
 						order = append(order, run)
 						plan.baseline = append(plan.baseline, run)
 					}
 				}
 				dir := applyVersion(t, rel, lasting())
-				stageArchive(t, dir, rel.binding, buildDouble(t, rel.doubleFeatures))
+				archive := buildDouble(t, rel.doubleFeatures)
+				stageArchive(t, dir, rel.binding, archive)
 				for _, suite := range integrationSuites {
-					build := buildSuite(t, dir, suite, effectiveTags(t, dir, suite, rel.tags), lasting())
+					build := buildSuite(t, dir, suite, effectiveTags(t, dir, suite, rel.tags), lasting(), archive, linked)
 					key := suiteRunKey{suite: suite, binary: build.hash, settings: suiteSettings(plan.skip)}
 					run, covered := runs.covering(key)
 					if !covered {
@@ -355,7 +400,7 @@ func (r suiteRuns) record(key suiteRunKey, run *suiteRun) { r[key] = run }
 // the binary itself: the same for every version today but for the skip
 // pattern of its pin.
 func suiteSettings(skip string) string {
-	return strings.Join(append(append([]string{}, suiteEnv("")...), suiteFlags(skip)...), "\x00")
+	return strings.Join(append(append([]string{}, suiteEnv("")...), suiteFlags(skip, "")...), "\x00")
 }
 
 // suiteRuntimeDirs hold the tree's files the suites read when they run
@@ -388,11 +433,17 @@ type suitePackage struct {
 	importPath, dir, binary string
 }
 
+// linkedBinaries are the test binaries already linked, by programKey: a
+// tree whose suite compiles to the same packages as an earlier tree's
+// reuses that binary instead of linking its own (a race-instrumented
+// Kubernetes test binary takes 10 s or more to link).
+type linkedBinaries map[string]string
+
 // buildSuite compiles a suite's test binaries as its run uses them:
 // -race, the tree's build tags, and -trimpath (with no VCS stamp) so that
 // the same sources in another directory give the same bytes. The binaries
-// go into bin.
-func buildSuite(t *testing.T, dir, suite, tags, bin string) suiteBuild {
+// go into bin; archive is the C API library staged in the tree.
+func buildSuite(t *testing.T, dir, suite, tags, bin, archive string, linked linkedBinaries) suiteBuild {
 	t.Helper()
 	list := exec.Command("go", "list", "-tags="+tags, "-f", "{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}} {{.Dir}}{{end}}", suite)
 	list.Dir = dir
@@ -405,16 +456,23 @@ func buildSuite(t *testing.T, dir, suite, tags, bin string) suiteBuild {
 	for i, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		importPath, pkgDir, ok := strings.Cut(line, " ")
 		require.True(t, ok, "go list %s: %q", suite, line)
-		binary := filepath.Join(bin, strconv.Itoa(i)+".test")
-		args := []string{"test", "-c", "-race", "-trimpath", "-o", binary}
-		if tags != "" {
-			args = append(args, "-tags="+tags)
+		key := programKey(t, dir, importPath, tags, archive)
+		binary, ok := linked[key]
+		if !ok {
+			binary = filepath.Join(bin, strconv.Itoa(i)+".test")
+			args := []string{"test", "-c", "-race", "-trimpath", "-o", binary}
+			if tags != "" {
+				args = append(args, "-tags="+tags)
+			}
+			cmd := exec.Command("go", append(args, importPath)...)
+			cmd.Dir = dir
+			cmd.Env = suiteEnv("")
+			combined, err := cmd.CombinedOutput()
+			require.NoError(t, err, "building %s's test binary: %s", importPath, combined)
+			linked[key] = binary
+		} else {
+			t.Logf("%s compiles to the packages of an earlier tree's: its test binary is reused, not linked again", importPath)
 		}
-		cmd := exec.Command("go", append(args, importPath)...)
-		cmd.Dir = dir
-		cmd.Env = suiteEnv("")
-		combined, err := cmd.CombinedOutput()
-		require.NoError(t, err, "building %s's test binary: %s", importPath, combined)
 		build.pkgs = append(build.pkgs, suitePackage{importPath: importPath, dir: pkgDir, binary: binary})
 		fmt.Fprintf(sum, "%s %s\n", importPath, fileHash(t, binary))
 	}
@@ -439,6 +497,39 @@ func buildSuite(t *testing.T, dir, suite, tags, bin string) suiteBuild {
 	build.hash = hex.EncodeToString(sum.Sum(nil))
 	t.Logf("built %s's test binary %s: %s", suite, build.hash[:12], time.Since(start).Round(time.Second))
 	return build
+}
+
+// programKey names what a package's test binary is made of before it is
+// linked: the compiled form of every package in it, which the go command
+// files under the hash of its content (so the same sources in another tree
+// give the same name), the build tags (recorded in the binary), and the C
+// API archive when a package of the tree itself has cgo files (the
+// binding links it; a change to it changes no compiled package).
+func programKey(t *testing.T, dir, importPath, tags, archive string) string {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-deps", "-test", "-export", "-race", "-trimpath", "-tags="+tags, "-f",
+		"{{.ImportPath}}\t{{.Export}}\t{{if and .Module .Module.Main .CgoFiles}}cgo{{end}}", importPath)
+	cmd.Dir = dir
+	cmd.Env = suiteEnv("")
+	out, err := cmd.Output()
+	require.NoError(t, err, "go list -export %s: %s", importPath, stderrOf(err))
+	sum := sha256.New()
+	fmt.Fprintf(sum, "tags %s\n", tags)
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		// unsafe has no export data; every other package has.
+		pkg, export, cgo := splitThree(line)
+		fmt.Fprintf(sum, "%s %s\n", pkg, export)
+		if cgo != "" && archive != "" {
+			fmt.Fprintf(sum, "archive %s\n", fileHash(t, archive))
+		}
+	}
+	return hex.EncodeToString(sum.Sum(nil))
+}
+
+func splitThree(line string) (a, b, c string) {
+	a, rest, _ := strings.Cut(line, "\t")
+	b, c, _ = strings.Cut(rest, "\t")
+	return a, b, c
 }
 
 // effectiveTags is tags, or "" when they select no file the suite
@@ -502,10 +593,13 @@ func suiteEnv(assets string) []string {
 
 // suiteFlags are the test binary's flags, as go test -json would pass
 // them.
-func suiteFlags(skip string) []string {
+func suiteFlags(skip, run string) []string {
 	flags := []string{"-test.v=test2json", "-test.paniconexit0", "-test.timeout=20m"}
 	if skip != "" {
 		flags = append(flags, "-test.skip="+skip)
+	}
+	if run != "" {
+		flags = append(flags, "-test.run="+run)
 	}
 	return flags
 }
@@ -522,7 +616,7 @@ func runSuite(t *testing.T, build suiteBuild, assets, commit, skip, label string
 	t.Helper()
 	suite := build.suite
 	for attempt := 1; ; attempt++ {
-		out, err := runBinaries(t, build, assets, skip, label)
+		out, err := runBinaries(t, build, assets, skip, "", label)
 		stopLeftovers(t, assets)
 		passed, failed, outputs := parseTestJSON(out)
 		if err == nil && len(failed) == 0 {
@@ -534,6 +628,18 @@ func runSuite(t *testing.T, build suiteBuild, assets, commit, skip, label string
 		if onlyUpstreamRaces(out, commit) {
 			t.Logf("%s %s: every test passed; the package failed only on a data race of GAIE's own test code that fails the unpatched tree too (upstreamRaces)", label, suite)
 			return suiteOutcome{ok: len(passed) > 0, tests: passed}
+		}
+		if tests, ok := onlyTimingTests(failed, commit); ok && attempt < exitAttempts {
+			t.Logf("%s %s: only %v failed, which can fail on busy cores for a reason in upstream's own code (upstreamTimingTests): running them again alone", label, suite, tests)
+			again, againErr := runBinaries(t, build, assets, skip, "^("+strings.Join(tests, "|")+")$", label)
+			stopLeftovers(t, assets)
+			againPassed, againFailed, _ := parseTestJSON(again)
+			if againErr == nil && len(againFailed) == 0 && len(againPassed) > 0 {
+				all := append(append([]string{}, passed...), againPassed...)
+				sort.Strings(all)
+				return suiteOutcome{ok: true, tests: all}
+			}
+			t.Logf("%s %s: %v failed again", label, suite, tests)
 		}
 		if attempt < exitAttempts && !anyTestFailed(out) {
 			// GAIE v0.5.1's and v1.2.1's harnesses exit the process
@@ -559,12 +665,12 @@ func runSuite(t *testing.T, build suiteBuild, assets, commit, skip, label string
 // runBinaries runs a suite's test binaries once, each in its package
 // directory as go test would, through test2json, and logs the time: the
 // go test -json output and the first error.
-func runBinaries(t *testing.T, build suiteBuild, assets, skip, label string) (out []byte, err error) {
+func runBinaries(t *testing.T, build suiteBuild, assets, skip, run, label string) (out []byte, err error) {
 	t.Helper()
 	start := time.Now()
 	var cpu time.Duration
 	for _, pkg := range build.pkgs {
-		argv := append([]string{test2json(t), "-t", "-p", pkg.importPath, pkg.binary}, suiteFlags(skip)...)
+		argv := append([]string{test2json(t), "-t", "-p", pkg.importPath, pkg.binary}, suiteFlags(skip, run)...)
 		if wrapped, err := netns.Wrap(argv); err == nil {
 			argv = wrapped
 		}
