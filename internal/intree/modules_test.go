@@ -54,16 +54,14 @@ func TestPluginModulesSelectTheirTreesVersions(t *testing.T) {
 	}
 }
 
+// goOutput is the output of a read-only go command in dir (goCmd runs one
+// that may write, with -mod=mod).
 func goOutput(t *testing.T, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("go", args...)
 	cmd.Dir = dir
 	cmd.Env = append(cmd.Environ(), "GOWORK=off", "GOFLAGS=") // read-only: go.sum is complete
 	out, err := cmd.Output()
-	var stderr string
-	if ee, ok := err.(*exec.ExitError); ok {
-		stderr = string(ee.Stderr)
-	}
-	require.NoError(t, err, "go %s in %s: %s", strings.Join(args, " "), dir, stderr)
+	require.NoError(t, err, "go %s in %s: %s", strings.Join(args, " "), dir, stderrOf(err))
 	return string(out)
 }
