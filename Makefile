@@ -31,12 +31,13 @@ GOTEST = $(GOTESTSUM) --format pkgname-and-test-fails --hide-summary=output,skip
 FEATURE_TAGS := routers_reservation_4
 FEATURE_MODULES := ffi plugins/dynamo-v1.4
 
-# Every vet and test compiles with the same flags, the ones the GAIE tree
-# tests in internal/intree use: vet, unit, nested and those trees then share
-# one build cache entry per package (the plugin modules and the patched
-# trees depend on the same Kubernetes and GAIE packages), where -race on
-# tests only and -trimpath nowhere would compile each of them three times
-# on a fresh machine.
+# Every vet and test of our modules compiles with the same flags, so vet,
+# unit and nested share one build cache entry per package (the plugin
+# modules depend on the same Kubernetes and GAIE packages as each other's
+# tests and vet), and the race detector runs on all of our code. The
+# patched GAIE trees in internal/intree and internal/deployed compile with
+# the image build's flags instead (compile.GoFlags), shared with the image
+# builds.
 BUILDFLAGS := -race -trimpath
 
 .PHONY: build test deps double lint unit nested routers-variants fuzz check-patches bench clean

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/epp-build/epp-build/internal/compile"
 	"github.com/epp-build/epp-build/internal/testenv"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -149,5 +150,5 @@ func goEnv(t *testing.T) []string {
 		// --exec builds of ./cmd/epp then reuse the packages the
 		// deployed test compiled for the same GAIE pin, where the go
 		// command's defaults would compile its whole stack once more.
-		"GOFLAGS=-trimpath -tags=netgo,osusergo"}
+		"GOFLAGS=" + strings.Join(compile.GoFlags(nil), " ")}
 }

@@ -57,11 +57,18 @@ type Binary struct {
 	Cached   bool
 }
 
+// GoFlags are the go command flags that decide how each package of the
+// EPP compiles, with extra build tags (the link flags aside). Each flag is
+// one word, so they also fit GOFLAGS. A test that compiles a GAIE tree
+// with them shares the build cache with the image build of that tree.
+func GoFlags(tags []string) []string {
+	return []string{"-trimpath", "-buildvcs=false", "-tags=" + strings.Join(append([]string{"netgo", "osusergo"}, tags...), ",")}
+}
+
 // buildFlags are the go build flags for a static, reproducible binary,
 // with extra build tags.
 func buildFlags(tags []string) []string {
-	return []string{"-trimpath", "-buildvcs=false", "-tags", strings.Join(append([]string{"netgo", "osusergo"}, tags...), ","),
-		"-ldflags", `-s -w -linkmode external -extldflags "-static"`}
+	return append(GoFlags(tags), "-ldflags", `-s -w -linkmode external -extldflags "-static"`)
 }
 
 // GoBuildError carries the tail of go build's output.

@@ -54,35 +54,6 @@ func TestSkipPatternJoinsAPinsFailures(t *testing.T) {
 	assert.Empty(t, skipPattern("c"))
 }
 
-// TestOnlyUpstreamRacesIsNarrow checks that a suite's failure passes as a
-// known upstream race only when every test passed and every race report
-// names a known frame of that pin.
-func TestOnlyUpstreamRacesIsNarrow(t *testing.T) {
-	saved := upstreamRaces
-	t.Cleanup(func() { upstreamRaces = saved })
-	upstreamRaces = []upstreamRace{{commit: "a", frame: "integration.Known.func1()"}}
-	race := func(frame string) string {
-		return `{"Action":"output","Package":"p","Output":"WARNING: DATA RACE\n"}
-{"Action":"output","Package":"p","Output":"  ` + frame + `\n"}
-{"Action":"output","Package":"p","Output":"==================\n"}
-`
-	}
-	pass := `{"Action":"pass","Package":"p","Test":"TestA"}
-{"Action":"output","Package":"p","Output":"PASS\n"}
-`
-	fail := `{"Action":"fail","Package":"p"}
-`
-	assert.True(t, onlyUpstreamRaces([]byte(pass+race("integration.Known.func1()")+fail), "a"))
-	assert.True(t, onlyUpstreamRaces([]byte(pass+race("integration.Known.func1()")+race("integration.Known.func1()")+fail), "a"))
-	assert.False(t, onlyUpstreamRaces([]byte(pass+race("integration.Known.func1()")+fail), "b"), "another pin")
-	assert.False(t, onlyUpstreamRaces([]byte(pass+race("integration.Known.func1()")+race("handlers.Other()")+fail), "a"), "an unknown race too")
-	assert.False(t, onlyUpstreamRaces([]byte(pass+fail), "a"), "a failure without a race")
-	assert.False(t, onlyUpstreamRaces([]byte(pass+race("integration.Known.func1()")+`{"Action":"fail","Package":"p","Test":"TestB"}
-`+fail), "a"), "a failed test")
-	assert.False(t, onlyUpstreamRaces([]byte(`{"Action":"output","Package":"p","Output":"panic: boom\n"}
-`+race("integration.Known.func1()")+fail), "a"), "a panic")
-}
-
 func TestAnyTestFailedIgnoresPackages(t *testing.T) {
 	assert.False(t, anyTestFailed([]byte(`{"Action":"pass","Package":"p","Test":"TestA"}
 {"Action":"fail","Package":"p"}
@@ -149,18 +120,44 @@ func TestSuiteSettingsDifferBySkipPattern(t *testing.T) {
 	assert.NotEqual(t, suiteSettings(""), suiteSettings("^(TestX)$"))
 }
 
-func TestOnlyTimingTestsIsNarrow(t *testing.T) {
+// TestOnlyUpstreamFlakesIsNarrow checks that a suite's failure is run
+// again only when every failed test is a known flake of its pin: by the
+// top-level test's name, or by what each failed subtest printed.
+func TestOnlyUpstreamFlakesIsNarrow(t *testing.T) {
 	const pin = "7c1f1994dbffb64036b0c22b8d6f7f9edb8d7c0c"
 	pkg := "sigs.k8s.io/gateway-api-inference-extension/test/integration/epp"
+	none := map[string]string{}
 
-	tests, ok := onlyTimingTests([]string{"TestRuntimePollingEndpointLifecycle", pkg}, pin)
+	tests, ok := onlyUpstreamFlakes([]string{"TestRuntimePollingEndpointLifecycle", pkg}, none, pin)
 	assert.True(t, ok)
 	assert.Equal(t, []string{"TestRuntimePollingEndpointLifecycle"}, tests)
 
-	_, ok = onlyTimingTests([]string{"TestRuntimePollingEndpointLifecycle", "TestFullDuplexStreamed_KubeInferenceObjectiveRequest", pkg}, pin)
+	_, ok = onlyUpstreamFlakes([]string{"TestRuntimePollingEndpointLifecycle", "TestFullDuplexStreamed_KubeInferenceObjectiveRequest", pkg}, none, pin)
 	assert.False(t, ok, "another test failed too")
-	_, ok = onlyTimingTests([]string{"TestRuntimePollingEndpointLifecycle", pkg}, "978c23bb96cce25f11cea2421523cb479026e2e9")
+	_, ok = onlyUpstreamFlakes([]string{"TestRuntimePollingEndpointLifecycle", pkg}, none, "978c23bb96cce25f11cea2421523cb479026e2e9")
 	assert.False(t, ok, "the test is known for its pin only")
-	_, ok = onlyTimingTests([]string{pkg}, pin)
-	assert.False(t, ok, "a package that failed with no test failed is not a timing test")
+	_, ok = onlyUpstreamFlakes([]string{pkg}, none, pin)
+	assert.False(t, ok, "a package that failed with no test failed is no flake")
+
+	// The harness's port race, known by what the failed subtest printed;
+	// its parents fail with it.
+	leaf := "TestFullDuplexStreamed_KubeInferenceObjectiveRequest/Standard/select_active_lora,_low_queue"
+	failed := []string{leaf, "TestFullDuplexStreamed_KubeInferenceObjectiveRequest/Standard", "TestFullDuplexStreamed_KubeInferenceObjectiveRequest", pkg}
+	bind := map[string]string{leaf: "Error: Condition never satisfied\nMessages: Server failed to bind port 127.0.0.1:45055\n"}
+	tests, ok = onlyUpstreamFlakes(failed, bind, pin)
+	assert.True(t, ok)
+	assert.Equal(t, []string{"TestFullDuplexStreamed_KubeInferenceObjectiveRequest"}, tests)
+	tests, ok = onlyUpstreamFlakes(failed, bind, "206d40dca75d387ed646c9b3cdb9e873c2197e38")
+	assert.True(t, ok, "206d40dca75d has the same harness")
+	assert.Equal(t, []string{"TestFullDuplexStreamed_KubeInferenceObjectiveRequest"}, tests)
+
+	_, ok = onlyUpstreamFlakes(failed, map[string]string{leaf: "Error: Not equal: expected 200, actual 500\n"}, pin)
+	assert.False(t, ok, "a subtest that failed for another reason")
+	other := "TestFullDuplexStreamed_KubeInferenceObjectiveRequest/Standard/select_lower_queue_and_kv"
+	_, ok = onlyUpstreamFlakes(append(failed, other), bind, pin)
+	assert.False(t, ok, "a second subtest failed without the port race")
+	_, ok = onlyUpstreamFlakes(failed, bind, "f316594a0ed4d78d7aed43f4bf066f410ed89b0f")
+	assert.False(t, ok, "GAIE v1.2.1's harness listens on fixed ports")
+	_, ok = onlyUpstreamFlakes(failed[1:], map[string]string{}, pin)
+	assert.False(t, ok, "a parent that failed with no failed subtest is judged by its own output")
 }
