@@ -410,15 +410,11 @@ type linkedBinaries map[string]string
 // go into bin; archive is the C API library staged in the tree.
 func buildSuite(t *testing.T, dir, suite, tags, bin, archive string, linked linkedBinaries) suiteBuild {
 	t.Helper()
-	list := exec.Command("go", "list", "-tags="+tags, "-f", "{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}} {{.Dir}}{{end}}", suite)
-	list.Dir = dir
-	list.Env = suiteEnv("")
-	out, err := list.Output()
-	require.NoError(t, err, "go list %s: %s", suite, stderrOf(err))
+	out := treeList(t, dir, tags, "{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}} {{.Dir}}{{end}}", suite)
 	build := suiteBuild{suite: suite}
 	sum := sha256.New()
 	start := time.Now()
-	for i, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+	for i, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		importPath, pkgDir, ok := strings.Cut(line, " ")
 		require.True(t, ok, "go list %s: %q", suite, line)
 		key := programKey(t, dir, importPath, tags, archive)
@@ -469,16 +465,11 @@ func buildSuite(t *testing.T, dir, suite, tags, bin, archive string, linked link
 // binding links it; a change to it changes no compiled package).
 func programKey(t *testing.T, dir, importPath, tags, archive string) string {
 	t.Helper()
-	args := append([]string{"list", "-deps", "-test", "-export"}, treeFlags(tags)...)
-	cmd := exec.Command("go", append(args, "-f",
-		"{{.ImportPath}}\t{{.Export}}\t{{if and .Module .Module.Main .CgoFiles}}cgo{{end}}", importPath)...)
-	cmd.Dir = dir
-	cmd.Env = suiteEnv("")
-	out, err := cmd.Output()
-	require.NoError(t, err, "go list -export %s: %s", importPath, stderrOf(err))
+	out := treeList(t, dir, tags, "{{.ImportPath}}\t{{.Export}}\t{{if and .Module .Module.Main .CgoFiles}}cgo{{end}}",
+		"-deps", "-test", "-export", importPath)
 	sum := sha256.New()
 	fmt.Fprintf(sum, "tags %s\n", tags)
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		// unsafe has no export data; every other package has.
 		pkg, export, cgo := splitThree(line)
 		fmt.Fprintf(sum, "%s %s\n", pkg, export)
@@ -506,20 +497,29 @@ func effectiveTags(t *testing.T, dir, suite, tags string) string {
 		return ""
 	}
 	files := func(tags string) string {
-		args := append([]string{"list", "-deps", "-test"}, treeFlags(tags)...)
-		cmd := exec.Command("go", append(args, "-f",
-			"{{.ImportPath}} {{.GoFiles}} {{.CgoFiles}} {{.CFiles}} {{.HFiles}} {{.SFiles}} {{.TestGoFiles}} {{.XTestGoFiles}} {{.EmbedFiles}}", suite)...)
-		cmd.Dir = dir
-		cmd.Env = suiteEnv("")
-		out, err := cmd.Output()
-		require.NoError(t, err, "go list -deps %s: %s", suite, stderrOf(err))
-		return string(out)
+		return treeList(t, dir, tags,
+			"{{.ImportPath}} {{.GoFiles}} {{.CgoFiles}} {{.CFiles}} {{.HFiles}} {{.SFiles}} {{.TestGoFiles}} {{.XTestGoFiles}} {{.EmbedFiles}}",
+			"-deps", "-test", suite)
 	}
 	if files(tags) == files("") {
 		t.Logf("%s: the build tags %q select no file the suite compiles: built without them", suite, tags)
 		return ""
 	}
 	return tags
+}
+
+// treeList runs go list in a tree with the flags its packages compile
+// with (treeFlags) and the template format; args are further list flags
+// and the packages.
+func treeList(t *testing.T, dir, tags, format string, args ...string) string {
+	t.Helper()
+	argv := append(append([]string{"list"}, treeFlags(tags)...), "-f", format)
+	cmd := exec.Command("go", append(argv, args...)...)
+	cmd.Dir = dir
+	cmd.Env = suiteEnv("")
+	out, err := cmd.Output()
+	require.NoError(t, err, "go list %s in %s: %s", strings.Join(args, " "), dir, stderrOf(err))
+	return string(out)
 }
 
 func stderrOf(err error) string {
