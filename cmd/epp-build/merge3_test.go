@@ -2,12 +2,16 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"os"
 	"os/exec"
+	pathpkg "path"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -30,9 +34,10 @@ var (
 // tried. At every stop, each conflicted file is held against `git
 // merge-file --diff3` on the same base, ours and theirs: no more lines
 // between markers than git's, and taking either side of every conflict
-// leaves Go source that parses. The stop is then resolved with the
-// patch's side (a .rej file deleted) and the rebase goes on to its end,
-// where each patch merged cleanly holds what git merge-file makes of it.
+// leaves Go source the compiler accepts as a lone file (compilesAlone).
+// The stop is then resolved with the patch's side (a .rej file deleted)
+// and the rebase goes on to its end, where each patch merged cleanly
+// holds what git merge-file makes of it.
 func TestRebaseOfV070OntoGAIEV100MarksNoMoreThanGit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fetches GAIE v0.5.1 and v1.0.0 from the module proxy")
@@ -76,8 +81,7 @@ func TestRebaseOfV070OntoGAIEV100MarksNoMoreThanGit(t *testing.T) {
 			for _, side := range []int{0, 2} {
 				resolved := takeSide(got, side)
 				if strings.HasSuffix(name, ".go") {
-					_, err := parser.ParseFile(token.NewFileSet(), name, resolved, parser.AllErrors)
-					assert.NoError(t, err, "%s in %s with side %d taken:\n%s", name, patch[1], side, resolved)
+					assert.NoError(t, compilesAlone(name, resolved), "%s in %s with side %d taken:\n%s", name, patch[1], side, resolved)
 				}
 			}
 			require.NoError(t, os.WriteFile(filepath.Join(work, name), []byte(takeSide(got, 2)), 0o644))
@@ -190,6 +194,102 @@ func markedLines(text string) int {
 		}
 	}
 	return n
+}
+
+// compilesAlone is what the compiler checks of a Go file on its own:
+// it parses, no import is named twice, and no top-level name is declared
+// twice. A merge whose sides do not line up fails here: a truncated file
+// does not parse, and a hunk taken twice repeats an import or a function.
+// What the file refers to elsewhere is the patch's business, not the
+// merge's.
+func compilesAlone(name, src string) error {
+	f, err := parser.ParseFile(token.NewFileSet(), name, src, parser.AllErrors|parser.SkipObjectResolution)
+	if err != nil {
+		return err
+	}
+	var problems []string
+	seen := map[string]bool{}
+	once := func(what, key string) {
+		if seen[what+" "+key] {
+			problems = append(problems, what+" "+key+" twice")
+		}
+		seen[what+" "+key] = true
+	}
+	for _, imp := range f.Imports {
+		path, _ := strconv.Unquote(imp.Path.Value)
+		local := pathpkg.Base(path)
+		if imp.Name != nil {
+			local = imp.Name.Name
+		}
+		once("import", path)
+		if local != "_" && local != "." {
+			once("name", local)
+		}
+	}
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			switch {
+			case d.Recv != nil && len(d.Recv.List) == 1:
+				once("method", receiverType(d.Recv.List[0].Type)+"."+d.Name.Name)
+			case d.Name.Name != "init" && d.Name.Name != "_":
+				once("name", d.Name.Name)
+			}
+		case *ast.GenDecl:
+			for _, spec := range d.Specs {
+				switch s := spec.(type) {
+				case *ast.TypeSpec:
+					once("name", s.Name.Name)
+				case *ast.ValueSpec:
+					for _, n := range s.Names {
+						if n.Name != "_" {
+							once("name", n.Name)
+						}
+					}
+				}
+			}
+		}
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%s: %s", name, strings.Join(problems, ", "))
+	}
+	return nil
+}
+
+func TestCompilesAloneRefusesWhatAMisalignedMergeLeaves(t *testing.T) {
+	const head = "package p\n\nimport (\n\t\"fmt\"\n\tstr \"strings\"\n)\n\n"
+	ok := head + "type a struct{}\ntype b[T any] struct{}\n\nfunc (a) String() string { return fmt.Sprint(str.ToUpper(\"a\")) }\nfunc (*b[T]) String() string { return \"\" }\nfunc init() {}\nfunc init() {}\n\nvar _, _ = 1, 2\n"
+	require.NoError(t, compilesAlone("ok.go", ok))
+	for name, src := range map[string]string{
+		"an import taken from both sides":  strings.Replace(head, "\t\"fmt\"\n", "\t\"fmt\"\n\t\"fmt\"\n", 1) + "var x = fmt.Sprint()\n",
+		"a function taken from both sides": head + "func f() {}\n\nfunc f() {}\n",
+		"a method taken from both sides":   head + "type a struct{}\n\nfunc (*a) M() {}\nfunc (a) M() {}\n",
+		"a name an import already has":     head + "func str() {}\n",
+		"a truncated file":                 head + "func f() {\n\tif true {\n",
+	} {
+		assert.Error(t, compilesAlone("x.go", src), name)
+	}
+}
+
+// receiverType is a method receiver's type name, without pointer or type
+// parameters.
+func receiverType(e ast.Expr) string {
+	for {
+		switch x := e.(type) {
+		case *ast.StarExpr:
+			e = x.X
+		case *ast.IndexExpr:
+			e = x.X
+		case *ast.IndexListExpr:
+			e = x.X
+		case *ast.ParenExpr:
+			e = x.X
+		case *ast.Ident:
+			return x.Name
+		default:
+			return fmt.Sprintf("%T", e)
+		}
+	}
 }
 
 // takeSide resolves every conflict of text with one side: 0 ours, 1
