@@ -68,6 +68,10 @@ type SolveOptions struct {
 	// Annotations are exporter attributes annotation-TYPE.KEY (see
 	// ParseAnnotations), given to every exporter.
 	Annotations map[string]string
+	// Compression is the pushed layers' compression ("" is BuildKit's
+	// gzip; "zstd" is written at level 1, several times faster for a
+	// large image such as a builder).
+	Compression string
 }
 
 // SolveResult is what the solve exported.
@@ -199,6 +203,13 @@ func solveOnce(ctx context.Context, c *client.Client, opt SolveOptions) (*SolveR
 		}
 		if opt.Insecure {
 			a[string(exptypes.OptKeyInsecure)] = "true"
+		}
+		if opt.Compression != "" {
+			a[string(exptypes.OptKeyLayerCompression)] = opt.Compression
+			a[string(exptypes.OptKeyForceCompression)] = "true"
+			if opt.Compression == "zstd" {
+				a[string(exptypes.OptKeyCompressionLevel)] = "1"
+			}
 		}
 		addEpoch(a, epoch)
 		maps.Copy(a, opt.Annotations)
