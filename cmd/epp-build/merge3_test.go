@@ -196,12 +196,12 @@ func markedLines(text string) int {
 	return n
 }
 
-// compilesAlone is what the compiler checks of a Go file on its own:
-// it parses, no import is named twice, and no top-level name is declared
-// twice. A merge whose sides do not line up fails here: a truncated file
-// does not parse, and a hunk taken twice repeats an import or a function.
-// What the file refers to elsewhere is the patch's business, not the
-// merge's.
+// compilesAlone is what the compiler checks of a Go file on its own: it
+// parses, and no name (an import's, a top-level declaration's, or a
+// method's on its type) is declared twice. A merge whose sides do not
+// line up fails here: a truncated file does not parse, and a hunk taken
+// twice repeats an import or a function. What the file refers to
+// elsewhere is the patch's business, not the merge's.
 func compilesAlone(name, src string) error {
 	f, err := parser.ParseFile(token.NewFileSet(), name, src, parser.AllErrors|parser.SkipObjectResolution)
 	if err != nil {
@@ -221,7 +221,7 @@ func compilesAlone(name, src string) error {
 		if imp.Name != nil {
 			local = imp.Name.Name
 		}
-		once("import", path)
+		// One path under two names is legal Go; one name twice is not.
 		if local != "_" && local != "." {
 			once("name", local)
 		}
@@ -260,6 +260,8 @@ func TestCompilesAloneRefusesWhatAMisalignedMergeLeaves(t *testing.T) {
 	const head = "package p\n\nimport (\n\t\"fmt\"\n\tstr \"strings\"\n)\n\n"
 	ok := head + "type a struct{}\ntype b[T any] struct{}\n\nfunc (a) String() string { return fmt.Sprint(str.ToUpper(\"a\")) }\nfunc (*b[T]) String() string { return \"\" }\nfunc init() {}\nfunc init() {}\n\nvar _, _ = 1, 2\n"
 	require.NoError(t, compilesAlone("ok.go", ok))
+	require.NoError(t, compilesAlone("ok.go", strings.Replace(ok, "\t\"fmt\"\n", "\t\"fmt\"\n\tformat \"fmt\"\n\t_ \"fmt\"\n", 1)+"var _ = format.Sprint\n"),
+		"one path under two names is legal")
 	for name, src := range map[string]string{
 		"an import taken from both sides":  strings.Replace(head, "\t\"fmt\"\n", "\t\"fmt\"\n\t\"fmt\"\n", 1) + "var x = fmt.Sprint()\n",
 		"a function taken from both sides": head + "func f() {}\n\nfunc f() {}\n",
