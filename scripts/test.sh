@@ -12,13 +12,13 @@ export RESULTS
 
 # Transparent huge pages for the run, when the kernel leaves them to
 # madvise (as many distributions and CI VMs do; "never" is taken as meant)
-# and the run may change that (root): almost all of the run is the Go
+# and the run may write it (root): almost all of the run is the Go
 # compiler, whose heap then faults in 2 MB pages instead of 4 kB ones. On
 # a 2-core VM whose page faults are costly, a cold compile of 400 packages
 # took 57-60 s instead of 78-86 s. The setting is put back when the run
 # ends; EPP_BUILD_THP=keep leaves it alone.
 thp=/sys/kernel/mm/transparent_hugepage/enabled
-if [ "${EPP_BUILD_THP:-always}" != keep ] && [ -w "$thp" ] && [ "$(id -u)" = 0 ]; then
+if [ "${EPP_BUILD_THP:-always}" != keep ] && [ -w "$thp" ]; then
   was=$(sed -n 's/.*\[\([a-z]*\)\].*/\1/p' "$thp")
   if [ "$was" = madvise ] && echo always >"$thp" 2>/dev/null; then
     trap 'echo "$was" >"$thp"' EXIT
