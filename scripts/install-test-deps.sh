@@ -235,8 +235,9 @@ DOCKERFILE
   fi
 }
 
+# Each lane says when it ends, so the slowest one shows in the log.
 lane() {
-  ( set -euo pipefail; "${1}_lane" ) 2>&1 | sed -u "s/^/[$1] /"
+  ( set -euo pipefail; "${1}_lane"; step "lane finished" ) 2>&1 | sed -u "s/^/[$1] /"
   return "${PIPESTATUS[0]}"
 }
 pids=()

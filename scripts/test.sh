@@ -22,6 +22,10 @@ if [ "${EPP_BUILD_THP:-always}" != keep ] && [ -w "$thp" ]; then
   was=$(sed -n 's/.*\[\([a-z]*\)\].*/\1/p' "$thp")
   if [ "$was" = madvise ] && echo always >"$thp" 2>/dev/null; then
     trap 'echo "$was" >"$thp"' EXIT
+    # A stopped run puts it back too: without these, TERM or INT ends bash
+    # without running the EXIT trap.
+    trap 'exit 143' TERM
+    trap 'exit 130' INT
     echo "== transparent huge pages: always for this run (was $was; EPP_BUILD_THP=keep leaves it)"
   fi
 fi
