@@ -17,9 +17,10 @@ export RESULTS
 # a 2-core VM whose page faults are costly, a cold compile of 400 packages
 # took 57-60 s instead of 78-86 s. Where the kernel also has the smaller
 # sizes (multi-size THP, Linux 6.8 on) and leaves them off, they follow
-# for the run too, for what is not 2 MB-aligned: the same compile then
-# took 50-54 s instead of 53-56 s, with half the page faults. Every setting is
-# put back when the run ends; EPP_BUILD_THP=keep leaves them alone.
+# for the run too, for what is not 2 MB-aligned: on a later boot, the
+# same compile took 50-54 s with them and 53-56 s without, with half the
+# page faults. Every setting is put back when the run ends;
+# EPP_BUILD_THP=keep leaves them alone.
 thp=/sys/kernel/mm/transparent_hugepage
 if [ "${EPP_BUILD_THP:-always}" != keep ] && [ -w "$thp/enabled" ]; then
   was=$(sed -n 's/.*\[\([a-z]*\)\].*/\1/p' "$thp/enabled")
