@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -160,4 +161,82 @@ func TestOnlyUpstreamFlakesIsNarrow(t *testing.T) {
 	assert.False(t, ok, "GAIE v1.2.1's harness listens on fixed ports")
 	_, ok = onlyUpstreamFlakes(failed[1:], map[string]string{}, pin)
 	assert.False(t, ok, "a parent that failed with no failed subtest is judged by its own output")
+}
+
+func TestSuiteProgressSkipsWhatPassedByFullName(t *testing.T) {
+	var p suiteProgress
+	assert.Empty(t, p.skip("p", ""), "nothing ran yet")
+	assert.Equal(t, "^(TestX)$", p.skip("p", "^(TestX)$"))
+
+	p.add([]byte(`{"Action":"pass","Package":"p","Test":"TestA/one"}
+{"Action":"pass","Package":"p","Test":"TestA"}
+{"Action":"pass","Package":"p","Test":"TestB/a.b"}
+{"Action":"pass","Package":"p","Test":"TestB/c/d"}
+{"Action":"fail","Package":"p","Test":"TestB/e"}
+{"Action":"pass","Package":"q","Test":"TestQ"}
+{"Action":"pass","Package":"q"}
+`))
+	assert.Equal(t, `^TestA$|^TestB$/^a\.b$|^TestB$/^c$/^d$`, p.skip("p", ""),
+		"TestA/one is covered by TestA; TestB did not pass, so only its passed subtests are skipped")
+	assert.Equal(t, `^(TestX)$|^TestA$|^TestB$/^a\.b$|^TestB$/^c$/^d$`, p.skip("p", "^(TestX)$"))
+	assert.True(t, p.finished["q"])
+	assert.False(t, p.finished["p"])
+	assert.Equal(t, []string{"TestA", "TestA/one", "TestB/a.b", "TestB/c/d", "TestQ"}, p.tests())
+}
+
+// TestSuiteProgressResumesARealTestBinary runs a test binary whose second
+// case exits the process the first time, as GAIE's harness does when its
+// server cannot listen, and resumes it: the second run starts at that
+// case and runs everything after it, and nothing that passed runs again.
+func TestSuiteProgressResumesARealTestBinary(t *testing.T) {
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "exited-once")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module resume\n\ngo 1.22\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "resume_test.go"), []byte(`package resume
+
+import (
+	"os"
+	"testing"
+)
+
+func TestFirst(t *testing.T) {}
+
+func TestCases(t *testing.T) {
+	t.Run("no pods (a|b)", func(t *testing.T) {})
+	t.Run("next", func(t *testing.T) {
+		if _, err := os.Stat(`+strconv.Quote(marker)+`); err != nil {
+			os.WriteFile(`+strconv.Quote(marker)+`, nil, 0o644)
+			os.Exit(1)
+		}
+	})
+	t.Run("last", func(t *testing.T) {})
+}
+
+func TestAfter(t *testing.T) {}
+`), 0o644))
+	binary := filepath.Join(dir, "resume.test")
+	build := exec.Command("go", "test", "-c", "-o", binary, ".")
+	build.Dir = dir
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+
+	run := func(p *suiteProgress) []byte {
+		cmd := exec.Command(test2json(t), "-t", "-p", "resume", binary)
+		cmd.Args = append(cmd.Args, suiteFlags(p.skip("resume", ""), "")...)
+		cmd.Dir = dir
+		out, _ := cmd.Output()
+		return out
+	}
+	var p suiteProgress
+	first := run(&p)
+	passed, _, _ := parseTestJSON(first)
+	assert.Equal(t, []string{"TestCases/no_pods_(a|b)", "TestFirst"}, passed)
+	assert.False(t, anyTestFailed(first), "the process exited; no test failed")
+
+	p.add(first)
+	second := run(&p)
+	passed, failed, _ := parseTestJSON(second)
+	assert.Empty(t, failed)
+	assert.Equal(t, []string{"TestAfter", "TestCases", "TestCases/last", "TestCases/next"}, passed,
+		"the second run starts at the case that exited and skips what passed")
 }

@@ -569,8 +569,9 @@ func suiteFlags(skip, run string) []string {
 }
 
 // exitAttempts is how many times a suite runs whose process exits with no
-// test failed before that fails the test.
-const exitAttempts = 3
+// test failed before that fails the test. Each attempt after the first
+// resumes where the last one stopped (suiteProgress).
+const exitAttempts = 4
 
 // runSuite runs a suite's test binaries with envtest's assets and reports
 // (t.Errorf) any failed test; it returns whether the suite passed and the
@@ -578,10 +579,13 @@ const exitAttempts = 3
 func runSuite(t *testing.T, build suiteBuild, assets, commit, skip, label string) suiteOutcome {
 	t.Helper()
 	suite := build.suite
+	var earlier suiteProgress
 	for attempt := 1; ; attempt++ {
-		out, err := runBinaries(t, build, assets, skip, "", label)
+		out, err := runBinaries(t, build, assets, skip, "", label, &earlier)
 		stopLeftovers(t, assets)
 		passed, failed, outputs := parseTestJSON(out)
+		passed = append(passed, earlier.tests()...)
+		sort.Strings(passed)
 		if err == nil && len(failed) == 0 {
 			if len(passed) == 0 {
 				t.Errorf("%s %s ran no test", label, suite)
@@ -590,7 +594,7 @@ func runSuite(t *testing.T, build suiteBuild, assets, commit, skip, label string
 		}
 		if tests, ok := onlyUpstreamFlakes(failed, outputs, commit); ok && attempt < exitAttempts {
 			t.Logf("%s %s: only %v failed, as they can on busy cores for a reason in upstream's own code or harness (upstreamFlakes): running them again alone", label, suite, tests)
-			again, againErr := runBinaries(t, build, assets, skip, "^("+strings.Join(tests, "|")+")$", label)
+			again, againErr := runBinaries(t, build, assets, skip, "^("+strings.Join(tests, "|")+")$", label, &earlier)
 			stopLeftovers(t, assets)
 			againPassed, againFailed, _ := parseTestJSON(again)
 			if againErr == nil && len(againFailed) == 0 && len(againPassed) > 0 {
@@ -603,10 +607,13 @@ func runSuite(t *testing.T, build suiteBuild, assets, commit, skip, label string
 		if attempt < exitAttempts && !anyTestFailed(out) {
 			// GAIE v0.5.1's and v1.2.1's harnesses exit the process
 			// when a server cannot start or be reached in time (on
-			// busy cores; or the previous test's server still holds
-			// the fixed port after the harness's 5 s wait): no test
-			// fails. Again, up to exitAttempts runs in all.
-			t.Logf("%s %s: the suite's process exited with no test failed (%v), running it again; its output ended:\n%s", label, suite, err, lastLines(outputText(out), 20))
+			// busy cores; or the previous case's server still holds
+			// the fixed port, see suiteProgress): no test fails.
+			// Again, from where it stopped, up to exitAttempts runs
+			// in all.
+			earlier.add(out)
+			t.Logf("%s %s: the suite's process exited with no test failed (%v), running it again without the %d tests that passed so far; its output ended:\n%s",
+				label, suite, err, len(earlier.tests()), lastLines(outputText(out), 20))
 			continue
 		}
 		var detail strings.Builder
@@ -623,13 +630,17 @@ func runSuite(t *testing.T, build suiteBuild, assets, commit, skip, label string
 
 // runBinaries runs a suite's test binaries once, each in its package
 // directory as go test would, through test2json, and logs the time: the
-// go test -json output and the first error.
-func runBinaries(t *testing.T, build suiteBuild, assets, skip, run, label string) (out []byte, err error) {
+// go test -json output and the first error. What earlier attempts passed
+// does not run again.
+func runBinaries(t *testing.T, build suiteBuild, assets, skip, run, label string, earlier *suiteProgress) (out []byte, err error) {
 	t.Helper()
 	start := time.Now()
 	var cpu time.Duration
 	for _, pkg := range build.pkgs {
-		argv := append([]string{test2json(t), "-t", "-p", pkg.importPath, pkg.binary}, suiteFlags(skip, run)...)
+		if earlier.finished[pkg.importPath] {
+			continue
+		}
+		argv := append([]string{test2json(t), "-t", "-p", pkg.importPath, pkg.binary}, suiteFlags(earlier.skip(pkg.importPath, skip), run)...)
 		if wrapped, err := netns.Wrap(argv); err == nil {
 			argv = wrapped
 		}
