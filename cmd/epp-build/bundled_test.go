@@ -80,3 +80,17 @@ func TestSeriesWritersNeedACheckout(t *testing.T) {
 	assert.NotEqual(t, 0, r.code)
 	assert.Contains(t, r.stderr, "v0.7.0")
 }
+
+// A command given a recipe folder reads no series, so the embedded one is
+// not written out for it.
+func TestANamedRecipeLeavesTheEmbeddedSeriesUnwritten(t *testing.T) {
+	cache := t.TempDir()
+	r := inEmptyFolder(t, []string{"XDG_CACHE_HOME=" + cache}, "apply", "--recipe", filepath.Join(t.TempDir(), "missing"), "--out", filepath.Join(t.TempDir(), "epp"))
+	assert.NotEqual(t, 0, r.code)
+	assert.Contains(t, r.stderr, "missing")
+	assert.NoDirExists(t, filepath.Join(cache, "epp-build", "bundled"))
+
+	r = inEmptyFolder(t, []string{"XDG_CACHE_HOME=" + cache}, "versions")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.DirExists(t, filepath.Join(cache, "epp-build", "bundled"), "a command that reads the series still gets the embedded one")
+}

@@ -21,7 +21,7 @@ var readsRecipesOnly = map[string]bool{
 // given; else ./patches when it exists, so that in a checkout the series
 // being edited is the one used; else, for a command that only reads
 // recipes, the series embedded in this binary, written once under the
-// cache folder.
+// cache folder (not at all when the command is given a recipe folder).
 func (g *globalFlags) resolvePatches(cmd *cobra.Command) error {
 	if cmd.Flags().Changed("patches") || os.Getenv("EPP_BUILD_PATCHES") != "" {
 		return nil
@@ -31,6 +31,9 @@ func (g *globalFlags) resolvePatches(cmd *cobra.Command) error {
 	}
 	if !readsRecipesOnly[cmd.Name()] || cmd.Parent() == nil || cmd.Parent().Parent() != nil {
 		return nil
+	}
+	if f := cmd.Flags().Lookup("recipe"); f != nil && f.Changed {
+		return nil // the recipe is named: no series is read
 	}
 	cacheDir := ""
 	if f := cmd.Flags().Lookup("cache-dir"); f != nil {
