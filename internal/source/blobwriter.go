@@ -72,18 +72,22 @@ func newBlobWriter(name string, stamp time.Time, open openStore) (*blobWriter, e
 		go func() {
 			defer w.wg.Done()
 			var objects storer.EncodedObjectStorer
-			if open != nil {
-				s, closeStore, err := open()
-				if err != nil {
-					w.fail(err)
-				} else {
-					objects = s
-					defer closeStore()
-				}
-			}
+			opened := false
 			for j := range w.jobs {
 				if w.failed() != nil {
 					continue // drain
+				}
+				// Opened at the first job a worker decodes: the pack
+				// may still be arriving when the writers start.
+				if open != nil && j.data == nil && !opened {
+					opened = true
+					s, closeStore, err := open()
+					if err != nil {
+						w.fail(err)
+						continue
+					}
+					objects = s
+					defer closeStore()
 				}
 				r, err := w.writeJob(objects, j)
 				if fileWritten != nil {
@@ -170,6 +174,14 @@ func (w *blobWriter) write(rel string, hash plumbing.Hash, data []byte) error {
 	}
 	w.jobs <- blobJob{rel: rel, hash: hash, data: data}
 	return nil
+}
+
+// holds says whether the blob is in the store already.
+func (w *blobWriter) holds(hash plumbing.Hash) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, ok := w.ranges[hash]
+	return ok
 }
 
 func (w *blobWriter) record(hash plumbing.Hash, r blobRange) {

@@ -14,6 +14,7 @@ import (
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 	gitcache "github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/storage"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
@@ -85,13 +86,10 @@ func fetchGit(ctx context.Context, c *cache, req Request) (*Tree, error) {
 // dir, so the server's pack (already compressed and delta-encoded) is kept
 // as received instead of being decoded into memory and packed again.
 func fetchPackInto(ctx context.Context, tmp string, repo remoteRepo, ref, want string, m *entryMeta, p *progress.Reporter) error {
-	gitDir := filepath.Join(tmp, gitDirName)
-	if ref == want && fullHash.MatchString(ref) {
-		done, err := fetchCommitPin(ctx, tmp, gitDir, repo, want, m, p)
-		if done || ctx.Err() != nil {
-			return err
-		}
+	if ref == want && fullHash.MatchString(ref) && streamable(repo.url) {
+		return fetchCommitStreamed(ctx, tmp, repo, want, m, p)
 	}
+	gitDir := filepath.Join(tmp, gitDirName)
 	s := filesystem.NewStorageWithOptions(osfs.New(gitDir), gitcache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
 	defer s.Close()
 	watched, task := watchFetch(s, p, repo.shown)
@@ -108,7 +106,11 @@ func fetchPackInto(ctx context.Context, tmp string, repo remoteRepo, ref, want s
 	if err != nil {
 		return fmt.Errorf("git fetch %s %s: %w", repo.shown, ref, err)
 	}
-	return buildAroundPack(ctx, tmp, s, got, pack, m)
+	pool, err := newEntryBlobs(tmp, packReaders(gitDir))
+	if err != nil {
+		return err
+	}
+	return buildAroundPack(ctx, tmp, s, got, pack, m, pool)
 }
 
 // shallowFetch fetches ref (a tag name, a full ref name or a full commit
@@ -151,6 +153,7 @@ func fetchSpecs(ctx context.Context, s storage.Storer, repo remoteRepo, what str
 		RefSpecs:   specs,
 		Depth:      depth,
 		Tags:       git.NoTags,
+		Auth:       gitAuth(repo.url),
 	})
 	if err == nil || errors.Is(err, git.NoErrAlreadyUpToDate) {
 		return nil
@@ -175,10 +178,39 @@ func describeFetchError(err error, repo remoteRepo, ref string) error {
 		// Whole: the fix is at its end.
 		msg = fmt.Sprintf("git fetch %s %s: %s", repo.shown, ref, redact.Text(err.Error()))
 	}
+	if hint := credentialsHint(err, repo.url); hint != "" {
+		msg += " (" + hint + ")"
+	}
 	if errors.As(err, &noRef) {
 		msg = fmt.Sprintf("git fetch %s: ref %s does not exist there (check upstream.ref): %s", repo.shown, ref, redact.Excerpt([]byte(err.Error())))
 	}
 	return &shownError{msg: msg, err: err}
+}
+
+// credentialsHint says where credentials for repo come from when the
+// server refused the request for want of them (401) or refused it (403).
+func credentialsHint(err error, repo string) string {
+	u, perr := neturl.Parse(repo)
+	if perr != nil || u.Host == "" {
+		return ""
+	}
+	where := "a netrc entry for " + u.Hostname() + " ($NETRC, else ~/.netrc)"
+	sent := ""
+	switch {
+	case u.User != nil:
+		sent = "the credentials in the URL"
+	case gitAuth(repo) != nil:
+		sent = "the credentials of the netrc entry for " + u.Hostname()
+	}
+	switch {
+	case errors.Is(err, transport.ErrAuthenticationRequired) && sent != "":
+		return "the git server refused " + sent
+	case errors.Is(err, transport.ErrAuthenticationRequired):
+		return "the git server wants credentials: " + where
+	case errors.Is(err, transport.ErrAuthorizationFailed) && sent == "":
+		return "if the git server needs credentials: " + where
+	}
+	return ""
 }
 
 // shownError shows msg (already redacted) while keeping err for errors.Is

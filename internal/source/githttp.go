@@ -2,6 +2,7 @@ package source
 
 import (
 	"net/http"
+	neturl "net/url"
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing/transport"
@@ -9,6 +10,7 @@ import (
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 
 	"github.com/epp-build/epp-build/internal/netclient"
+	"github.com/epp-build/epp-build/internal/redact"
 )
 
 // go-git's http(s) transport is http.DefaultClient, which has no deadline:
@@ -43,4 +45,20 @@ func useGitDeadlines() {
 		client.InstallProtocol("http", deadlineTransport{})
 		client.InstallProtocol("https", deadlineTransport{})
 	})
+}
+
+// gitAuth is the credential for an http(s) repository URL without one of
+// its own: the netrc entry for its host (see netrc.go), as git reads
+// ~/.netrc. nil leaves the URL's userinfo, if any, to the transport.
+func gitAuth(repo string) transport.AuthMethod {
+	u, err := neturl.Parse(repo)
+	if err != nil || u.User != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return nil
+	}
+	login, password, ok := lookupNetrc(readNetrc(), u.Hostname())
+	if !ok {
+		return nil
+	}
+	redact.Remember(login, password)
+	return &githttp.BasicAuth{Username: login, Password: password}
 }

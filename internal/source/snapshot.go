@@ -25,7 +25,11 @@ import (
 // and the bare repository around it. It completes m (base commit, tree,
 // time, file list, pack).
 func buildFromObjects(ctx context.Context, tmp string, s storer.EncodedObjectStorer, commit plumbing.Hash, m *entryMeta) error {
-	c, w, err := snapshot(ctx, tmp, s, commit, nil)
+	pool, err := newEntryBlobs(tmp, nil)
+	if err != nil {
+		return err
+	}
+	c, w, err := snapshot(ctx, tmp, s, commit, pool)
 	if err != nil {
 		return err
 	}
@@ -40,16 +44,11 @@ func buildFromObjects(ctx context.Context, tmp string, s storer.EncodedObjectSto
 
 // buildAroundPack fills an entry folder whose git dir already holds the
 // commit in pack (a fetch wrote it there): the checked-out files and the
-// bare repository around the pack.
-func buildAroundPack(ctx context.Context, tmp string, s storer.EncodedObjectStorer, commit plumbing.Hash, pack string, m *entryMeta) error {
-	// The pack is on disk, so each writer can read it through a store of
-	// its own and blobs are decoded in parallel.
+// bare repository around the pack. pool is the entry's blob store, which
+// may hold some blobs already (see packreceive.go).
+func buildAroundPack(ctx context.Context, tmp string, s storer.EncodedObjectStorer, commit plumbing.Hash, pack string, m *entryMeta, pool *blobWriter) error {
 	gitDir := filepath.Join(tmp, gitDirName)
-	open := func() (storer.EncodedObjectStorer, func(), error) {
-		ws := filesystem.NewStorageWithOptions(osfs.New(gitDir), gitcache.NewObjectLRU(8*gitcache.MiByte), filesystem.Options{KeepDescriptors: true})
-		return ws, func() { ws.Close() }, nil
-	}
-	c, w, err := snapshot(ctx, tmp, s, commit, open)
+	c, w, err := snapshot(ctx, tmp, s, commit, pool)
 	if err != nil {
 		return err
 	}
@@ -62,20 +61,33 @@ func buildAroundPack(ctx context.Context, tmp string, s storer.EncodedObjectStor
 	return finishEntry(gitDir, c, w, pack, shallow, m)
 }
 
-// snapshot reads the commit and stores its tree's blobs in tmp's blob
-// store.
-func snapshot(ctx context.Context, tmp string, s storer.EncodedObjectStorer, commit plumbing.Hash, open openStore) (*object.Commit, *snapshotWriter, error) {
+// newEntryBlobs starts filling tmp's blob store; with open, its writers
+// decode blobs themselves.
+func newEntryBlobs(tmp string, open openStore) (*blobWriter, error) {
+	return newBlobWriter(filepath.Join(tmp, blobsName), time.Now().Add(-time.Second), open)
+}
+
+// packReaders opens, for each blob writer, a store of its own over the
+// packs in gitDir: the pack is on disk, so blobs are decoded in parallel.
+func packReaders(gitDir string) openStore {
+	return func() (storer.EncodedObjectStorer, func(), error) {
+		ws := filesystem.NewStorageWithOptions(osfs.New(gitDir), gitcache.NewObjectLRU(8*gitcache.MiByte), filesystem.Options{KeepDescriptors: true})
+		return ws, func() { ws.Close() }, nil
+	}
+}
+
+// snapshot reads the commit and stores the blobs of its tree that pool
+// does not hold yet; it closes pool, whatever happens.
+func snapshot(ctx context.Context, tmp string, s storer.EncodedObjectStorer, commit plumbing.Hash, pool *blobWriter) (*object.Commit, *snapshotWriter, error) {
 	c, err := object.GetCommit(s, commit)
 	if err != nil {
+		pool.close()
 		return nil, nil, fmt.Errorf("read commit %s: %w", commit, err)
 	}
 	root, err := c.Tree()
 	if err != nil {
+		pool.close()
 		return nil, nil, fmt.Errorf("read tree of commit %s: %w", commit, err)
-	}
-	pool, err := newBlobWriter(filepath.Join(tmp, blobsName), time.Now().Add(-time.Second), open)
-	if err != nil {
-		return nil, nil, err
 	}
 	w := &snapshotWriter{ctx: ctx, s: s, seen: map[plumbing.Hash]bool{}, pool: pool}
 	w.add(commit)
@@ -153,8 +165,10 @@ func (w *snapshotWriter) walk(t *object.Tree, prefix string) error {
 			w.entries = append(w.entries, fileEntry{Path: rel, Mode: uint32(e.Mode), Hash: e.Hash.String()})
 		default:
 			if !w.seen[e.Hash] {
-				if err := w.storeBlob(e.Hash, rel); err != nil {
-					return fmt.Errorf("write %s: %w", rel, err)
+				if !w.pool.holds(e.Hash) {
+					if err := w.storeBlob(e.Hash, rel); err != nil {
+						return fmt.Errorf("write %s: %w", rel, err)
+					}
 				}
 				w.add(e.Hash)
 			}

@@ -1,0 +1,208 @@
+package source
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+
+	"github.com/epp-build/epp-build/internal/gitformat"
+)
+
+// receivePack keeps the pack read from r in packDir as it arrives, indexes
+// it, and stores each blob in pool as soon as it is decoded: decoding the
+// blobs is most of the work of filling a cache entry, and here it runs
+// while the server is still sending, instead of after the last byte. It
+// returns the pack's name (pack-<checksum>); on error nothing it wrote is
+// left in packDir.
+//
+// Each object is decoded once. Deltas are resolved against objects
+// earlier in the same pack (the request never asks for a thin pack): a
+// blob base is read back from the store, any other base (trees, commits)
+// is kept in memory.
+func receivePack(ctx context.Context, r io.Reader, packDir string, pool *blobWriter) (name string, err error) {
+	tmp, err := os.CreateTemp(packDir, "tmp-receive-*.pack")
+	if err != nil {
+		return "", err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	kept := &countingFileWriter{w: bufio.NewWriterSize(tmp, 256<<10)}
+	scanner := packfile.NewScanner(io.TeeReader(r, kept))
+	_, count, err := scanner.Header()
+	if err != nil {
+		return "", fmt.Errorf("pack header: %w", err)
+	}
+	var index idxfile.Writer
+	if err := index.OnHeader(count); err != nil {
+		return "", err
+	}
+	d := &packDecoder{pool: pool, byOffset: make(map[int64]*receivedObject, count), byHash: make(map[plumbing.Hash]*receivedObject, count)}
+	for i := uint32(0); i < count; i++ {
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		header, err := scanner.NextObjectHeader()
+		if err != nil {
+			return "", fmt.Errorf("pack object %d of %d: %w", i+1, count, err)
+		}
+		d.buf.Reset()
+		_, crc, err := scanner.NextObject(&d.buf)
+		if err != nil {
+			return "", fmt.Errorf("pack object %d of %d at offset %d: %w", i+1, count, header.Offset, err)
+		}
+		o, err := d.add(header)
+		if err != nil {
+			return "", fmt.Errorf("pack object %d of %d at offset %d: %w", i+1, count, header.Offset, err)
+		}
+		index.Add(o.hash, uint64(header.Offset), crc)
+	}
+	checksum, err := scanner.Checksum()
+	if err != nil {
+		return "", fmt.Errorf("pack trailer: %w", err)
+	}
+	if err := kept.w.Flush(); err != nil {
+		return "", err
+	}
+	if err := endsWithChecksum(tmp, kept.n, checksum, r); err != nil {
+		return "", err
+	}
+	if err := index.OnFooter(checksum); err != nil {
+		return "", err
+	}
+	return keepPack(tmp, packDir, &index, checksum)
+}
+
+// keepPack writes the pack's index and gives both files their final
+// names, the index last: a pack without its index is never used.
+func keepPack(tmp *os.File, packDir string, index *idxfile.Writer, checksum plumbing.Hash) (string, error) {
+	if err := tmp.Close(); err != nil {
+		return "", err
+	}
+	idx, err := index.Index()
+	if err != nil {
+		return "", err
+	}
+	var encoded bytes.Buffer
+	if _, err := idxfile.NewEncoder(&encoded).Encode(idx); err != nil {
+		return "", err
+	}
+	name := "pack-" + checksum.String()
+	if err := os.Rename(tmp.Name(), filepath.Join(packDir, name+".pack")); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(packDir, name+".idx"), encoded.Bytes(), 0o444); err != nil {
+		os.Remove(filepath.Join(packDir, name+".pack"))
+		return "", err
+	}
+	return name, nil
+}
+
+// endsWithChecksum checks that nothing followed the pack's checksum: the
+// scanner reads ahead, so trailing bytes may already be in the file (of
+// size n) as well as still unread in r.
+func endsWithChecksum(f *os.File, n int64, checksum plumbing.Hash, r io.Reader) error {
+	rest, err := io.Copy(io.Discard, r)
+	if err != nil {
+		return err
+	}
+	var trailer plumbing.Hash
+	if n >= int64(len(trailer)) {
+		if _, err := f.ReadAt(trailer[:], n-int64(len(trailer))); err != nil {
+			return err
+		}
+	}
+	if rest > 0 || trailer != checksum {
+		return fmt.Errorf("%w: data follows the pack's checksum", packfile.ErrMalformedPackFile)
+	}
+	return nil
+}
+
+// countingFileWriter counts the bytes kept, to find data after the pack.
+type countingFileWriter struct {
+	w *bufio.Writer
+	n int64
+}
+
+func (c *countingFileWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// receivedObject is one decoded object of the pack: blobs by where the
+// store holds them, other objects by their content.
+type receivedObject struct {
+	typ  plumbing.ObjectType
+	hash plumbing.Hash
+	blob blobRange
+	data []byte
+}
+
+type packDecoder struct {
+	pool     *blobWriter
+	buf      bytes.Buffer
+	byOffset map[int64]*receivedObject
+	byHash   map[plumbing.Hash]*receivedObject
+}
+
+// add decodes the object whose inflated data is in d.buf (a delta's
+// instructions, for a delta) and stores it.
+func (d *packDecoder) add(h *packfile.ObjectHeader) (*receivedObject, error) {
+	typ, content := h.Type, d.buf.Bytes()
+	if typ.IsDelta() {
+		base := d.byHash[h.Reference]
+		if typ == plumbing.OFSDeltaObject {
+			base = d.byOffset[h.OffsetReference]
+		}
+		if base == nil {
+			return nil, fmt.Errorf("%w: a delta whose base is not earlier in the pack", packfile.ErrMalformedPackFile)
+		}
+		src, err := d.content(base)
+		if err != nil {
+			return nil, err
+		}
+		if content, err = packfile.PatchDelta(src, content); err != nil {
+			return nil, err
+		}
+		typ = base.typ
+	}
+	o := &receivedObject{typ: typ, hash: plumbing.Hash(gitformat.ObjectID(typ.String(), content))}
+	if typ == plumbing.BlobObject {
+		r, err := d.pool.put(content)
+		if err != nil {
+			return nil, fmt.Errorf("write blob %s: %w", o.hash, err)
+		}
+		o.blob = r
+		d.pool.record(o.hash, r)
+	} else {
+		o.data = bytes.Clone(content)
+	}
+	d.byOffset[h.Offset] = o
+	d.byHash[o.hash] = o
+	return o, nil
+}
+
+// content is a decoded object's content, read back from the store for a
+// blob.
+func (d *packDecoder) content(o *receivedObject) ([]byte, error) {
+	if o.typ != plumbing.BlobObject {
+		return o.data, nil
+	}
+	data := make([]byte, o.blob.size)
+	if _, err := d.pool.store.ReadAt(data, o.blob.off); err != nil {
+		return nil, fmt.Errorf("read back blob %s: %w", o.hash, err)
+	}
+	return data, nil
+}
