@@ -43,8 +43,8 @@ type blobWriter struct {
 // blobRange is where one blob's content lies in the store.
 type blobRange struct{ off, size int64 }
 
-// fileWritten, when set, is called after each blob the writers store
-// (tests stop a fill half way with it).
+// fileWritten, when set, is called after each blob stored, by the
+// writers or as a pack arrives (tests stop a fill half way with it).
 var fileWritten func(rel string)
 
 type blobJob struct {

@@ -86,8 +86,8 @@ func fetchGit(ctx context.Context, c *cache, req Request) (*Tree, error) {
 // dir, so the server's pack (already compressed and delta-encoded) is kept
 // as received instead of being decoded into memory and packed again.
 func fetchPackInto(ctx context.Context, tmp string, repo remoteRepo, ref, want string, m *entryMeta, p *progress.Reporter) error {
-	if ref == want && fullHash.MatchString(ref) && streamable(repo.url) {
-		return fetchCommitStreamed(ctx, tmp, repo, want, m, p)
+	if (ref == want || !fullHash.MatchString(ref)) && streamable(repo.url) {
+		return fetchStreamed(ctx, tmp, repo, ref, want, m, p)
 	}
 	gitDir := filepath.Join(tmp, gitDirName)
 	s := filesystem.NewStorageWithOptions(osfs.New(gitDir), gitcache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})

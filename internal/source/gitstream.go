@@ -2,11 +2,13 @@ package source
 
 import (
 	"context"
+	"fmt"
 	"io"
 	neturl "net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5"
@@ -23,14 +25,15 @@ import (
 	"github.com/epp-build/epp-build/internal/progress"
 )
 
-// A commit pin is fetched with one upload-pack request: one want, depth 1,
-// and the pack decoded as it arrives (packreceive.go), so that when the
+// A pinned ref is fetched with one upload-pack request: one want, depth
+// 1, and the pack decoded as it arrives (packreceive.go), so that when the
 // last byte lands the cache entry's blob store is already full and only
 // the trees remain to be listed. The request speaks protocol v0, as
-// go-git's transport does: the server's uploadpack.allow*SHA1InWant
-// settings decide whether it hands out a commit by hash, and a server
-// that does not is left to fetchCommitThroughRefs, which looks for the
-// commit in the history of the branches and tags.
+// go-git's transport does: for a commit pin, the server's
+// uploadpack.allow*SHA1InWant settings decide whether it hands out a
+// commit by hash, and a server that does not is left to
+// fetchCommitThroughRefs, which looks for the commit in the history of the
+// branches and tags.
 
 // streamable says whether the streamed fetch takes repo: http(s), and file
 // URLs and local paths when git's upload-pack is installed to serve them.
@@ -55,73 +58,107 @@ func streamable(repo string) bool {
 	return err == nil
 }
 
-// fetchCommitStreamed fills the entry folder tmp with commit want from
-// repo. On error, nothing it wrote is left in tmp.
-func fetchCommitStreamed(ctx context.Context, tmp string, repo remoteRepo, want string, m *entryMeta, p *progress.Reporter) (err error) {
+// fetchStreamed fills the entry folder tmp with the commit ref names (a
+// tag name, a full ref name or the commit's own hash), which must be want.
+// On error, nothing it wrote is left in tmp.
+func fetchStreamed(ctx context.Context, tmp string, repo remoteRepo, ref, want string, m *entryMeta, p *progress.Reporter) error {
 	gitDir := filepath.Join(tmp, gitDirName)
 	pool, err := newEntryBlobs(tmp, packReaders(gitDir))
 	if err != nil {
 		return err
 	}
-	pack, err := streamCommitPack(ctx, gitDir, repo, want, pool, p)
-	if err != nil {
+	abandon := func(err error) error {
 		pool.close()
 		os.Remove(filepath.Join(tmp, blobsName))
 		os.RemoveAll(gitDir)
 		return err
 	}
+	tip, pack, err := streamPack(ctx, gitDir, repo, ref, pool, p)
+	if err != nil {
+		return abandon(err)
+	}
 	s := filesystem.NewStorageWithOptions(osfs.New(gitDir), gitcache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
 	defer s.Close()
-	return buildAroundPack(ctx, tmp, s, plumbing.NewHash(want), pack, m, pool)
+	commit, err := peel(s, tip)
+	if err != nil {
+		return abandon(fmt.Errorf("ref %s at %s: %w", ref, repo.shown, err))
+	}
+	if commit.String() != want {
+		return abandon(&MismatchError{Ref: ref, Want: want, Got: commit.String(), Repository: repo.shown})
+	}
+	return buildAroundPack(ctx, tmp, s, commit, pack, m, pool)
 }
 
-// streamCommitPack asks repo for commit want alone, at depth 1, and
-// receives the pack into gitDir and its blobs into pool, showing the bytes
-// received on p. It returns the pack's name.
-func streamCommitPack(ctx context.Context, gitDir string, repo remoteRepo, want string, pool *blobWriter, p *progress.Reporter) (string, error) {
+// streamPack asks repo for the object ref names, at depth 1, and receives
+// the pack into gitDir and its blobs into pool, showing the bytes received
+// on p. It returns the object asked for (for an annotated tag, the tag)
+// and the pack's name.
+func streamPack(ctx context.Context, gitDir string, repo remoteRepo, ref string, pool *blobWriter, p *progress.Reporter) (plumbing.Hash, string, error) {
+	var none plumbing.Hash
 	session, err := uploadPackSession(repo)
 	if err != nil {
-		return "", asFetchError(Git, describeFetchError(err, repo, want))
+		return none, "", asFetchError(Git, describeFetchError(err, repo, ref))
 	}
 	defer session.Close()
 	adv, err := session.AdvertisedReferencesContext(ctx)
 	if err != nil {
-		return "", fetchFailed(ctx, err, repo, want)
+		return none, "", fetchFailed(ctx, err, repo, ref)
 	}
-	if !adv.Capabilities.Supports(capability.AllowReachableSHA1InWant) && !adv.Capabilities.Supports(capability.AllowTipSHA1InWant) {
-		return "", git.ErrExactSHA1NotSupported
+	tip, err := advertisedWant(adv, repo, ref)
+	if err != nil {
+		return none, "", err
 	}
 	req := packp.NewUploadPackRequestFromCapabilities(adv.Capabilities)
 	// Nothing is had, so a thin pack could not be thinner; an unthin one
 	// resolves within itself, which receivePack relies on.
 	req.Capabilities.Delete(capability.ThinPack)
-	req.Wants = []plumbing.Hash{plumbing.NewHash(want)}
+	req.Wants = []plumbing.Hash{tip}
 	req.Depth = packp.DepthCommits(1)
 	if err := req.Capabilities.Set(capability.Shallow); err != nil {
-		return "", err
+		return none, "", err
 	}
 	if adv.Capabilities.Supports(capability.NoProgress) {
 		if err := req.Capabilities.Set(capability.NoProgress); err != nil {
-			return "", err
+			return none, "", err
 		}
 	}
 	resp, err := session.UploadPack(ctx, req)
 	if err != nil {
-		return "", fetchFailed(ctx, err, repo, want)
+		return none, "", fetchFailed(ctx, err, repo, ref)
 	}
 	defer resp.Close()
 	task := p.Start("fetch "+repo.shown, 0)
 	defer task.Abort()
 	packDir := gitstore.PackDir(gitDir)
 	if err := os.MkdirAll(packDir, 0o755); err != nil {
-		return "", err
+		return none, "", err
 	}
 	pack, err := receivePack(ctx, io.TeeReader(demuxed(req.Capabilities, resp), task), packDir, pool)
 	if err != nil {
-		return "", fetchFailed(ctx, err, repo, want)
+		return none, "", fetchFailed(ctx, err, repo, ref)
 	}
 	task.Done()
-	return pack, nil
+	return tip, pack, nil
+}
+
+// advertisedWant is the object to ask for: a commit pin's hash, when the
+// server hands out commits by hash, else what the server advertises for
+// the ref (a tag name is a tag; branches are given as refs/heads/...).
+func advertisedWant(adv *packp.AdvRefs, repo remoteRepo, ref string) (plumbing.Hash, error) {
+	if fullHash.MatchString(ref) {
+		if !adv.Capabilities.Supports(capability.AllowReachableSHA1InWant) && !adv.Capabilities.Supports(capability.AllowTipSHA1InWant) {
+			return plumbing.ZeroHash, git.ErrExactSHA1NotSupported
+		}
+		return plumbing.NewHash(ref), nil
+	}
+	name := ref
+	if !strings.HasPrefix(ref, "refs/") {
+		name = plumbing.NewTagReferenceName(ref).String()
+	}
+	if h, ok := adv.References[name]; ok {
+		return h, nil
+	}
+	return plumbing.ZeroHash, asFetchError(Git, &shownError{msg: fmt.Sprintf("git fetch %s: ref %s does not exist there (check upstream.ref)", repo.shown, ref)})
 }
 
 // uploadPackSession opens an upload-pack session with repo through the

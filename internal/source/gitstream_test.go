@@ -5,9 +5,10 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"sync/atomic"
+	"strings"
 	"testing"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -18,8 +19,8 @@ import (
 
 // TestCommitPinIsStreamedAlone: a commit pin comes as one pack of that
 // commit alone, kept as received, with the bytes shown as they arrive;
-// every blob is in the entry's store by the time the pack has arrived (no
-// writer decodes one afterwards), and the entry checks out the commit.
+// every blob of the commit is in the entry's store by the time the pack
+// has arrived, and the entry checks out the commit.
 func TestCommitPinIsStreamedAlone(t *testing.T) {
 	testenv.Tool(t, "git", "git http-backend serves the fixture")
 	f := newFixture(t)
@@ -27,23 +28,24 @@ func TestCommitPinIsStreamedAlone(t *testing.T) {
 	url := f.repo.HTTPURL(gitfixture.ServeHTTP(t, filepath.Dir(f.repo.Dir)))
 	require.True(t, streamable(url))
 
-	var decodedAfter atomic.Int64
-	fileWritten = func(string) { decodedAfter.Add(1) }
-	defer func() { fileWritten = nil }()
 	tmp := t.TempDir()
-	var shown bytes.Buffer
-	m := &entryMeta{Via: Git, Commit: f.rel}
-	require.NoError(t, fetchCommitStreamed(context.Background(), tmp, newRemoteRepo(url), f.rel, m, progress.New(&shown, progress.Plain)))
-	fileWritten = nil
-	assert.Zero(t, decodedAfter.Load(), "every blob was stored as the pack arrived")
-	assert.Contains(t, shown.String(), "fetch "+url)
-
 	gitDir := filepath.Join(tmp, gitDirName)
+	pool, err := newEntryBlobs(tmp, nil)
+	require.NoError(t, err)
+	var shown bytes.Buffer
+	tip, pack, err := streamPack(context.Background(), gitDir, newRemoteRepo(url), f.rel, pool, progress.New(&shown, progress.Plain))
+	require.NoError(t, err)
+	assert.Equal(t, f.rel, tip.String())
+	assert.Contains(t, shown.String(), "fetch "+url)
+	for _, blob := range strings.Fields(f.repo.Git(t, "ls-tree", "-r", "--object-only", f.rel)) {
+		assert.True(t, pool.holds(plumbing.NewHash(blob)), "blob %s is stored when the pack has arrived", blob)
+	}
+	_, _, err = pool.close()
+	require.NoError(t, err)
+	require.NoError(t, writeBareRepo(gitDir, &entryMeta{BaseCommit: f.rel, Shallow: true, Pack: pack}))
 	assert.Contains(t, gitfixture.Git(t, "", "--git-dir", gitDir, "count-objects", "-v"), "count: 0\n", "no loose objects: the pack is kept as received")
 	assert.Equal(t, f.rel, gitfixture.Git(t, "", "--git-dir", gitDir, "rev-list", "--all"), "the commit alone, without its parent")
 	gitfixture.Git(t, "", "--git-dir", gitDir, "fsck", "--no-dangling")
-	assert.True(t, m.Shallow)
-	assert.Equal(t, f.rel, m.BaseCommit)
 
 	tree := fetch(t, Request{Pin: pin(url, f.rel, f.rel), Kind: Git, CacheDir: t.TempDir()})
 	dst := filepath.Join(t.TempDir(), "work")
@@ -83,4 +85,39 @@ func TestGitServerCredentialsComeFromNetrc(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "the git server refused the credentials of the netrc entry for 127.0.0.1")
 	assertNoCredential(t, err.Error(), login, "wrong-"+secret)
+}
+
+// TestRefPinsAreStreamed: an annotated tag, a lightweight tag and a
+// branch are each asked for by what the server advertises for them (the
+// tag object, for an annotated tag) and come, with every blob stored, as
+// the pack arrives; a ref the server does not have is named as such.
+func TestRefPinsAreStreamed(t *testing.T) {
+	testenv.Tool(t, "git", "git http-backend serves the fixture")
+	f := newFixture(t)
+	url := f.repo.HTTPURL(gitfixture.ServeHTTP(t, filepath.Dir(f.repo.Dir)))
+	for _, ref := range []string{"v1.0.0", "v1.0.0-light", "refs/heads/main"} {
+		t.Run(ref, func(t *testing.T) {
+			tmp := t.TempDir()
+			pool, err := newEntryBlobs(tmp, nil)
+			require.NoError(t, err)
+			tip, _, err := streamPack(context.Background(), filepath.Join(tmp, gitDirName), newRemoteRepo(url), ref, pool, nil)
+			require.NoError(t, err)
+			assert.Equal(t, f.repo.RevParse(t, ref), tip.String())
+			for _, blob := range strings.Fields(f.repo.Git(t, "ls-tree", "-r", "--object-only", f.rel)) {
+				assert.True(t, pool.holds(plumbing.NewHash(blob)), "blob %s", blob)
+			}
+			_, _, err = pool.close()
+			require.NoError(t, err)
+
+			tree := fetch(t, Request{Pin: pin(url, ref, f.rel), Kind: Git, CacheDir: t.TempDir()})
+			dst := filepath.Join(t.TempDir(), "work")
+			require.NoError(t, tree.Materialize(context.Background(), dst))
+			requireWorkTree(t, dst, f.rel, f.repo, f.rel)
+		})
+	}
+	cache := t.TempDir()
+	_, err := Fetch(context.Background(), Request{Pin: pin(url, "v9.9.9", f.rel), Kind: Git, CacheDir: cache})
+	require.Error(t, err)
+	assert.Equal(t, "git fetch "+url+": ref v9.9.9 does not exist there (check upstream.ref)", err.Error())
+	assert.Empty(t, cacheEntries(t, cache))
 }

@@ -186,6 +186,9 @@ func (d *packDecoder) add(h *packfile.ObjectHeader) (*receivedObject, error) {
 		}
 		o.blob = r
 		d.pool.record(o.hash, r)
+		if fileWritten != nil {
+			fileWritten(o.hash.String())
+		}
 	} else {
 		o.data = bytes.Clone(content)
 	}
