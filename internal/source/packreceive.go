@@ -12,8 +12,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
-
-	"github.com/epp-build/epp-build/internal/gitformat"
 )
 
 // receivePack keeps the pack read from r in packDir as it arrives, indexes
@@ -23,10 +21,11 @@ import (
 // returns the pack's name (pack-<checksum>); on error nothing it wrote is
 // left in packDir.
 //
-// Each object is decoded once. Deltas are resolved against objects
-// earlier in the same pack (the request never asks for a thin pack): a
-// blob base is read back from the store, any other base (trees, commits)
-// is kept in memory.
+// Each object is decoded once and hashed with go-git's collision-detecting
+// SHA-1, as git index-pack hashes what it receives. Deltas are resolved
+// against objects earlier in the same pack (the request never asks for a
+// thin pack): a blob base is read back from the store, any other base
+// (trees, commits) is kept in memory.
 func receivePack(ctx context.Context, r io.Reader, packDir string, pool *blobWriter) (name string, err error) {
 	tmp, err := os.CreateTemp(packDir, "tmp-receive-*.pack")
 	if err != nil {
@@ -48,7 +47,10 @@ func receivePack(ctx context.Context, r io.Reader, packDir string, pool *blobWri
 	if err := index.OnHeader(count); err != nil {
 		return "", err
 	}
-	d := &packDecoder{pool: pool, byOffset: make(map[int64]*receivedObject, count), byHash: make(map[plumbing.Hash]*receivedObject, count)}
+	// The count is the server's word: it sizes nothing larger than a
+	// GAIE-sized tree needs.
+	hint := min(int(count), 1<<14)
+	d := &packDecoder{pool: pool, byOffset: make(map[int64]*receivedObject, hint), byHash: make(map[plumbing.Hash]*receivedObject, hint)}
 	for i := uint32(0); i < count; i++ {
 		if err := ctx.Err(); err != nil {
 			return "", err
@@ -57,12 +59,7 @@ func receivePack(ctx context.Context, r io.Reader, packDir string, pool *blobWri
 		if err != nil {
 			return "", fmt.Errorf("pack object %d of %d: %w", i+1, count, err)
 		}
-		d.buf.Reset()
-		_, crc, err := scanner.NextObject(&d.buf)
-		if err != nil {
-			return "", fmt.Errorf("pack object %d of %d at offset %d: %w", i+1, count, header.Offset, err)
-		}
-		o, err := d.add(header)
+		o, crc, err := d.next(scanner, header)
 		if err != nil {
 			return "", fmt.Errorf("pack object %d of %d at offset %d: %w", i+1, count, header.Offset, err)
 		}
@@ -157,6 +154,34 @@ type packDecoder struct {
 	byHash   map[plumbing.Hash]*receivedObject
 }
 
+// next decodes the object whose header the scanner just read and stores
+// it. A whole blob is inflated straight into its range of the store,
+// however large; only deltas and the (small) other objects are held in
+// memory.
+func (d *packDecoder) next(scanner *packfile.Scanner, h *packfile.ObjectHeader) (*receivedObject, uint32, error) {
+	if h.Type == plumbing.BlobObject {
+		r := d.pool.reserve(h.Length)
+		id := plumbing.NewHasher(plumbing.BlobObject, h.Length)
+		n, crc, err := scanner.NextObject(io.MultiWriter(io.NewOffsetWriter(d.pool.store, r.off), id))
+		if err == nil && n != h.Length {
+			err = fmt.Errorf("%w: a blob of %d bytes declared %d", packfile.ErrMalformedPackFile, n, h.Length)
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		o := &receivedObject{typ: plumbing.BlobObject, hash: id.Sum()}
+		d.keep(h, o, r)
+		return o, crc, nil
+	}
+	d.buf.Reset()
+	_, crc, err := scanner.NextObject(&d.buf)
+	if err != nil {
+		return nil, 0, err
+	}
+	o, err := d.add(h)
+	return o, crc, err
+}
+
 // add decodes the object whose inflated data is in d.buf (a delta's
 // instructions, for a delta) and stores it.
 func (d *packDecoder) add(h *packfile.ObjectHeader) (*receivedObject, error) {
@@ -178,23 +203,32 @@ func (d *packDecoder) add(h *packfile.ObjectHeader) (*receivedObject, error) {
 		}
 		typ = base.typ
 	}
-	o := &receivedObject{typ: typ, hash: plumbing.Hash(gitformat.ObjectID(typ.String(), content))}
-	if typ == plumbing.BlobObject {
-		r, err := d.pool.put(content)
-		if err != nil {
-			return nil, fmt.Errorf("write blob %s: %w", o.hash, err)
-		}
-		o.blob = r
-		d.pool.record(o.hash, r)
+	o := &receivedObject{typ: typ, hash: plumbing.ComputeHash(typ, content)}
+	if typ != plumbing.BlobObject {
+		o.data = bytes.Clone(content)
+		d.keep(h, o, blobRange{})
+		return o, nil
+	}
+	r, err := d.pool.put(content)
+	if err != nil {
+		return nil, fmt.Errorf("write blob %s: %w", o.hash, err)
+	}
+	d.keep(h, o, r)
+	return o, nil
+}
+
+// keep records a decoded object, for the deltas based on it, and a blob's
+// range in the store.
+func (d *packDecoder) keep(h *packfile.ObjectHeader, o *receivedObject, blob blobRange) {
+	if o.typ == plumbing.BlobObject {
+		o.blob = blob
+		d.pool.record(o.hash, blob)
 		if fileWritten != nil {
 			fileWritten(o.hash.String())
 		}
-	} else {
-		o.data = bytes.Clone(content)
 	}
 	d.byOffset[h.Offset] = o
 	d.byHash[o.hash] = o
-	return o, nil
 }
 
 // content is a decoded object's content, read back from the store for a

@@ -2,7 +2,9 @@ package source
 
 import (
 	"bytes"
+	"compress/zlib"
 	"context"
+	"crypto/sha1"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -147,16 +149,21 @@ func TestBrokenPacksLeaveNothingBehind(t *testing.T) {
 	testenv.Tool(t, "git", "git makes the packs")
 	r := deltaRepo(t)
 	pack, _ := repack(t, r, false)
+	_, pool, _, err := receive(t, handPack(t, 11, "hello world"))
+	_, _, _ = pool.close()
+	require.NoError(t, err, "the hand-made pack, honest about its blob, is taken")
 	corrupt := bytes.Clone(pack)
 	corrupt[len(corrupt)-1] ^= 0xff
 	cases := map[string]struct {
 		data []byte
 		want string
 	}{
-		"cut short":           {pack[:len(pack)/2], "EOF"},
-		"wrong checksum":      {corrupt, "checksum"},
-		"data after the pack": {append(bytes.Clone(pack), "more"...), "data follows the pack's checksum"},
-		"thin":                {thinPack(t, r), "base is not earlier in the pack"},
+		"cut short":                  {pack[:len(pack)/2], "EOF"},
+		"wrong checksum":             {corrupt, "checksum"},
+		"data after the pack":        {append(bytes.Clone(pack), "more"...), "data follows the pack's checksum"},
+		"thin":                       {thinPack(t, r), "base is not earlier in the pack"},
+		"blob longer than declared":  {handPack(t, 5, "hello world"), "inflated"},
+		"blob shorter than declared": {handPack(t, 50, "hello world"), "a blob of 11 bytes declared 50"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -183,4 +190,33 @@ func thinPack(t *testing.T, r *gitfixture.Repo) []byte {
 	require.NoError(t, err)
 	require.Contains(t, packObjectKinds(t, out), "ref-delta", "a thin pack's deltas name their bases by id")
 	return out
+}
+
+// handPack is a pack of one blob whose header declares size bytes,
+// whatever content's length: what a hostile or broken server could send.
+func handPack(t *testing.T, size int, content string) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	b.WriteString("PACK\x00\x00\x00\x02\x00\x00\x00\x01")
+	// Type 3 (blob) and the size's low 4 bits, then 7 bits a byte.
+	first := byte(3<<4) | byte(size&0x0f)
+	rest := size >> 4
+	if rest > 0 {
+		first |= 0x80
+	}
+	b.WriteByte(first)
+	for rest > 0 {
+		c := byte(rest & 0x7f)
+		rest >>= 7
+		if rest > 0 {
+			c |= 0x80
+		}
+		b.WriteByte(c)
+	}
+	z := zlib.NewWriter(&b)
+	_, err := z.Write([]byte(content))
+	require.NoError(t, err)
+	require.NoError(t, z.Close())
+	sum := sha1.Sum(b.Bytes())
+	return append(b.Bytes(), sum[:]...)
 }
