@@ -28,26 +28,42 @@ func TestCommitPinIsStreamedAlone(t *testing.T) {
 	url := f.repo.HTTPURL(gitfixture.ServeHTTP(t, filepath.Dir(f.repo.Dir)))
 	require.True(t, streamable(url))
 
+	var shown bytes.Buffer
+	gitDir, tip, pack := streamAndCount(t, f, url, f.rel, progress.New(&shown, progress.Plain))
+	assert.Equal(t, f.rel, tip.String())
+	assert.Contains(t, shown.String(), "fetch "+url)
+	require.NoError(t, writeBareRepo(gitDir, &entryMeta{BaseCommit: f.rel, Shallow: true, Pack: pack}))
+	assert.Contains(t, gitfixture.Git(t, "", "--git-dir", gitDir, "count-objects", "-v"), "count: 0\n", "no loose objects: the pack is kept as received")
+	assert.Equal(t, f.rel, gitfixture.Git(t, "", "--git-dir", gitDir, "rev-list", "--all"), "the commit alone, without its parent")
+	gitfixture.Git(t, "", "--git-dir", gitDir, "fsck", "--no-dangling")
+	requireFetchedTree(t, f, url, f.rel)
+}
+
+// streamAndCount streams ref from url into a fresh entry folder and checks
+// that every blob of the fixture's release commit is in the store once the
+// pack has arrived. It returns the git dir, the object asked for and the
+// pack's name.
+func streamAndCount(t *testing.T, f *fixture, url, ref string, p *progress.Reporter) (string, plumbing.Hash, string) {
+	t.Helper()
 	tmp := t.TempDir()
 	gitDir := filepath.Join(tmp, gitDirName)
 	pool, err := newEntryBlobs(tmp, nil)
 	require.NoError(t, err)
-	var shown bytes.Buffer
-	tip, pack, err := streamPack(context.Background(), gitDir, newRemoteRepo(url), f.rel, pool, progress.New(&shown, progress.Plain))
+	tip, pack, err := streamPack(context.Background(), gitDir, newRemoteRepo(url), ref, pool, p)
 	require.NoError(t, err)
-	assert.Equal(t, f.rel, tip.String())
-	assert.Contains(t, shown.String(), "fetch "+url)
 	for _, blob := range strings.Fields(f.repo.Git(t, "ls-tree", "-r", "--object-only", f.rel)) {
 		assert.True(t, pool.holds(plumbing.NewHash(blob)), "blob %s is stored when the pack has arrived", blob)
 	}
 	_, _, err = pool.close()
 	require.NoError(t, err)
-	require.NoError(t, writeBareRepo(gitDir, &entryMeta{BaseCommit: f.rel, Shallow: true, Pack: pack}))
-	assert.Contains(t, gitfixture.Git(t, "", "--git-dir", gitDir, "count-objects", "-v"), "count: 0\n", "no loose objects: the pack is kept as received")
-	assert.Equal(t, f.rel, gitfixture.Git(t, "", "--git-dir", gitDir, "rev-list", "--all"), "the commit alone, without its parent")
-	gitfixture.Git(t, "", "--git-dir", gitDir, "fsck", "--no-dangling")
+	return gitDir, tip, pack
+}
 
-	tree := fetch(t, Request{Pin: pin(url, f.rel, f.rel), Kind: Git, CacheDir: t.TempDir()})
+// requireFetchedTree fetches ref from url into an empty cache and checks
+// the entry checks out the fixture's release commit.
+func requireFetchedTree(t *testing.T, f *fixture, url, ref string) {
+	t.Helper()
+	tree := fetch(t, Request{Pin: pin(url, ref, f.rel), Kind: Git, CacheDir: t.TempDir()})
 	dst := filepath.Join(t.TempDir(), "work")
 	require.NoError(t, tree.Materialize(context.Background(), dst))
 	requireWorkTree(t, dst, f.rel, f.repo, f.rel)
@@ -73,10 +89,7 @@ func TestGitServerCredentialsComeFromNetrc(t *testing.T) {
 
 	require.NoError(t, os.WriteFile(netrc, []byte("machine 127.0.0.1 login "+login+" password "+secret+"\n"), 0o600))
 	for _, ref := range []string{f.rel, "v1.0.0"} {
-		tree := fetch(t, Request{Pin: pin(url, ref, f.rel), Kind: Git, CacheDir: t.TempDir()})
-		dst := filepath.Join(t.TempDir(), "work")
-		require.NoError(t, tree.Materialize(context.Background(), dst))
-		requireWorkTree(t, dst, f.rel, f.repo, f.rel)
+		requireFetchedTree(t, f, url, ref)
 	}
 	assert.NotContains(t, err.Error(), secret)
 
@@ -97,22 +110,9 @@ func TestRefPinsAreStreamed(t *testing.T) {
 	url := f.repo.HTTPURL(gitfixture.ServeHTTP(t, filepath.Dir(f.repo.Dir)))
 	for _, ref := range []string{"v1.0.0", "v1.0.0-light", "refs/heads/main"} {
 		t.Run(ref, func(t *testing.T) {
-			tmp := t.TempDir()
-			pool, err := newEntryBlobs(tmp, nil)
-			require.NoError(t, err)
-			tip, _, err := streamPack(context.Background(), filepath.Join(tmp, gitDirName), newRemoteRepo(url), ref, pool, nil)
-			require.NoError(t, err)
+			_, tip, _ := streamAndCount(t, f, url, ref, nil)
 			assert.Equal(t, f.repo.RevParse(t, ref), tip.String())
-			for _, blob := range strings.Fields(f.repo.Git(t, "ls-tree", "-r", "--object-only", f.rel)) {
-				assert.True(t, pool.holds(plumbing.NewHash(blob)), "blob %s", blob)
-			}
-			_, _, err = pool.close()
-			require.NoError(t, err)
-
-			tree := fetch(t, Request{Pin: pin(url, ref, f.rel), Kind: Git, CacheDir: t.TempDir()})
-			dst := filepath.Join(t.TempDir(), "work")
-			require.NoError(t, tree.Materialize(context.Background(), dst))
-			requireWorkTree(t, dst, f.rel, f.repo, f.rel)
+			requireFetchedTree(t, f, url, ref)
 		})
 	}
 	cache := t.TempDir()
