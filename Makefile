@@ -11,6 +11,7 @@ NESTED := ffi $(wildcard plugins/*)
 FUZZ_PATCHSET ?= 100000x
 FUZZ_RECIPE ?= 20000x
 FUZZ_REBASE ?= 100000x
+FUZZ_PACK ?= 20000x
 FUZZ_MINIMIZE ?= 2000x
 VERSIONS := $(notdir $(wildcard patches/*))
 # Go tests run through gotestsum (installed by `make deps`): a line per
@@ -90,6 +91,7 @@ fuzz: | $(RESULTS)
 	$(GOTEST) $(RESULTS)/fuzz-patchset.json -- -run '^$$' -fuzz FuzzParseApply -fuzztime $(FUZZ_PATCHSET) -fuzzminimizetime $(FUZZ_MINIMIZE) ./internal/patchset
 	$(GOTEST) $(RESULTS)/fuzz-recipe.json -- -run '^$$' -fuzz FuzzLoad -fuzztime $(FUZZ_RECIPE) -fuzzminimizetime $(FUZZ_MINIMIZE) ./internal/recipe
 	$(GOTEST) $(RESULTS)/fuzz-rebase-state.json -- -run '^$$' -fuzz FuzzRebaseState -fuzztime $(FUZZ_REBASE) -fuzzminimizetime $(FUZZ_MINIMIZE) ./internal/backport
+	$(GOTEST) $(RESULTS)/fuzz-receive-pack.json -- -run '^$$' -fuzz FuzzReceivePack -fuzztime $(FUZZ_PACK) -fuzzminimizetime $(FUZZ_MINIMIZE) ./internal/source
 
 $(RESULTS):
 	mkdir -p $@

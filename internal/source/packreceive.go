@@ -43,13 +43,14 @@ func receivePack(ctx context.Context, r io.Reader, packDir string, pool *blobWri
 	if err != nil {
 		return "", fmt.Errorf("pack header: %w", err)
 	}
+	// The count is the server's word: it sizes nothing larger than a
+	// GAIE-sized tree needs (a hostile count once ran the index writer's
+	// preallocation out of memory).
+	hint := min(count, 1<<14)
 	var index idxfile.Writer
-	if err := index.OnHeader(count); err != nil {
+	if err := index.OnHeader(hint); err != nil {
 		return "", err
 	}
-	// The count is the server's word: it sizes nothing larger than a
-	// GAIE-sized tree needs.
-	hint := min(int(count), 1<<14)
 	d := &packDecoder{pool: pool, byOffset: make(map[int64]*receivedObject, hint), byHash: make(map[plumbing.Hash]*receivedObject, hint)}
 	for i := uint32(0); i < count; i++ {
 		if err := ctx.Err(); err != nil {
