@@ -50,7 +50,7 @@ func WritePack(gitDir string, s storer.EncodedObjectStorer, hashes []plumbing.Ha
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	tmp, err := os.CreateTemp(dir, tmpPackPrefix)
+	tmp, err := CreateTempPack(dir)
 	if err != nil {
 		return "", fmt.Errorf("write pack: %w", err)
 	}
@@ -65,17 +65,30 @@ func WritePack(gitDir string, s storer.EncodedObjectStorer, hashes []plumbing.Ha
 	if err != nil {
 		return "", fmt.Errorf("write pack: %w", err)
 	}
-	base := filepath.Join(dir, "pack-"+hex.EncodeToString(p.trailer[:]))
-	if err := p.idx.OnFooter(p.trailer); err != nil {
+	return InstallPack(dir, tmp.Name(), p.idx, p.trailer)
+}
+
+// CreateTempPack creates a file in the pack folder dir to write a pack
+// into, under the name RepairPacks removes when a killed run leaves it.
+func CreateTempPack(dir string) (*os.File, error) {
+	return os.CreateTemp(dir, tmpPackPrefix)
+}
+
+// InstallPack gives the finished pack in the closed temporary file
+// tmpPack (from CreateTempPack) its name, with the index idx has built,
+// and returns the name ("pack-<trailer>").
+func InstallPack(dir, tmpPack string, idx *idxfile.Writer, trailer [20]byte) (string, error) {
+	base := filepath.Join(dir, "pack-"+hex.EncodeToString(trailer[:]))
+	if err := idx.OnFooter(trailer); err != nil {
 		return "", fmt.Errorf("write pack index: %w", err)
 	}
-	idxTmp, err := writeIndex(p.idx, dir)
+	idxTmp, err := writeIndex(idx, dir)
 	if err != nil {
 		return "", fmt.Errorf("write pack index: %w", err)
 	}
 	defer os.Remove(idxTmp)
 	// Read-only, as git leaves them: a pack never changes.
-	if err := os.Chmod(tmp.Name(), 0o444); err != nil {
+	if err := os.Chmod(tmpPack, 0o444); err != nil {
 		return "", err
 	}
 	// The index first: go-git lists a repository's packs by their .pack
@@ -89,7 +102,7 @@ func WritePack(gitDir string, s storer.EncodedObjectStorer, hashes []plumbing.Ha
 		packRenamed()
 	}
 	killpoint.At("pack-index-renamed")
-	if err := os.Rename(tmp.Name(), base+".pack"); err != nil {
+	if err := os.Rename(tmpPack, base+".pack"); err != nil {
 		return "", err
 	}
 	return filepath.Base(base), nil

@@ -7,36 +7,34 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+
+	"github.com/epp-build/epp-build/internal/gitstore"
 )
 
 // receivePack keeps the pack read from r in packDir as it arrives, indexes
 // it, and stores each blob in pool as soon as it is decoded: decoding the
 // blobs is most of the work of filling a cache entry, and here it runs
 // while the server is still sending, instead of after the last byte. It
-// returns the pack's name (pack-<checksum>); on error nothing it wrote is
-// left in packDir.
+// returns the pack's name (pack-<checksum>), installed as
+// gitstore.InstallPack installs a pack; a pack it refuses leaves nothing
+// in packDir.
 //
 // Each object is decoded once and hashed with go-git's collision-detecting
 // SHA-1, as git index-pack hashes what it receives. Deltas are resolved
 // against objects earlier in the same pack (the request never asks for a
 // thin pack): a blob base is read back from the store, any other base
 // (trees, commits) is kept in memory.
-func receivePack(ctx context.Context, r io.Reader, packDir string, pool *blobWriter) (name string, err error) {
-	tmp, err := os.CreateTemp(packDir, "tmp-receive-*.pack")
+func receivePack(ctx context.Context, r io.Reader, packDir string, pool *blobWriter) (string, error) {
+	tmp, err := gitstore.CreateTempPack(packDir)
 	if err != nil {
 		return "", err
 	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
+	defer os.Remove(tmp.Name())
+	defer tmp.Close()
 	kept := &countingFileWriter{w: bufio.NewWriterSize(tmp, 256<<10)}
 	scanner := packfile.NewScanner(io.TeeReader(r, kept))
 	_, count, err := scanner.Header()
@@ -76,35 +74,10 @@ func receivePack(ctx context.Context, r io.Reader, packDir string, pool *blobWri
 	if err := endsWithChecksum(tmp, kept.n, checksum, r); err != nil {
 		return "", err
 	}
-	if err := index.OnFooter(checksum); err != nil {
-		return "", err
-	}
-	return keepPack(tmp, packDir, &index, checksum)
-}
-
-// keepPack writes the pack's index and gives both files their final
-// names, the index last: a pack without its index is never used.
-func keepPack(tmp *os.File, packDir string, index *idxfile.Writer, checksum plumbing.Hash) (string, error) {
 	if err := tmp.Close(); err != nil {
 		return "", err
 	}
-	idx, err := index.Index()
-	if err != nil {
-		return "", err
-	}
-	var encoded bytes.Buffer
-	if _, err := idxfile.NewEncoder(&encoded).Encode(idx); err != nil {
-		return "", err
-	}
-	name := "pack-" + checksum.String()
-	if err := os.Rename(tmp.Name(), filepath.Join(packDir, name+".pack")); err != nil {
-		return "", err
-	}
-	if err := os.WriteFile(filepath.Join(packDir, name+".idx"), encoded.Bytes(), 0o444); err != nil {
-		os.Remove(filepath.Join(packDir, name+".pack"))
-		return "", err
-	}
-	return name, nil
+	return gitstore.InstallPack(packDir, tmp.Name(), &index, checksum)
 }
 
 // endsWithChecksum checks that nothing followed the pack's checksum: the
