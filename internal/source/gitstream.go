@@ -97,7 +97,7 @@ func streamPack(ctx context.Context, gitDir string, repo remoteRepo, ref string,
 	var none plumbing.Hash
 	session, err := uploadPackSession(repo)
 	if err != nil {
-		return none, "", asFetchError(Git, describeFetchError(err, repo, ref))
+		return none, "", fetchFailed(ctx, err, repo, ref)
 	}
 	defer session.Close()
 	adv, err := session.AdvertisedReferencesContext(ctx)
