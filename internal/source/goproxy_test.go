@@ -35,7 +35,8 @@ func TestAutoFallsBackToGoProxy(t *testing.T) {
 	f := newFixture(t)
 	proxy := newFakeProxy(t, f, f.rel)
 	t.Setenv("GOPROXY", proxy.URL)
-	url := deadURL(t)
+	// Long enough that a notice cut at a fixed width loses the cause.
+	url := deadURL(t) + strings.Repeat("/a-long-path", 12)
 	var notes noticeLog
 	req := Request{Pin: proxy.pin(url, f.rel), CacheDir: t.TempDir(), Notice: notes.notice}
 	tree := fetch(t, req)
@@ -44,6 +45,7 @@ func TestAutoFallsBackToGoProxy(t *testing.T) {
 	note := notes.all()[0]
 	assert.True(t, strings.HasPrefix(note, "git fetch of "+url+" failed ("), note)
 	assert.True(t, strings.HasSuffix(note, "); using the Go module proxy for "+fakeModule+"@"+fakeVersion), note)
+	assert.Contains(t, note, "connection refused)", "the notice keeps the cause")
 
 	assert.Equal(t, GoProxy, tree.Via)
 	assert.Equal(t, f.rel, tree.Commit)

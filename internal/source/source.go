@@ -162,8 +162,11 @@ func fetchAuto(ctx context.Context, c *cache, req Request) (*Tree, error) {
 	if !req.hasModule() {
 		return nil, fmt.Errorf("%w (the recipe has no upstream.module, so there is no Go module proxy fallback)", err)
 	}
+	// The notice names the cause, not the start of a message that
+	// repeats the URL: cut at a fixed width, it lost the reason (a host
+	// that did not resolve) mid-URL.
 	req.notice("git fetch of %s failed (%s); using the Go module proxy for %s@%s",
-		redact.URL(req.repository()), shortReason(err), req.Pin.Module, req.Pin.ModuleVersion)
+		redact.URL(req.repository()), redact.Cause(err, noticeCauseLen), req.Pin.Module, req.Pin.ModuleVersion)
 	return fetchGoProxy(ctx, c, req)
 }
 
@@ -177,6 +180,10 @@ func (t *Tree) Provenance() string {
 	}
 	return fmt.Sprintf("from cache (fetched %s at %s)", fetched, t.Fetched.UTC().Format(time.RFC3339))
 }
+
+// noticeCauseLen is the most characters of an error a one-line notice
+// quotes.
+const noticeCauseLen = 100
 
 func (r Request) notice(format string, args ...any) {
 	if r.Notice != nil {
