@@ -86,7 +86,7 @@ func TestExitCodesAgreeWithTheREADME(t *testing.T) {
 		want string
 	}{
 		{"unknown command", []string{"frobnicate"}, nil, 2, `unknown command "frobnicate"`},
-		{"unknown command, close to one", []string{"aply"}, nil, 2, "did you mean apply?"},
+		{"unknown command, close to one", []string{"aply"}, nil, 2, `did you mean "apply"?`},
 		{"too many arguments", []string{"apply", "--version", "v1.0.0", "--out", out, "extra"}, nil, 2, `unknown command "extra"`},
 		{"too few arguments", []string{"diff-series", "v1.0.0"}, nil, 2, "accepts 2 arg(s), received 1"},
 		{"unknown flag", []string{"apply", "--outt", out}, nil, 2, "unknown flag: --outt"},

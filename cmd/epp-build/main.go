@@ -28,7 +28,7 @@ func main() {
 	ctx, stop := signalContext(os.Stderr, os.Exit)
 	defer stop()
 	root := newRootCommand()
-	err := root.ExecuteContext(ctx)
+	err := execute(ctx, root, os.Args[1:])
 	if err != nil {
 		// Errors quote patch metadata (file names, subjects): never let
 		// it drive the terminal. They also quote flag values and

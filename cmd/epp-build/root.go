@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/epp-build/epp-build/internal/bundled"
 )
 
 const exitCodesHelp = `Exit codes:
@@ -26,23 +28,56 @@ const exitCodesHelp = `Exit codes:
   8  build preflight: something the build needs outside this machine is missing
      or unreachable (BuildKit node, registry, C API pin, builder, SBOM-generator
      or base image); every one is listed with the flag that changes it
+  9  inspect, verify, sign: no such image (the registry has no manifest at the
+     reference; its repository's tags are listed when it has some)
   130 interrupted (nothing half-written is left behind)`
 
 // usageArgs makes a wrong argument count a usage error (exit 2).
 func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
-		if err := check(cmd, args); err != nil {
-			return usageError{fmt.Errorf("%w; see `%s --help`", err, cmd.CommandPath())}
+		err := check(cmd, args)
+		var usage usageError
+		switch {
+		case err == nil:
+			return nil
+		case errors.As(err, &usage):
+			return err
 		}
-		return nil
+		return usageError{fmt.Errorf("%w; see `%s --help`", err, cmd.CommandPath())}
 	}
+}
+
+// checkArgsEverywhere gives every command, at every depth, an argument
+// check whose failure is a usage error (cobra accepts any arguments for a
+// command that sets none) and suggestions for a misspelt subcommand.
+func checkArgsEverywhere(c *cobra.Command) {
+	if c.Args == nil {
+		c.Args = cobra.NoArgs
+	}
+	c.Args = usageArgs(c.Args)
+	if c.SuggestionsMinimumDistance <= 0 {
+		c.SuggestionsMinimumDistance = 2 // cobra's default, which only its own check sets
+	}
+	for _, sub := range c.Commands() {
+		checkArgsEverywhere(sub)
+	}
+}
+
+// execute runs the command args name, after refusing any word that names
+// no command.
+func execute(ctx context.Context, root *cobra.Command, args []string) error {
+	if err := checkCommandWords(root, args); err != nil {
+		return err
+	}
+	root.SetArgs(args)
+	return root.ExecuteContext(ctx)
 }
 
 type globalFlags struct {
 	patches string
-	// bundled: patches is the series embedded in the binary (no
-	// patches/ folder here and no --patches).
-	bundled bool
+	// set is the recipe set patches came from; nil for a command that
+	// reads none (or was given --recipe).
+	set *bundled.Set
 }
 
 func newRootCommand() *cobra.Command {
@@ -54,7 +89,8 @@ func newRootCommand() *cobra.Command {
 a versioned patch series that adds Dynamo's routing plugins, and builds the
 multi-arch EPP image.
 
-` + exitCodesHelp,
+Every command's --help ends with the exit codes it can return;
+epp-build help exit-codes lists them all.`,
 		Example: `  epp-build versions
   epp-build apply --version v0.7.0 --out ./gaie
   epp-build export --dir ./gaie --to patches/v0.7.0
@@ -66,27 +102,17 @@ multi-arch EPP image.
 			return g.resolvePatches(cmd)
 		},
 		SilenceErrors: true,
-		// Without this, cobra reports an unknown command as a plain error;
-		// it is a usage error (exit 2).
-		Args:                       cobra.ArbitraryArgs,
+		// Unknown words are refused before cobra runs (checkCommandWords).
+		Args:                       cobra.NoArgs,
 		SuggestionsMinimumDistance: 2,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return cmd.Help()
-			}
-			msg := fmt.Sprintf("unknown command %q; see `epp-build --help`", args[0])
-			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
-				msg += " (did you mean " + strings.Join(s, " or ") + "?)"
-			}
-			return usageError{errors.New(msg)}
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return cmd.Help()
 		},
 	}
-	defaultPatches := os.Getenv("EPP_BUILD_PATCHES")
-	if defaultPatches == "" {
-		defaultPatches = "patches"
-	}
-	root.PersistentFlags().StringVar(&g.patches, "patches", defaultPatches, "folder holding one recipe folder per version (env EPP_BUILD_PATCHES; default ./patches when it exists, else the recipes built into this binary)")
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	// No "patches" default: the default is ./patches only when it exists
+	// (resolvePatches), and help must not say otherwise.
+	root.PersistentFlags().StringVar(&g.patches, "patches", os.Getenv("EPP_BUILD_PATCHES"), "folder holding one recipe folder per version (env EPP_BUILD_PATCHES; default ./patches when it exists, else the recipes built into this binary)")
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(
 		newVersionsCommand(g),
 		newApplyCommand(g),
@@ -106,11 +132,13 @@ multi-arch EPP image.
 		newSignCommand(),
 		newVersionCommand(),
 	)
-	for _, c := range root.Commands() {
-		if c.Args != nil {
-			c.Args = usageArgs(c.Args)
-		}
-	}
+	root.SetHelpCommand(newHelpCommand(root))
+	// The help and completion commands cobra would add on Execute are
+	// added now, so the word check and the tests see the whole tree.
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	checkArgsEverywhere(root)
+	addExitCodesToHelp(root)
 	setVersionFlag(root)
 	registerCompletions(root, g)
 	return root

@@ -16,6 +16,9 @@ import (
 // is used, and "(devel)" for a build from a checkout.
 var Version = ""
 
+// devel is the version the go command gives a build from a checkout.
+const devel = "(devel)"
+
 // Info describes the running binary.
 type Info struct {
 	Version   string `json:"version"`
@@ -40,7 +43,7 @@ func fromBuildInfo(bi *debug.BuildInfo, linked string) Info {
 	info := Info{Version: linked, GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
 	if bi == nil {
 		if info.Version == "" {
-			info.Version = "(devel)"
+			info.Version = devel
 		}
 		return info
 	}
@@ -49,7 +52,7 @@ func fromBuildInfo(bi *debug.BuildInfo, linked string) Info {
 		info.Version = bi.Main.Version
 	}
 	if info.Version == "" {
-		info.Version = "(devel)"
+		info.Version = devel
 	}
 	for _, s := range bi.Settings {
 		switch s.Key {
@@ -69,8 +72,11 @@ func (i Info) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "epp-build %s, %s %s", i.Version, i.GoVersion, i.Platform)
 	switch {
+	case i.Revision == "" && i.Version != devel:
+		// go install module@version stamps the module version, never a
+		// revision: the version names the source.
 	case i.Revision == "":
-		b.WriteString(", revision unknown (not stamped: build with go build or go install)")
+		b.WriteString(", revision unknown (built without VCS information, as go run or -buildvcs=false build)")
 	default:
 		fmt.Fprintf(&b, ", revision %s", i.Revision)
 		if i.Time != "" {

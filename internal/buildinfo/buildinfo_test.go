@@ -29,5 +29,16 @@ func TestLinkedVersionWinsOverTheModuleVersion(t *testing.T) {
 	bi := &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v0.3.0"}}
 	assert.Equal(t, "v1.0.0", fromBuildInfo(bi, "v1.0.0").Version)
 	assert.Equal(t, "v0.3.0", fromBuildInfo(bi, "").Version)
-	assert.Contains(t, fromBuildInfo(bi, "").String(), "revision unknown")
+	assert.NotContains(t, fromBuildInfo(bi, "").String(), "revision unknown")
+}
+
+func TestUnstampedBuildsGiveNoFalseAdvice(t *testing.T) {
+	installed := fromBuildInfo(&debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v0.0.0-test"}}, "")
+	assert.Equal(t, "v0.0.0-test", installed.Version)
+	assert.NotContains(t, installed.String(), "revision", "go install module@version never stamps a revision: the version names the source")
+	assert.NotContains(t, installed.String(), "go install")
+
+	goRun := fromBuildInfo(&debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"}}, "")
+	assert.Contains(t, goRun.String(), "revision unknown (built without VCS information")
+	assert.NotContains(t, goRun.String(), "build with go build")
 }
