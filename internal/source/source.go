@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -162,11 +163,10 @@ func fetchAuto(ctx context.Context, c *cache, req Request) (*Tree, error) {
 	if !req.hasModule() {
 		return nil, fmt.Errorf("%w (the recipe has no upstream.module, so there is no Go module proxy fallback)", err)
 	}
-	// The notice names the cause, not the start of a message that
-	// repeats the URL: cut at a fixed width, it lost the reason (a host
-	// that did not resolve) mid-URL.
-	req.notice("git fetch of %s failed (%s); using the Go module proxy for %s@%s",
-		redact.URL(req.repository()), redact.Cause(err, noticeCauseLen), req.Pin.Module, req.Pin.ModuleVersion)
+	// One line that names the cause: the whole message repeats the URL
+	// and, cut at a fixed width, lost the reason (a host that did not
+	// resolve) mid-URL. The module version is in what follows.
+	req.notice("git fetch from %s failed (%s); using the Go module proxy", fetchHost(req.repository()), redact.Cause(err, noticeCauseLen))
 	return fetchGoProxy(ctx, c, req)
 }
 
@@ -184,6 +184,15 @@ func (t *Tree) Provenance() string {
 // noticeCauseLen is the most characters of an error a one-line notice
 // quotes.
 const noticeCauseLen = 100
+
+// fetchHost names where a git fetch went in a notice: the host of a URL,
+// else the (redacted) repository as given.
+func fetchHost(repository string) string {
+	if u, err := url.Parse(repository); err == nil && u.Host != "" {
+		return redact.Text(u.Host)
+	}
+	return redact.URL(repository)
+}
 
 func (r Request) notice(format string, args ...any) {
 	if r.Notice != nil {
