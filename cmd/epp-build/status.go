@@ -14,16 +14,23 @@ func newStatusCommand(g *globalFlags) *cobra.Command {
 	var dir string
 	var outs []string
 	cmd := &cobra.Command{
-		Use:   "status [--out DIR]...",
-		Short: "Say what is in progress and what is out of date: a stopped rebase, applied trees, stale recipes",
+		Use:   "status [--out DIR]... [--dir DIR]",
+		Short: "Say what is in progress and what is out of date: a stopped rebase or pick, applied trees, stale recipes",
 		Long: `status reports, without fetching anything:
 
   - the rebase in progress for --patches (in its default work tree, or the --dir it
     was started with, which the rebase records), where it stopped (a conflict or a
-    failed --exec command) and the commands that go on from there. A pick never
-    stops: it applies or fails whole.
+    failed --exec command) and the commands that go on from there.
+  - the pick stopped at a conflict for --patches (in its default work tree; a pick
+    started with --dir is shown by status --dir DIR): the version, the pick it
+    stopped at, the files marked, and the commands that go on (pick --continue,
+    pick --abort).
   - for each --out DIR, whether that applied tree is current for its version's
-    recipe, or why a re-apply would change it.
+    recipe: current only when its series is the recipe's and HEAD, the index and
+    the work tree are as apply left them. Otherwise it names what differs: changed
+    patches, modified files, untracked files where the recipe's patches write (a
+    re-apply refuses them), a moved HEAD and the commits apply did not make, with
+    the commands that make it current.
   - which recipes are stale against plugins/ and ffi/: the files their generated
     patches add differ from the source folders (regen would rewrite them). A
     generated file a patch edits instead of adding is listed as not comparable;
@@ -32,6 +39,7 @@ func newStatusCommand(g *globalFlags) *cobra.Command {
 ` + exitCodesHelp,
 		Example: `  epp-build status
   epp-build status --out ./gaie
+  epp-build status --dir ./pick
   epp-build status -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -47,6 +55,6 @@ func newStatusCommand(g *globalFlags) *cobra.Command {
 	}
 	outputFlag(cmd, &output)
 	cmd.Flags().StringArrayVar(&outs, "out", nil, "an applied tree to check against its recipe (repeatable)")
-	cmd.Flags().StringVar(&dir, "dir", "", "the rebase work tree to look at (default: the one in progress for --patches)")
+	cmd.Flags().StringVar(&dir, "dir", "", "the rebase or pick work tree to look at (default: the ones in progress for --patches)")
 	return cmd
 }

@@ -12,17 +12,38 @@ import (
 	"github.com/epp-build/epp-build/internal/recipe"
 )
 
-// OutTree says whether an applied tree is current for its recipe.
+// OutTree says whether an applied tree is current for its recipe: its
+// series is the recipe's, and HEAD, the index and the work tree are as
+// apply left them. Lists are empty, never null.
 type OutTree struct {
 	Dir     string `json:"dir"`
 	Version string `json:"version"`
 	Current bool   `json:"current"`
-	// Reasons say why a re-apply would change it.
-	Reasons []string `json:"reasons,omitempty"`
+	// Reasons say how the recipe's series differs from the applied one.
+	Reasons []string `json:"reasons"`
+	// Modified are tracked files changed, deleted or staged.
+	Modified []string `json:"modified"`
+	// InTheWay are untracked files where the recipe's patches write.
+	InTheWay []string `json:"untrackedInTheWay"`
+	// HeadMoved is true when HEAD is not AppliedHead, where apply left it;
+	// Commits are the commits on the way that apply did not make.
+	HeadMoved   bool        `json:"headMoved"`
+	Head        string      `json:"head"`
+	AppliedHead string      `json:"appliedHead"`
+	Commits     []OutCommit `json:"commits"`
+	// RecipeDir is where export writes the series back.
+	RecipeDir string `json:"recipeDir"`
 }
 
-// OutStatus reads the apply record of out and compares it with the
-// recipe of its version under root (or r, when given).
+// OutCommit is a commit in an applied tree that apply did not make.
+type OutCommit struct {
+	Hash    string `json:"hash"`
+	Subject string `json:"subject"`
+}
+
+// OutStatus reads the apply record of out and compares the tree with the
+// recipe of its version under root (or r, when given), as a re-apply
+// would (patchset.ExamineTree).
 func OutStatus(root, out string, r *recipe.Recipe) (*OutTree, error) {
 	rec, err := patchset.ReadRecord(out)
 	if err != nil {
@@ -40,8 +61,17 @@ func OutStatus(root, out string, r *recipe.Recipe) (*OutTree, error) {
 	if err != nil {
 		return nil, err
 	}
-	reasons := patchset.SeriesChanges(r, patches, rec)
-	return &OutTree{Dir: out, Version: r.Version, Current: len(reasons) == 0, Reasons: reasons}, nil
+	st, err := patchset.ExamineTree(r, patches, out)
+	if err != nil {
+		return nil, err
+	}
+	t := &OutTree{Dir: out, Version: r.Version, Current: st.Current(), Reasons: st.Reasons, Modified: st.Modified,
+		InTheWay: st.InTheWay, HeadMoved: st.HeadMoved(), Head: st.Head, AppliedHead: st.Record.Head,
+		Commits: make([]OutCommit, len(st.Commits)), RecipeDir: r.Dir}
+	for i, c := range st.Commits {
+		t.Commits[i] = OutCommit{Hash: c.Hash.String(), Subject: c.Subject}
+	}
+	return t, nil
 }
 
 // GeneratedStale is a recipe whose generated patches no longer carry what

@@ -1,12 +1,11 @@
-// Package status is what `epp-build status` reports: the rebase in
-// progress and what to do next, whether applied trees are current for
-// their recipes, and which recipes are stale against plugins/ and ffi/.
+// Package status is what `epp-build status` reports: the rebase or pick
+// stopped in progress and what to do next, whether applied trees are
+// current for their recipes (series, HEAD, index and work tree), and which
+// recipes are stale against plugins/ and ffi/.
 package status
 
 import (
 	"fmt"
-	"io"
-	"strings"
 
 	"github.com/epp-build/epp-build/internal/apply"
 	"github.com/epp-build/epp-build/internal/backport"
@@ -18,21 +17,28 @@ type Report struct {
 	Patches string `json:"patches"`
 	// Rebase is the rebase in progress, nil when there is none.
 	Rebase *backport.Status `json:"rebase"`
-	// Pick is always null: a pick runs to its end or fails; it never
-	// stops to be continued.
-	Pick  *struct{}       `json:"pick"`
-	Trees []apply.OutTree `json:"trees"`
+	// Pick is the pick stopped at a conflict, nil when there is none (a
+	// pick keeps a work tree only while it is stopped).
+	Pick  *backport.PickStatus `json:"pick"`
+	Trees []Tree               `json:"trees"`
 	// Stale are the recipes regen would change.
 	Stale []apply.GeneratedStale `json:"stale"`
 	// Problems are what could not be looked at, and why.
 	Problems []string `json:"problems,omitempty"`
 }
 
+// Tree is an applied tree's standing and the commands that make it
+// current.
+type Tree struct {
+	apply.OutTree
+	Next []string `json:"next"`
+}
+
 // Request says where to look.
 type Request struct {
 	Root string // the folder of the versions (--patches)
-	// Dir is a rebase work tree to look at ("" = find the one in
-	// progress for Root).
+	// Dir is a rebase or pick work tree to look at ("" = find the ones
+	// in progress for Root).
 	Dir string
 	// Outs are applied trees to check.
 	Outs []string
@@ -40,20 +46,9 @@ type Request struct {
 
 // Gather looks at everything the request names.
 func Gather(req Request) (*Report, error) {
-	rep := &Report{Patches: req.Root, Trees: []apply.OutTree{}, Stale: []apply.GeneratedStale{}}
-	found := &backport.Found{Dir: req.Dir, How: "--dir"}
-	if req.Dir == "" {
-		var err error
-		if found, err = backport.FindInProgress(req.Root); err != nil {
-			return nil, err
-		}
-	}
-	if found != nil {
-		st, err := backport.InProgress(found)
-		if err != nil {
-			return nil, err
-		}
-		rep.Rebase = st
+	rep := &Report{Patches: req.Root, Trees: []Tree{}, Stale: []apply.GeneratedStale{}}
+	if err := inProgress(req, rep); err != nil {
+		return nil, err
 	}
 	for _, out := range req.Outs {
 		t, err := apply.OutStatus(req.Root, out, nil)
@@ -61,7 +56,7 @@ func Gather(req Request) (*Report, error) {
 			rep.Problems = append(rep.Problems, fmt.Sprintf("tree %s: %v", out, err))
 			continue
 		}
-		rep.Trees = append(rep.Trees, *t)
+		rep.Trees = append(rep.Trees, Tree{OutTree: *t, Next: treeNext(t)})
 	}
 	versions, err := recipe.Versions(req.Root)
 	if err != nil {
@@ -85,57 +80,34 @@ func Gather(req Request) (*Report, error) {
 	return rep, nil
 }
 
-// WriteText prints the report for a reader.
-func WriteText(w io.Writer, rep *Report) {
-	if s := rep.Rebase; s != nil {
-		target := s.Version
-		if s.As != "" {
-			target += " as " + s.As
+// inProgress fills in the stopped rebase and the stopped pick: those of
+// req.Dir when it is given (a pick started with --dir is found only so),
+// else those found for req.Root.
+func inProgress(req Request, rep *Report) error {
+	var rebase, pick *backport.Found
+	var err error
+	switch {
+	case req.Dir != "" && backport.HasPick(req.Dir):
+		pick = &backport.Found{Dir: req.Dir, How: "--dir"}
+	case req.Dir != "":
+		rebase = &backport.Found{Dir: req.Dir, How: "--dir"}
+	default:
+		if rebase, err = backport.FindInProgress(req.Root); err != nil {
+			return err
 		}
-		fmt.Fprintf(w, "rebase of %s onto %s in %s (found in %s): %d of %d patches done\n", target, s.Onto, s.Dir, s.FoundHow, s.Done, s.Total)
-		for _, st := range s.Steps {
-			fmt.Fprintf(w, "  %s: %s\n", st.Patch, st.Outcome)
-		}
-		switch s.Reason {
-		case "conflict":
-			fmt.Fprintf(w, "  stopped at a conflict in %s", s.StoppedAt)
-			if len(s.Marked) > 0 {
-				fmt.Fprintf(w, " (marked: %s)", strings.Join(s.Marked, ", "))
-			}
-			fmt.Fprintln(w)
-		case "exec":
-			fmt.Fprintf(w, "  stopped: --exec %q failed after %s\n", s.Exec.Command, s.StoppedAt)
-		}
-		fmt.Fprintln(w, "next:")
-		for _, n := range s.Next {
-			fmt.Fprintf(w, "  %s\n", n)
-		}
-	} else {
-		fmt.Fprintf(w, "no rebase in progress for %s; no pick in progress (a pick never stops)\n", rep.Patches)
-	}
-	for _, t := range rep.Trees {
-		if t.Current {
-			fmt.Fprintf(w, "tree %s: current for %s\n", t.Dir, t.Version)
-			continue
-		}
-		fmt.Fprintf(w, "tree %s: not current for %s; `epp-build apply --version %s --out %s` would re-apply:\n", t.Dir, t.Version, t.Version, t.Dir)
-		for _, r := range t.Reasons {
-			fmt.Fprintf(w, "  %s\n", r)
+		if pick, err = backport.FindPick(req.Root); err != nil {
+			return err
 		}
 	}
-	if len(rep.Stale) == 0 {
-		fmt.Fprintln(w, "recipes: none stale against plugins/ and ffi/")
-	}
-	for _, g := range rep.Stale {
-		fmt.Fprintf(w, "recipe %s: stale against plugins/ and ffi/; fix: epp-build regen --version %s\n", g.Version, g.Version)
-		for _, f := range g.Files {
-			fmt.Fprintf(w, "  %s\n", f)
-		}
-		for _, f := range g.Unknown {
-			fmt.Fprintf(w, "  %s: edited by its patch, not added; `epp-build check --version %s` tells\n", f, g.Version)
+	if rebase != nil {
+		if rep.Rebase, err = backport.InProgress(rebase); err != nil {
+			return err
 		}
 	}
-	for _, p := range rep.Problems {
-		fmt.Fprintf(w, "problem: %s\n", p)
+	if pick != nil {
+		if rep.Pick, err = backport.PickInProgress(pick); err != nil {
+			return err
+		}
 	}
+	return nil
 }
