@@ -47,7 +47,8 @@ is attached to the index as an in-toto attestation, and all of them are checked
 before the tag is set; read them back with ` + "`epp-build inspect REF`" + `.
 --sign-key FILE signs the report attestation (a DSSE envelope where cosign keeps
 attestations, sha256-<index hex>.att) before the tag is set; the key is cosign's
-(password in $COSIGN_PASSWORD) or a PEM private key. Check it with
+(password in $COSIGN_PASSWORD) or a PEM private key, in a file or, as cosign takes
+it, in an environment variable (--sign-key env://VAR). Check it with
 ` + "`epp-build verify --key cosign.pub`" + ` or ` + "`cosign verify-attestation`" + `.
 
 BuildKit: --buildkit or BUILDKIT_HOST (unix://, tcp:// with --tls-*,
@@ -159,6 +160,6 @@ type=gha caches read ACTIONS_RUNTIME_TOKEN and ACTIONS_CACHE_URL/ACTIONS_RESULTS
 	fl.StringVar(&opt.Provenance, "provenance", "true", "BuildKit's SLSA provenance per platform: true (mode=max), false, mode=min or mode=max")
 	fl.StringVar(&opt.SBOM, "sbom", "true", "BuildKit's SPDX SBOM per platform: true (BuildKit's default generator), false or generator=IMAGE")
 	goSettings = registerFetchFlags(fl, &opt.Fetch)
-	fl.StringVar(&opt.SignKey, "sign-key", "", "sign the report attestation with this key, as cosign does (cosign's key, password in $COSIGN_PASSWORD, or a PEM private key); needs --push")
+	fl.StringVar(&opt.SignKey, "sign-key", "", "sign the report attestation with this key, as cosign does (cosign's key, password in $COSIGN_PASSWORD, or a PEM private key; env://VAR for one in $VAR); needs --push")
 	return cmd
 }

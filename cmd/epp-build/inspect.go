@@ -57,7 +57,8 @@ for what it has fetched: every attestation manifest and blob, every report
 referrer, and every platform image's manifest, config and layers are downloaded
 and checked against their digests, and every report referrer of the index must
 agree. A missing, unfetchable or mismatched attestation exits 5, naming it and
-its platform. With --key (a PEM public key, such as cosign.pub) the report must
+its platform. With --key (a PEM public key, such as cosign.pub, or env://VAR for one
+in $VAR, as cosign takes it) the report must
 also be signed with that key (epp-build sign, build --sign-key); an unsigned
 report, or one signed with another key, exits 5.
 
@@ -75,7 +76,7 @@ report, or one signed with another key, exits 5.
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&key, "key", "", "also require the report to be signed with this PEM public key (cosign.pub)")
+	cmd.Flags().StringVar(&key, "key", "", "also require the report to be signed with this PEM public key (cosign.pub), or the one in $VAR with env://VAR")
 	cmd.Flags().BoolVar(&ro.Insecure, "insecure", false, "allow a plain-HTTP or untrusted registry")
 	return cmd
 }

@@ -24,17 +24,20 @@ does the same as part of a build, before the tag moves.
 
 The key is cosign's (cosign generate-key-pair: an encrypted key whose password
 is read from $COSIGN_PASSWORD) or an unencrypted PEM private key (ECDSA, RSA or
-Ed25519). The password is never printed or stored.
+Ed25519), in a file or, as cosign takes it, in an environment variable:
+--key env://VAR (an unset or empty VAR exits 2). The key and the password are
+never printed or stored.
 
 ` + exitCodesHelp,
 		Example: `  COSIGN_PASSWORD=... epp-build sign registry.example/dynamo/epp:v0.7.0 --key cosign.key
+  COSIGN_KEY="$(cat cosign.key)" epp-build sign registry.example/dynamo/epp:v0.7.0 --key env://COSIGN_KEY
   epp-build verify registry.example/dynamo/epp:v0.7.0 --key cosign.pub
   cosign verify-attestation --key cosign.pub --insecure-ignore-tlog \
     --type ` + attest.PredicateType + ` registry.example/dynamo/epp:v0.7.0`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if key == "" {
-				return usageError{fmt.Errorf("sign: --key FILE is required")}
+				return usageError{fmt.Errorf("sign: --key FILE or --key env://VAR is required")}
 			}
 			signer, err := attest.LoadSigner(key)
 			if err != nil {
@@ -56,7 +59,7 @@ Ed25519). The password is never printed or stored.
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&key, "key", "", "private key: cosign's (password in $COSIGN_PASSWORD) or a PEM private key")
+	cmd.Flags().StringVar(&key, "key", "", "private key file, or env://VAR for one in $VAR: cosign's (password in $COSIGN_PASSWORD) or a PEM private key")
 	cmd.Flags().BoolVar(&ro.Insecure, "insecure", false, "allow a plain-HTTP or untrusted registry")
 	return cmd
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -103,4 +104,44 @@ func TestCosignVerifiesOurSignature(t *testing.T) {
 	assert.Contains(t, out2, "Verification for "+ref)
 	out2, err = verify(otherPub)
 	assert.Error(t, err, "cosign must refuse another key: %s", out2)
+}
+
+// TestSignAndVerifyWithKeysInTheEnvironment: sign --key env://VAR and
+// verify --key env://VAR take the keys' PEM from the environment, as
+// cosign does; an unset variable is a usage error naming it, and the key
+// never reaches the output.
+func TestSignAndVerifyWithKeysInTheEnvironment(t *testing.T) {
+	reg, err := imagetest.StartRegistry(t.TempDir())
+	if err != nil {
+		testenv.Require(t, "a registry", err.Error())
+	}
+	t.Cleanup(reg.Stop)
+	full := []string{"https://slsa.dev/provenance/v1", attest.SPDXPredicate}
+	patches := []report.Patch{{Name: "0001-add-dynamo-plugins.patch", SHA256: strings.Repeat("ab", 32)}}
+	ref := pushAttested(t, reg.Host, "dynamo/epp-envkey", map[string][]string{"linux/amd64": full, "linux/arm64": full}, patches)
+	keyPath, pubPath := testutil.WriteCosignKeyPair(t, t.TempDir(), "env-pass")
+	key, err := os.ReadFile(keyPath)
+	require.NoError(t, err)
+	pub, err := os.ReadFile(pubPath)
+	require.NoError(t, err)
+	env := []string{"DOCKER_CONFIG=" + t.TempDir(), "COSIGN_PASSWORD=env-pass",
+		"EPP_SIGN_KEY=" + string(key), "EPP_SIGN_PUB=" + string(pub)}
+	secret := string(key[40:80])
+
+	res := runEnv(t, t.TempDir(), env, "sign", ref, "--insecure", "--key", "env://EPP_UNSET_KEY")
+	assert.Equal(t, 2, res.code, res.stderr)
+	assert.Contains(t, res.stderr, "EPP_UNSET_KEY")
+
+	res = runEnv(t, t.TempDir(), env, "sign", ref, "--insecure", "--key", "env://EPP_SIGN_KEY")
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.Contains(t, res.stdout, ".att")
+	assert.NotContains(t, res.stdout+res.stderr, secret)
+
+	res = runEnv(t, t.TempDir(), env, "verify", ref, "--insecure", "--key", "env://EPP_SIGN_PUB")
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.Contains(t, res.stdout, "signed: the report's statement sha256:")
+
+	res = runEnv(t, t.TempDir(), env, "verify", ref, "--insecure", "--key", "env://EPP_UNSET_PUB")
+	assert.Equal(t, 2, res.code, res.stderr)
+	assert.Contains(t, res.stderr, "EPP_UNSET_PUB")
 }

@@ -33,6 +33,9 @@ type OutTree struct {
 	Commits     []OutCommit `json:"commits"`
 	// RecipeDir is where export writes the series back.
 	RecipeDir string `json:"recipeDir"`
+	// Interrupted is a re-apply stopped half way, which the next apply
+	// completes first.
+	Interrupted bool `json:"interruptedReapply"`
 }
 
 // OutCommit is a commit in an applied tree that apply did not make.
@@ -67,7 +70,7 @@ func OutStatus(root, out string, r *recipe.Recipe) (*OutTree, error) {
 	}
 	t := &OutTree{Dir: out, Version: r.Version, Current: st.Current(), Reasons: st.Reasons, Modified: st.Modified,
 		InTheWay: st.InTheWay, HeadMoved: st.HeadMoved(), Head: st.Head, AppliedHead: st.Record.Head,
-		Commits: make([]OutCommit, len(st.Commits)), RecipeDir: r.Dir}
+		Commits: make([]OutCommit, len(st.Commits)), RecipeDir: r.Dir, Interrupted: st.Interrupted}
 	for i, c := range st.Commits {
 		t.Commits[i] = OutCommit{Hash: c.Hash.String(), Subject: c.Subject}
 	}

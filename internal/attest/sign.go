@@ -37,12 +37,13 @@ type Signer struct {
 	sv signature.SignerVerifier
 }
 
-// LoadSigner reads the private key at path; an encrypted key's password
-// comes from $COSIGN_PASSWORD (empty when unset, as cosign takes it).
+// LoadSigner reads the private key at path, or in $VAR when path is
+// env://VAR; an encrypted key's password comes from $COSIGN_PASSWORD
+// (empty when unset, as cosign takes it).
 func LoadSigner(path string) (*Signer, error) {
-	raw, err := os.ReadFile(path)
+	raw, err := readKey(path)
 	if err != nil {
-		return nil, &KeyError{Path: path, Err: err}
+		return nil, err
 	}
 	pass := func(bool) ([]byte, error) { return []byte(os.Getenv(PasswordEnv)), nil }
 	pk, err := cryptoutils.UnmarshalPEMToPrivateKey(raw, pass)
@@ -70,12 +71,13 @@ type Verifier struct {
 	Path string
 }
 
-// LoadVerifier reads the PEM public key at path (cosign.pub as cosign
-// generate-key-pair writes it, or any PEM PUBLIC KEY).
+// LoadVerifier reads the PEM public key at path, or in $VAR when path is
+// env://VAR (cosign.pub as cosign generate-key-pair writes it, or any PEM
+// PUBLIC KEY).
 func LoadVerifier(path string) (*Verifier, error) {
-	raw, err := os.ReadFile(path)
+	raw, err := readKey(path)
 	if err != nil {
-		return nil, &KeyError{Path: path, Err: err}
+		return nil, err
 	}
 	pub, err := cryptoutils.UnmarshalPEMToPublicKey(raw)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/epp-build/epp-build/internal/guard"
+	"github.com/epp-build/epp-build/internal/outdir"
 	"github.com/epp-build/epp-build/internal/recipe"
 )
 
@@ -28,13 +29,17 @@ type TreeState struct {
 	Commits []guard.ForeignCommit
 	// Head is the commit HEAD is at; Record.Head is where apply left it.
 	Head string
+	// Interrupted is a re-apply in place stopped half way (its journal is
+	// there): the files are part old, part new, and the next apply
+	// completes it before anything else.
+	Interrupted bool
 }
 
 // Current is true when HEAD, the index and the work tree hold what the
 // recipe's series gives.
 func (s *TreeState) Current() bool {
 	return len(s.Reasons) == 0 && len(s.Modified) == 0 && len(s.InTheWay) == 0 &&
-		len(s.Commits) == 0 && !s.HeadMoved()
+		len(s.Commits) == 0 && !s.HeadMoved() && !s.Interrupted
 }
 
 // HeadMoved is true when HEAD is not the commit apply left it at (a
@@ -44,6 +49,10 @@ func (s *TreeState) HeadMoved() bool { return s.Head != s.Record.Head }
 // ExamineTree reads the applied tree out against r's series (patches, as
 // LoadSeries gives them).
 func ExamineTree(r *recipe.Recipe, patches []*Patch, out string) (*TreeState, error) {
+	j, err := outdir.ReadJournal[Record](out)
+	if err != nil {
+		return nil, err
+	}
 	ex, err := inspectExisting(r, patches, out)
 	if err != nil {
 		return nil, err
@@ -52,7 +61,7 @@ func ExamineTree(r *recipe.Recipe, patches []*Patch, out string) (*TreeState, er
 		return nil, fmt.Errorf("%s does not exist or is empty: nothing is applied there", out)
 	}
 	defer ex.close()
-	st := &TreeState{Record: ex.rec, Reasons: ex.reasons, Modified: ex.local.Modified, Commits: ex.local.Commits}
+	st := &TreeState{Record: ex.rec, Reasons: ex.reasons, Modified: ex.local.Modified, Commits: ex.local.Commits, Interrupted: j != nil}
 	head, err := ex.repo.Head()
 	if err != nil {
 		return nil, fmt.Errorf("HEAD of %s: %w", out, err)

@@ -88,6 +88,9 @@ func writeTree(w io.Writer, t Tree) {
 		return
 	}
 	fmt.Fprintf(w, "tree %s: not current for %s\n", t.Dir, t.Version)
+	if t.Interrupted {
+		fmt.Fprintln(w, "  a re-apply was interrupted half way: files are part old, part new")
+	}
 	if len(t.Modified) > 0 {
 		fmt.Fprintf(w, "  modified: %s\n", escapeAll(t.Modified))
 	}

@@ -15,6 +15,11 @@ func treeNext(t *apply.OutTree) []string {
 	}
 	reapply := fmt.Sprintf("epp-build apply --version %s --out %s", t.Version, t.Dir)
 	var next []string
+	if t.Interrupted {
+		// What the tree holds is half of a re-apply: apply completes it,
+		// and only then is there anything else to say.
+		return []string{reapply + "  # completes the interrupted re-apply, then run status again"}
+	}
 	if len(t.Modified) > 0 || len(t.Commits) > 0 {
 		keep := fmt.Sprintf("epp-build export --dir %s --to %s", t.Dir, t.RecipeDir)
 		if len(t.Modified) > 0 {

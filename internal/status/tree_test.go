@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/epp-build/epp-build/internal/outdir"
+	"github.com/epp-build/epp-build/internal/patchset"
 	"github.com/epp-build/epp-build/internal/testutil/gitfixture"
 )
 
@@ -126,4 +128,24 @@ func TestTreeNamesAreEscaped(t *testing.T) {
 	assert.Equal(t, []string{name}, tree.Modified, "JSON keeps the name as it is")
 	assert.NotContains(t, text, "\x1b")
 	assert.Contains(t, text, "modified: b")
+}
+
+// A re-apply killed half way leaves its journal: the tree is part old,
+// part new, and apply completes it first; status says so and nothing else.
+func TestAnInterruptedReapplyIsNamed(t *testing.T) {
+	f := newFixture(t)
+	out := f.applied(t)
+	rec, err := patchset.ReadRecord(out)
+	require.NoError(t, err)
+	require.NoError(t, outdir.WriteJournal(out, &outdir.Journal[patchset.Record]{Head: rec.Head, Branch: "epp-build/v1", Record: rec}))
+
+	tree, text := f.tree(t, out)
+	assert.False(t, tree.Current)
+	assert.True(t, tree.Interrupted)
+	assert.Contains(t, text, "  a re-apply was interrupted half way")
+	assert.Equal(t, []string{"epp-build apply --version v1 --out " + out + "  # completes the interrupted re-apply, then run status again"}, tree.Next)
+
+	require.NoError(t, f.apply(t.Context(), f.recipe(t), out))
+	tree, _ = f.tree(t, out)
+	assert.True(t, tree.Current, "apply completed it")
 }
