@@ -480,3 +480,45 @@ func TestCompletionOffersVersionsAndFormats(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Equal(t, "text\njson\nmarkdown\n:4\n", r.stdout)
 }
+
+// TestPickSkipDropsAConflictingPickAndTheRestLands: of two picks the
+// first conflicts with the series (exit 6, the stop names --skip);
+// pick --skip drops it, the second lands, and the series checks clean.
+func TestPickSkipDropsAConflictingPickAndTheRestLands(t *testing.T) {
+	u := newTwoPins(t)
+	cache := t.TempDir()
+	patches := t.TempDir()
+	seriesOnV1(t, u, patches, cache)
+
+	fix := gitfixture.NewAt(t, filepath.Join(t.TempDir(), "fixes"))
+	fix.Git(t, "fetch", "-q", u.repo.Dir, "v1")
+	fix.Git(t, "checkout", "-q", "FETCH_HEAD")
+	// The series changed b's first line too: this one conflicts.
+	require.NoError(t, os.WriteFile(filepath.Join(fix.Dir, "b.txt"), []byte(strings.Replace(gitfixture.NumberedLines("b", 20), "b 1 line\n", "b = fixed elsewhere\n", 1)), 0o644))
+	fix.Git(t, "commit", "-q", "-am", "Fix b")
+	conflicting := fix.RevParse(t, "HEAD")
+	require.NoError(t, os.WriteFile(filepath.Join(fix.Dir, "d.txt"), []byte(gitfixture.NumberedLines("d", 20)+"appended by the fix\n"), 0o644))
+	fix.Git(t, "commit", "-q", "-am", "Fix the tail of d")
+	clean := fix.RevParse(t, "HEAD")
+	dir := filepath.Join(t.TempDir(), "pick")
+	before := snapshot(t, patches)
+
+	r := run(t, cache, "--patches", patches, "pick", "--version", "v9", "--from", fix.Dir, "--reason", "r", "--upstream-link", "https://example.com/pull/1", "--dir", dir, conflicting, clean)
+	require.Equal(t, 6, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, "epp-build pick --skip --dir "+dir)
+	assert.Equal(t, before, snapshot(t, patches), "nothing is written while stopped")
+
+	r = run(t, cache, "--patches", patches, "pick", "--skip", "--continue", "--dir", dir)
+	assert.Equal(t, 2, r.code, "--skip and --continue exclude each other: %s", r.stderr)
+
+	r = run(t, cache, "--patches", patches, "pick", "--skip", "--dir", dir)
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, ": skipped")
+	assert.Equal(t, "picked 0005-Fix-the-tail-of-d.patch into v9\n", r.stdout)
+	names, _ := filepath.Glob(filepath.Join(patches, "v9", "*.patch"))
+	assert.Len(t, names, 5, "four of the series and the pick that landed")
+	assert.NoDirExists(t, dir)
+
+	r = run(t, cache, "--patches", patches, "check", "--version", "v9")
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+}

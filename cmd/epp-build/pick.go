@@ -25,9 +25,9 @@ func newPickCommand(g *globalFlags) *cobra.Command {
 	var f recipeFlags
 	var opt backport.PickOptions
 	var extends, dir string
-	var cont, abort bool
+	var cont, skip, abort bool
 	cmd := &cobra.Command{
-		Use:   "pick --version V [--extends BASE] (PATCH... | --from REPO REV...) | --continue | --abort",
+		Use:   "pick --version V [--extends BASE] (PATCH... | --from REPO REV...) | --continue | --skip | --abort",
 		Short: "Add patches or commits to a version's series, keeping authorship and provenance",
 		Long: `pick applies the version's series in a temporary folder, adds the picked changes on
 top (each keeps its author, date and message, and gets Upstream: and Reason: trailers)
@@ -56,8 +56,10 @@ blob its index line names, looked up in the --from repository and in the work tr
 changed the same lines pick stops (exit 6), leaving its work tree (--dir, or a folder
 per --patches under the user cache folder) with diff3 conflict markers around those
 lines, new and cleanly merged files staged, and FILE.rej for what cannot be merged.
-Fix the files, then --continue (deleting a .rej file drops that change), or --abort
-(the work tree goes, and so does a version --extends created).
+Fix the files, then --continue (deleting a .rej file drops that change); or --skip,
+as git cherry-pick --skip does, to drop that pick (nothing is recorded for it, its
+edits are discarded) and go on with the rest; or --abort (the work tree goes, and so
+does a version --extends created).
 
 ` + exitCodesHelp,
 		Example: `  epp-build pick --version v1.4.3 --extends v1.4.2 --reason "fixes stuck streams" \
@@ -66,9 +68,10 @@ Fix the files, then --continue (deleting a .rej file drops that change), or --ab
   epp-build pick --version v1.4.2 --author "Ann Example <ann@example.com>" --subject "Route by model name" \
       --upstream-link https://github.com/ai-dynamo/dynamo/tree/main/deploy/inference-gateway/epp-patches \
       --reason "Dynamo's EPP needs it" gaie.patch
-  epp-build pick --continue --dir ./pick`,
+  epp-build pick --continue --dir ./pick
+  epp-build pick --skip --dir ./pick`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if cont || abort {
+			if cont || skip || abort {
 				return cobra.NoArgs(cmd, args)
 			}
 			return cobra.MinimumNArgs(1)(cmd, args)
@@ -77,7 +80,7 @@ Fix the files, then --continue (deleting a .rej file drops that change), or --ab
 			res, err := backport.PickInto(cmd.Context(), backport.PickRequest{
 				Root: g.patches, Version: f.version, Extends: extends, Sources: args, Options: withConfigDir(opt, g.patches),
 				Load: func() (*recipe.Recipe, error) { return f.load(g) }, Apply: applier(&f, cmd),
-				Dir: dir, Continue: cont, Abort: abort, Log: cmd.ErrOrStderr(),
+				Dir: dir, Continue: cont, Skip: skip, Abort: abort, Log: cmd.ErrOrStderr(),
 			})
 			backport.WritePicked(cmd.OutOrStdout(), res)
 			return err
@@ -93,8 +96,10 @@ Fix the files, then --continue (deleting a .rej file drops that change), or --ab
 	cmd.Flags().StringVar(&opt.Subject, "subject", "", `subject of a plain diff (default: "Apply FILE")`)
 	cmd.Flags().StringVar(&dir, "dir", "", "work tree of the pick, kept at a conflict (default: a folder per --patches under the user cache folder)")
 	cmd.Flags().BoolVar(&cont, "continue", false, "go on after fixing a conflict of the pick in --dir")
+	cmd.Flags().BoolVar(&skip, "skip", false, "drop the pick stopped at in --dir and go on with the rest")
 	cmd.Flags().BoolVar(&abort, "abort", false, "throw the pick in --dir away")
-	cmd.MarkFlagsMutuallyExclusive("continue", "abort")
+	// --continue, --skip and --abort exclude each other: PickInto refuses
+	// two as a usage error (exit 2), where cobra's flag group would exit 1.
 	return cmd
 }
 

@@ -27,11 +27,11 @@ type PickRequest struct {
 	Load  func() (*recipe.Recipe, error)
 	Apply Applier
 	// Dir is the pick's work tree, kept at a conflict; "" = a folder per
-	// Root under the user cache folder. Continue and Abort take the pick
-	// stopped there on.
-	Dir             string
-	Continue, Abort bool
-	Log             io.Writer
+	// Root under the user cache folder. Continue, Skip and Abort take the
+	// pick stopped there on.
+	Dir                   string
+	Continue, Skip, Abort bool
+	Log                   io.Writer
 }
 
 // Picked names the patches a pick added to a version.
@@ -46,10 +46,16 @@ type Picked struct {
 // does not apply is merged three-way; at a conflict the work tree and a
 // created version are kept for --continue or --abort (*ConflictStop).
 func PickInto(ctx context.Context, req PickRequest) (*Picked, error) {
-	if req.Continue && req.Abort {
-		return nil, &UsageError{fmt.Errorf("--continue and --abort exclude each other")}
+	resume := 0
+	for _, b := range []bool{req.Continue, req.Skip, req.Abort} {
+		if b {
+			resume++
+		}
 	}
-	if req.Version == "" && !req.Continue && !req.Abort {
+	if resume > 1 {
+		return nil, &UsageError{fmt.Errorf("--continue, --skip and --abort exclude each other")}
+	}
+	if req.Version == "" && resume == 0 {
 		return nil, &UsageError{fmt.Errorf("--version is required")}
 	}
 	dir := req.Dir
@@ -69,9 +75,11 @@ func PickInto(ctx context.Context, req PickRequest) (*Picked, error) {
 		return abortPick(dir)
 	case req.Continue:
 		return continuePick(ctx, dir, log)
+	case req.Skip:
+		return skipPick(ctx, dir, log)
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".git", pickStateFile)); err == nil {
-		return nil, &UsageError{fmt.Errorf("a pick is stopped in %s: finish it with `epp-build pick --continue --dir %s` or throw it away with --abort", dir, dir)}
+		return nil, &UsageError{fmt.Errorf("a pick is stopped in %s: finish it with `epp-build pick --continue --dir %s`, drop the pick it stopped at with --skip, or throw it away with --abort", dir, dir)}
 	}
 	if _, err := os.Stat(dir); err == nil {
 		if req.Dir != "" {

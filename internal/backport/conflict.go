@@ -35,7 +35,8 @@ func (e *ConflictStop) Error() string {
 	if op == "pick" {
 		fmt.Fprintf(&b, "next: edit the files in %s so they hold the pick's change and remove every conflict marker "+
 			"(deleting a .rej file drops that change; deleting a file records its deletion), then run `epp-build pick --continue --dir %s`; "+
-			"or `epp-build pick --abort --dir %s` to throw the pick away", e.Dir, e.Dir, e.Dir)
+			"or `epp-build pick --skip --dir %s` to drop this pick and go on with the rest; "+
+			"or `epp-build pick --abort --dir %s` to throw the pick away", e.Dir, e.Dir, e.Dir, e.Dir)
 		return b.String()
 	}
 	fmt.Fprintf(&b, "next: edit the files in %s so they hold the patch's change (the patch is %s) and remove every conflict marker "+

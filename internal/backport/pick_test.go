@@ -294,3 +294,47 @@ func TestPickOfAPlainDiffFindsItsBaseInTheWorkTree(t *testing.T) {
 	assert.Equal(t, []string{"b.txt"}, stop.Marked, "merged with markers, not a .rej")
 	assert.Contains(t, readFile(t, filepath.Join(dir, "b.txt")), "\nb 1 line\n=======\nb 1 from the diff\n>>>>>>> gaie.patch\n")
 }
+
+// --skip drops the pick stopped at, with what the merge and the user left
+// in the work tree, and goes on with the rest, as git cherry-pick --skip
+// does: the series gets only the picks that went in.
+func TestPickSkipDropsTheStoppedPickAndGoesOn(t *testing.T) {
+	ctx := context.Background()
+	p := newPins(t)
+	root := t.TempDir()
+	writeSeries(t, p, root, "v9", fourEdits[:1])
+	repo := fixOnV2(t, p)
+	path := filepath.Join(repo, "d.txt")
+	require.NoError(t, os.WriteFile(path, []byte(readFile(t, path)+"appended by the fix\n"), 0o644))
+	gitfixture.Git(t, repo, "commit", "-q", "-am", "Fix the tail of d")
+	dir := filepath.Join(t.TempDir(), "pick")
+
+	_, err := PickInto(ctx, PickRequest{Root: root, Dir: dir, Skip: true})
+	assert.ErrorContains(t, err, "no pick in progress")
+
+	_, err = PickInto(ctx, pickRequest(t, root, repo, dir, "HEAD~1", "HEAD"))
+	var stop *ConflictStop
+	require.ErrorAs(t, err, &stop)
+	assert.Equal(t, []string{"b.txt"}, stop.Marked, "the first pick conflicts")
+	assert.Contains(t, err.Error(), "epp-build pick --skip --dir "+dir)
+	// What the user may have left mid-resolution goes with the pick.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "half-done.txt"), []byte("x\n"), 0o644))
+
+	_, err = PickInto(ctx, PickRequest{Root: root, Dir: dir, Skip: true, Continue: true})
+	var usage *UsageError
+	require.ErrorAs(t, err, &usage, "--skip and --continue exclude each other")
+
+	var log strings.Builder
+	res, err := PickInto(ctx, PickRequest{Root: root, Dir: dir, Skip: true, Log: &log})
+	require.NoError(t, err)
+	assert.Equal(t, stop.Patch+": skipped\n", log.String())
+	v9, err := recipe.Load(filepath.Join(root, "v9"))
+	require.NoError(t, err)
+	require.Equal(t, []string{"0001-Route-a.patch", "0002-Fix-the-tail-of-d.patch"}, v9.Patches, "the skipped pick is not in the series")
+	assert.Equal(t, v9.Patches[1:], res.Names)
+	patch := readFile(t, filepath.Join(root, "v9", v9.Patches[1]))
+	assert.Contains(t, patch, "+appended by the fix\n")
+	assert.NotContains(t, patch, "b.txt", "nothing of the skipped pick or its merge is recorded")
+	assert.NotContains(t, patch, "half-done")
+	assert.NoDirExists(t, dir)
+}

@@ -209,6 +209,30 @@ func continuePick(ctx context.Context, dir string, log io.Writer) (*Picked, erro
 	return runPicks(ctx, dir, st)
 }
 
+// skipPick drops the pick stopped at, with any edits made for it, as
+// rebase --skip drops a patch: nothing is recorded for it, and the
+// remaining picks go on.
+func skipPick(ctx context.Context, dir string, log io.Writer) (*Picked, error) {
+	st, err := loadPickState(dir)
+	if err != nil {
+		return nil, err
+	}
+	if st.Conflict == "" {
+		return nil, fmt.Errorf("the pick in %s is not stopped at a conflict", dir)
+	}
+	p, err := loadPick(dir, st.Conflict)
+	if err != nil {
+		return nil, err
+	}
+	if err := discardStop(dir); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(log, "%s: %s\n", p.Name(), Skipped)
+	st.Conflict, st.StopHead, st.Marked = "", "", nil
+	st.Next++
+	return runPicks(ctx, dir, st)
+}
+
 // abortPick throws the pick away: its work tree, and the version folder
 // it created.
 func abortPick(dir string) (*Picked, error) {

@@ -218,24 +218,35 @@ func skipWith(ctx context.Context, dir string, log io.Writer, stage StageCAPI) (
 	if st.Conflict == "" {
 		return nil, fmt.Errorf("the rebase in %s is not stopped at a conflict", dir)
 	}
-	repo, err := git.PlainOpen(dir)
-	if err != nil {
-		return nil, err
-	}
-	wt, err := repo.Worktree()
-	if err != nil {
-		return nil, err
-	}
-	if err := wt.Reset(&git.ResetOptions{Mode: git.HardReset}); err != nil {
-		return nil, fmt.Errorf("discard the edits in %s: %w", dir, err)
-	}
-	if err := wt.Clean(&git.CleanOptions{Dir: true}); err != nil {
+	if err := discardStop(dir); err != nil {
 		return nil, err
 	}
 	st.Steps = append(st.Steps, Step{Patch: st.Conflict, Outcome: Skipped})
 	fmt.Fprintf(log, "%s: %s\n", st.Conflict, Skipped)
 	st.clearStop()
 	return run(ctx, dir, st, log, nil)
+}
+
+// discardStop undoes what a stop left in dir (the merge's markers, .rej
+// files, staged files) and any edits made since, back to HEAD: the state
+// before the skipped patch, where the next one goes on. rebase --skip and
+// pick --skip share it.
+func discardStop(dir string) error {
+	repo, err := git.PlainOpen(dir)
+	if err != nil {
+		return err
+	}
+	wt, err := repo.Worktree()
+	if err != nil {
+		return err
+	}
+	if err := wt.Reset(&git.ResetOptions{Mode: git.HardReset}); err != nil {
+		return fmt.Errorf("discard the edits in %s: %w", dir, err)
+	}
+	if err := wt.Clean(&git.CleanOptions{Dir: true}); err != nil {
+		return fmt.Errorf("remove the files the stop left in %s: %w", dir, err)
+	}
+	return nil
 }
 
 // Abort throws the rebase away: the work tree goes, the recipe folders

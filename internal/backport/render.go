@@ -19,6 +19,11 @@ func WritePicked(w io.Writer, p *Picked) {
 	for _, name := range p.Names {
 		fmt.Fprintf(w, "picked %s into %s\n", name, p.Version)
 	}
+	if !p.Aborted && len(p.Names) == 0 {
+		// Every pick was skipped: say so, rather than print nothing
+		// for a command that succeeded.
+		fmt.Fprintf(w, "nothing picked into %s; its series is as it was\n", p.Version)
+	}
 }
 
 // WriteRebased lists the steps of a rebase command and says how it ended.
