@@ -24,13 +24,13 @@ func newStatusCommand(g *globalFlags) *cobra.Command {
   - the pick stopped at a conflict for --patches (in its default work tree; a pick
     started with --dir is shown by status --dir DIR): the version, the pick it
     stopped at, the files marked, and the commands that go on (pick --continue,
-    pick --abort).
+    --skip or --abort).
   - for each --out DIR, whether that applied tree is current for its version's
     recipe: current only when its series is the recipe's and HEAD, the index and
     the work tree are as apply left them. Otherwise it names what differs: changed
     patches, modified files, untracked files where the recipe's patches write (a
-    re-apply refuses them), a moved HEAD and the commits apply did not make, with
-    the commands that make it current.
+    re-apply refuses them), a moved HEAD and the commits apply did not make, a
+    re-apply interrupted half way, with the commands that make it current.
   - which recipes are stale against plugins/ and ffi/: the files their generated
     patches add differ from the source folders (regen would rewrite them). A
     generated file a patch edits instead of adding is listed as not comparable;
