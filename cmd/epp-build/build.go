@@ -86,7 +86,8 @@ CI: the recipes are built into this binary, so it runs from an empty folder
 external thing the build needs (nodes, builder, SBOM-generator and base images on
 the node, the registry's push access, the C API source) and lists all that are
 missing, each with its flag (exit 8). --version repeats (one connection to the
-nodes, shared caches). --image (once) and --tag (repeatable, same repository) and
+nodes, shared caches). --image (once) and --tag/-t (repeatable, same repository;
+a bare tag such as latest is one of --image's repository, as ko's --tags) and
 --report are templates: {{.Version}}, {{.UpstreamRef}}, {{.UpstreamCommit}},
 {{.ShortCommit}}. Labels and index/manifest annotations default to the OCI source,
 revision, version and created; --label and --annotation ([TYPE,...:]KEY=VALUE, as
@@ -121,7 +122,7 @@ type=gha caches read ACTIONS_RUNTIME_TOKEN and ACTIONS_CACHE_URL/ACTIONS_RESULTS
       --metadata-file metadata.json --image-refs image-refs.txt --report 'report-{{.Version}}.json'
   # what would happen, as JSON, without doing it
   epp-build build --version v0.7.0 --image registry.example/dynamo/epp:v0.7.0 --push --dry-run=json`,
-		Args: cobra.NoArgs,
+		Args: dryRunArgs(&ci),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// Flags first: nothing is fetched or compiled for a run that
 			// cannot succeed.

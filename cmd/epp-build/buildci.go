@@ -31,13 +31,25 @@ type ciFlags struct {
 func (c *ciFlags) register(cmd *cobra.Command, opt *build.Options) {
 	fl := cmd.Flags()
 	fl.StringArrayVar(&c.images, "image", nil, "image reference to tag, REGISTRY/REPO:TAG; a template of the version ({{.Version}}); give it once")
-	fl.StringArrayVar(&c.tags, "tag", nil, "another tag for the image, in its repository (repeatable; a template like --image)")
+	fl.StringArrayVarP(&c.tags, "tag", "t", nil, "another tag for the image: a tag such as latest (in --image's repository, as ko's --tags) or REGISTRY/REPO:TAG in that repository (repeatable; a template like --image)")
 	fl.StringArrayVar(&opt.Labels, "label", nil, "image label KEY=VALUE over the OCI defaults (source, revision, version, created); an empty VALUE removes one (repeatable)")
 	fl.StringArrayVar(&opt.Annotations, "annotation", nil, "OCI annotation [TYPE,...:]KEY=VALUE, TYPE manifest (default), index, manifest-descriptor or index-descriptor, over the defaults (repeatable)")
 	fl.StringVar(&c.metadataFile, "metadata-file", "", "write what was built in buildx's metadata format (containerimage.digest, containerimage.descriptor, image.name)")
 	fl.StringVar(&c.imageRefs, "image-refs", "", "write each pushed image as REPOSITORY@DIGEST, one a line (ko's --image-refs)")
 	fl.StringVar(&c.dryRun, "dry-run", "", "print the plan (text or json) and do nothing: no fetch, no connection, no build")
 	fl.Lookup("dry-run").NoOptDefVal = "text"
+}
+
+// dryRunArgs is build's NoArgs, except that `--dry-run json` (a space
+// where the optional value needs "=") is told how to write it: the flag
+// took its default and left the format as an argument.
+func dryRunArgs(c *ciFlags) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) > 0 && c.dryRun != "" && (args[0] == "text" || args[0] == "json") {
+			return fmt.Errorf("--dry-run %s: the format goes after an equals sign, use --dry-run=%s", args[0], args[0])
+		}
+		return cobra.NoArgs(cmd, args)
+	}
 }
 
 // tagData are the fields a --image or --tag template may use.
@@ -140,6 +152,9 @@ func withTags(opt build.Options, c *ciFlags, r *recipe.Recipe) (build.Options, e
 			return o, err
 		}
 		if o.Image == "" {
+			if build.BareTag(tag) {
+				return o, usageError{fmt.Errorf("--tag %s is a tag of --image's repository: pass --image REGISTRY/REPO:TAG too", tag)}
+			}
 			o.Image = tag // the first --tag is the image when --image is not given
 			continue
 		}

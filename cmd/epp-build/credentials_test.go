@@ -28,8 +28,8 @@ func assertNoCredential(t *testing.T, r result) {
 }
 
 // TestCredentialsInReferencesAreNotEchoed: a reference with user:pass@ and
-// no scheme is refused as before (same exit code, same message shape),
-// but the password is masked wherever the refusal quotes it.
+// no scheme is refused as a usage error (the same message shape), but the
+// password is masked wherever the refusal quotes it.
 func TestCredentialsInReferencesAreNotEchoed(t *testing.T) {
 	ref := credUser + ":" + credSecret + "@registry.example/dynamo/epp:v0.7.0"
 	for _, tc := range []struct {
@@ -38,8 +38,8 @@ func TestCredentialsInReferencesAreNotEchoed(t *testing.T) {
 		code int
 		want string
 	}{
-		{"inspect", []string{"inspect", ref}, 1, `image reference "alice:xxxxx@registry.example/dynamo/epp:v0.7.0"`},
-		{"verify", []string{"verify", ref}, 1, `image reference "alice:xxxxx@registry.example/dynamo/epp:v0.7.0"`},
+		{"inspect", []string{"inspect", ref}, 2, `image reference "alice:xxxxx@registry.example/dynamo/epp:v0.7.0"`},
+		{"verify", []string{"verify", ref}, 2, `image reference "alice:xxxxx@registry.example/dynamo/epp:v0.7.0"`},
 		{"build --image", []string{"build", "--version", "v1.0.0", "--image", ref, "--push"}, 2, `image "alice:xxxxx@registry.example/dynamo/epp:v0.7.0"`},
 		{"build --cache-to", []string{"build", "--version", "v1.0.0", "--image", "127.0.0.1:5000/x:y", "--push",
 			"--cache-to", "type=registry,ref=" + credUser + ":" + credSecret + "@registry.example/dynamo/epp:cache,mode=fast"}, 2, "ref=alice:xxxxx@registry.example/dynamo/epp:cache"},

@@ -51,6 +51,8 @@ func exitCode(ctx context.Context, err error) int {
 		stop        *backport.ConflictStop
 		execStop    *backport.ExecStop
 		rebaseUsage *backport.UsageError
+		badRef      *attest.ReferenceError
+		noImage     *attest.NoSuchImageError
 	)
 	switch {
 	case err == nil:
@@ -58,8 +60,10 @@ func exitCode(ctx context.Context, err error) int {
 	case ctx.Err() != nil || errors.Is(err, context.Canceled):
 		return 130
 	case errors.As(err, &usage), errors.As(err, &unknown), errors.As(err, &badOptions), errors.As(err, &badPlatform),
-		errors.As(err, &rebaseUsage), errors.As(err, &badKey):
+		errors.As(err, &rebaseUsage), errors.As(err, &badKey), errors.As(err, &badRef):
 		return 2
+	case errors.As(err, &noImage):
+		return 9
 	case errors.As(err, &stop), errors.As(err, &execStop):
 		return 6
 	case errors.As(err, &conflict), errors.As(err, &fileErr):

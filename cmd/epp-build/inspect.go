@@ -83,6 +83,10 @@ report, or one signed with another key, exits 5.
 
 // verifyImage is verify, and with a key the report's signature too.
 func verifyImage(cmd *cobra.Command, ref string, ro image.RegistryOptions, key string) (*attest.Image, error) {
+	// A reference that cannot parse is refused before the key is read.
+	if _, err := attest.ParseReference(ref, ro); err != nil {
+		return nil, err
+	}
 	if key == "" {
 		return attest.Verify(cmd.Context(), ref, ro)
 	}

@@ -39,6 +39,10 @@ never printed or stored.
 			if key == "" {
 				return usageError{fmt.Errorf("sign: --key FILE or --key env://VAR is required")}
 			}
+			// A reference that cannot parse is refused before the key is read.
+			if _, err := attest.ParseReference(args[0], ro); err != nil {
+				return err
+			}
 			signer, err := attest.LoadSigner(key)
 			if err != nil {
 				return err

@@ -91,14 +91,16 @@ func ReadAll(ctx context.Context, ref string, ro image.RegistryOptions) (*Image,
 }
 
 func read(ctx context.Context, ref string, ro image.RegistryOptions, allLayers bool) (*Image, error) {
-	r, err := name.ParseReference(ref, ro.NameOptions()...)
+	r, err := ParseReference(ref, ro)
 	if err != nil {
-		// The parser's message quotes the reference, userinfo and all.
-		return nil, redact.Error(fmt.Errorf("image reference %q: %w (want REGISTRY/REPO:TAG or REGISTRY/REPO@sha256:...)", ref, err))
+		return nil, err
 	}
 	registry := r.Context().RegistryStr()
 	opts := ro.RemoteOptions(ctx)
 	desc, err := remote.Get(r, opts...)
+	if notFound(err) {
+		return nil, noSuchImage(r, err, opts)
+	}
 	if err != nil {
 		return nil, image.RegistryError(registry, fmt.Errorf("read %s: %w", redact.Text(ref), err))
 	}

@@ -3,6 +3,7 @@ package build
 import (
 	"fmt"
 	"maps"
+	"strings"
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
@@ -44,20 +45,34 @@ func (o *Options) checkCI(p *plan) []string {
 		nopts = append(nopts, name.Insecure)
 	}
 	for _, t := range o.Tags {
-		tag, err := name.NewTag(t, nopts...)
+		ref := t
+		if BareTag(t) {
+			if p.repository == "" {
+				continue // the image's own problem is reported
+			}
+			ref = p.repository + ":" + t
+		}
+		tag, err := name.NewTag(ref, nopts...)
 		if err != nil {
-			problems = append(problems, redact.Text(fmt.Sprintf("tag %q: %v (want REGISTRY/REPO:TAG)", t, err)))
+			problems = append(problems, redact.Text(fmt.Sprintf("tag %q: %v (want a tag such as latest, or REGISTRY/REPO:TAG in --image's repository)", t, err)))
 			continue
 		}
 		if p.repository != "" && tag.Context().Name() != p.repository {
 			// The report attestation is a referrer in the image's own
 			// repository; a copy elsewhere would not verify.
-			problems = append(problems, redact.Text(fmt.Sprintf("tag %q: another repository than --image's %s; every tag of a build is in the image's repository", t, p.repository)))
+			problems = append(problems, redact.Text(fmt.Sprintf("tag %q: another repository than --image's %s; every tag of a build is in the image's repository (give only the tag, such as --tag %s)", t, p.repository, tag.TagStr())))
 			continue
 		}
 		p.ci.extraTags = append(p.ci.extraTags, tag)
 	}
 	return problems
+}
+
+// BareTag reports whether a --tag value is only a tag (latest, v0.7.0):
+// no registry or repository part. Such a value is a tag of --image's
+// repository, as ko's --tags are, never Docker Hub's library/NAME.
+func BareTag(t string) bool {
+	return t != "" && !strings.ContainsAny(t, "/:@")
 }
 
 // imageMetadata is what the solve writes into the image: the OCI defaults

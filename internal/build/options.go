@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -246,6 +247,11 @@ func (o *Options) checkOptions() (*plan, []string, error) {
 		problems = append(problems, err.Error())
 	} else if p.nodes.PerPlatform && o.OCITar != "" {
 		problems = append(problems, "--oci-tar needs one BuildKit node for every platform; with PLATFORM=ADDR nodes use --push")
+	}
+	if env := os.Getenv("BUILDKIT_HOST"); env != "" && p.nodes != nil && p.nodes.Nodes[0].Addr == "" {
+		if err := nodes.CheckAddress(env); err != nil {
+			problems = append(problems, "BUILDKIT_HOST: "+err.Error())
+		}
 	}
 	if p.cacheImports, err = image.ParseCache(o.CacheFrom, image.CacheImport, o.Insecure); err != nil {
 		problems = append(problems, err.Error())

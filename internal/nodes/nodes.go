@@ -65,12 +65,18 @@ func Parse(specs []string, requested []platform.Platform) (*Plan, error) {
 			}
 			m := platformKey.FindStringSubmatch(item)
 			if m == nil {
+				if err := CheckAddress(item); err != nil {
+					return nil, &SpecError{Reason: err.Error()}
+				}
 				plain = append(plain, item)
 				continue
 			}
 			p, addr := m[1], strings.TrimSpace(m[2])
 			if addr == "" {
 				return nil, &SpecError{Reason: fmt.Sprintf("%s= has no address (want %s=tcp://HOST:PORT or unix:///PATH)", p, p)}
+			}
+			if err := CheckAddress(addr); err != nil {
+				return nil, &SpecError{Reason: p + "=" + err.Error()}
 			}
 			if prev, dup := pairs[p]; dup {
 				return nil, &SpecError{Reason: fmt.Sprintf("%s is given twice (%s and %s); give each platform one node", p, redact.URL(prev), redact.URL(addr))}
@@ -117,6 +123,27 @@ func Parse(specs []string, requested []platform.Platform) (*Plan, error) {
 		return nil, &SpecError{Reason: strings.Join(problems, "; ")}
 	}
 	return plan, nil
+}
+
+// scheme is how every BuildKit address starts (tcp://, unix://,
+// docker-container://, kube-pod://, ...).
+var scheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`)
+
+// CheckAddress refuses a BuildKit address without a scheme, naming the
+// address it most likely means: the client would otherwise read
+// 127.0.0.1:1234 as a scheme "127.0.0.1" and fail at connect time, where
+// it looks like a daemon that is down.
+func CheckAddress(addr string) error {
+	if scheme.MatchString(addr) {
+		return nil
+	}
+	prefix := "tcp://"
+	if strings.HasPrefix(addr, "/") {
+		prefix = "unix://"
+	}
+	// Masked with its scheme: only a URL shows where user:pass@ is.
+	want := redact.URL(prefix + addr)
+	return fmt.Errorf("%s has no scheme: use %s (addresses are tcp://HOST:PORT, unix:///PATH or docker-container://NAME)", strings.TrimPrefix(want, prefix), want)
 }
 
 func redactAll(addrs []string) string {

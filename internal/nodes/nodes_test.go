@@ -68,6 +68,10 @@ func TestParseRefusesWhatCannotGiveOneNodePerPlatform(t *testing.T) {
 		{"two plain", []string{"tcp://a:1,tcp://b:1"}, "2 addresses without a platform"},
 		{"empty address", []string{"linux/amd64=", "linux/arm64=tcp://b:1"}, "linux/amd64= has no address"},
 		{"credentials masked", []string{"linux/amd64=tcp://u:s3cret@a:1", "linux/amd64=tcp://b:1"}, "tcp://u:xxxxx@a:1"},
+		{"no scheme", []string{"127.0.0.1:1234"}, "127.0.0.1:1234 has no scheme: use tcp://127.0.0.1:1234"},
+		{"no scheme, credentials masked", []string{"u:s3cret@a:1"}, "use tcp://u:xxxxx@a:1"},
+		{"a socket path", []string{"/run/buildkit/buildkitd.sock"}, "use unix:///run/buildkit/buildkitd.sock"},
+		{"no scheme in a pair", []string{"linux/amd64=a:1,linux/arm64=tcp://b:1"}, "linux/amd64=a:1 has no scheme: use tcp://a:1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse(tc.specs, platforms)
