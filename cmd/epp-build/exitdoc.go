@@ -48,6 +48,7 @@ var commandExitCodes = map[string][]int{
 	"diff-series":           {4},
 	"lint":                  {4, 5, 7},
 	"series":                {4},
+	"series list":           {4},
 	"series reword":         {3, 4},
 	"series drop":           {3, 4},
 	"series move":           {3, 4},

@@ -9,18 +9,26 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/epp-build/epp-build/internal/outfmt"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/seriesedit"
 	"github.com/epp-build/epp-build/internal/textsafe"
 )
 
 // newSeriesCommand groups the series edits (StGit's and quilt's stack
-// commands for a version's patches).
+// commands for a version's patches); bare, it lists the stack, as quilt's
+// series does.
 func newSeriesCommand(g *globalFlags) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "series",
-		Short: "Edit a version's series: reword, drop, move or squash patches",
-		Long: `series edits a version's own patches as StGit or quilt edit a stack. Each edit
+		Use:   "series --version V | series list --version V | series (reword|drop|move|squash) ...",
+		Short: "List a version's series, or edit it: reword, drop, move or squash patches",
+		Long: `series --version V (or series list --version V) lists the version's stack as quilt's
+series does: every patch in the order it applies, its number and its subject. The
+numbers are the ones the edits take (series drop --version V 2 drops the patch listed
+as 2); patches the version inherits with extends come first, marked "-" with the
+version they come from, since they are edited there.
+
+series edits a version's own patches as StGit or quilt edit a stack. Each edit
 replays the series on its upstream pin in a temporary folder, in the new order, and
 writes the exported series back into the version folder (patch files, the recipe's
 patches list, generated entries renamed with their patch), so ` + "`check`" + ` passes after
@@ -30,14 +38,53 @@ the version that has them. An order that does not apply is refused (exit 3) and
 nothing is written.
 
 ` + exitCodesHelp,
-		Example: `  epp-build series reword --version v1.4.3 1 --body "GAIE's stream close races the EPP's."
+		Example: `  epp-build series --version v1.4.3
+  epp-build series list --version v1.4.3 -o json
+  epp-build series reword --version v1.4.3 1 --body "GAIE's stream close races the EPP's."
   epp-build series drop --version v1.4.3 0002
   epp-build series move --version v1.4.3 0003 --to 1
   epp-build series squash --version v1.4.3 1 2 3`,
 		Args: usageArgs(cobra.NoArgs),
 	}
-	cmd.AddCommand(newSeriesRewordCommand(g), newSeriesDropCommand(g), newSeriesMoveCommand(g), newSeriesSquashCommand(g))
+	seriesListFlags(cmd, g)
+	list := &cobra.Command{
+		Use:   "list --version V",
+		Short: "List a version's stack: each patch with the number the edits take, inherited ones marked",
+		Long: `list prints the version's series in the order it applies: one line per patch, with
+its number among the version's own patches (the N that reword, drop, move and
+squash take) and its subject. Patches inherited with extends are marked "-" and
+name the version they come from; edit them there. -o json prints an array.`,
+		Example: `  epp-build series list --version v1.4.3
+  epp-build series list --version v1.4.3 -o json`,
+		Args: usageArgs(cobra.NoArgs),
+	}
+	seriesListFlags(list, g)
+	cmd.AddCommand(list, newSeriesRewordCommand(g), newSeriesDropCommand(g), newSeriesMoveCommand(g), newSeriesSquashCommand(g))
 	return cmd
+}
+
+// seriesListFlags makes cmd list the stack: bare series, and series list.
+func seriesListFlags(cmd *cobra.Command, g *globalFlags) {
+	var f recipeFlags
+	var output outfmt.Format
+	cmd.Flags().StringVar(&f.version, "version", "", "the version whose series to list: a `VERSION` folder under --patches (list them with: epp-build versions)")
+	cmd.Flags().StringVar(&f.dir, "recipe", "", "a recipe folder to list instead of --version")
+	outputFlag(cmd, &output)
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		if f.version == "" && f.dir == "" {
+			return usageError{fmt.Errorf("%s: --version V is required: the version whose series to list (list the versions with: epp-build versions)", cmd.CommandPath())}
+		}
+		r, err := f.load(g)
+		if err != nil {
+			return err
+		}
+		items, err := seriesedit.List(r)
+		if err != nil {
+			return err
+		}
+		return render(cmd, output, items, func(w io.Writer) error { return seriesedit.WriteListMarkdown(w, items) },
+			func(w io.Writer) error { return seriesedit.WriteList(w, r.Version, items) })
+	}
 }
 
 // seriesEdit loads the recipe and runs one edit with the apply stage

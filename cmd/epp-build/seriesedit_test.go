@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"sort"
@@ -175,4 +176,85 @@ func TestRegenAllRewritesEveryGeneratingVersion(t *testing.T) {
 
 	r = run(t, cache, "--patches", patches, "regen", "--all", "--version", "v9")
 	assert.Equal(t, 2, r.code, r.stdout+r.stderr)
+}
+
+// TestSeriesListsTheStackNumberedAsTheEditsNumberIt: bare series and
+// series list print the version's stack, inherited patches first and
+// marked, its own numbered as drop takes them (drop 1 drops the patch
+// listed as 1); -o json is an array, empty and not null for a version
+// with no patches; without --version series is a usage error naming it.
+func TestSeriesListsTheStackNumberedAsTheEditsNumberIt(t *testing.T) {
+	u := newTwoPins(t)
+	cache := t.TempDir()
+	patches := t.TempDir()
+	seriesOnV1(t, u, patches, cache)
+	fix := gitfixture.NewAt(t, filepath.Join(t.TempDir(), "fixes"))
+	fix.Git(t, "fetch", "-q", u.repo.Dir, "v1")
+	fix.Git(t, "checkout", "-q", "FETCH_HEAD")
+	require.NoError(t, os.WriteFile(filepath.Join(fix.Dir, "d.txt"), []byte(gitfixture.NumberedLines("d", 20)+"appended by the fix\n"), 0o644))
+	fix.Git(t, "commit", "-q", "-am", "Fix the tail of d")
+	r := run(t, cache, "--patches", patches, "pick", "--version", "v9.1", "--extends", "v9", "--from", fix.Dir,
+		"--reason", "r", "--upstream-link", "https://example.com/pull/1", fix.RevParse(t, "HEAD"))
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+
+	r = run(t, cache, "--patches", patches, "series")
+	assert.Equal(t, 2, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, "--version")
+	assert.Empty(t, r.stdout)
+
+	r = run(t, cache, "--patches", patches, "series", "--version", "v9")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "#  PATCH               SUBJECT\n"+
+		"1  0001-Route-a.patch  Route a\n"+
+		"2  0002-Route-b.patch  Route b\n"+
+		"3  0003-Fix-c.patch    Fix c\n"+
+		"4  0004-Route-d.patch  Route d\n", r.stdout)
+
+	r = run(t, cache, "--patches", patches, "series", "list", "--version", "v9.1")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "#  PATCH                         SUBJECT\n"+
+		"-  0001-Route-a.patch            Route a  (inherited from v9)\n"+
+		"-  0002-Route-b.patch            Route b  (inherited from v9)\n"+
+		"-  0003-Fix-c.patch              Fix c  (inherited from v9)\n"+
+		"-  0004-Route-d.patch            Route d  (inherited from v9)\n"+
+		"1  0005-Fix-the-tail-of-d.patch  Fix the tail of d\n", r.stdout)
+	same := run(t, cache, "--patches", patches, "series", "--version", "v9.1")
+	assert.Equal(t, r.stdout, same.stdout, "bare series is series list")
+
+	r = run(t, cache, "--patches", patches, "series", "list", "--version", "v9.1", "-o", "json")
+	require.Equal(t, 0, r.code, r.stderr)
+	var items []struct {
+		Number    int    `json:"number"`
+		File      string `json:"file"`
+		Subject   string `json:"subject"`
+		Version   string `json:"version"`
+		Inherited bool   `json:"inherited"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &items))
+	require.Len(t, items, 5)
+	assert.Equal(t, "v9", items[0].Version)
+	assert.True(t, items[0].Inherited)
+	assert.Equal(t, 0, items[0].Number)
+	assert.Equal(t, "0005-Fix-the-tail-of-d.patch", items[4].File)
+	assert.Equal(t, "Fix the tail of d", items[4].Subject)
+	assert.Equal(t, 1, items[4].Number)
+	assert.False(t, items[4].Inherited)
+
+	// The number listed is the number drop takes.
+	r = run(t, cache, "--patches", patches, "series", "drop", "--version", "v9.1", "1")
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	r = run(t, cache, "--patches", patches, "series", "--version", "v9.1", "-o", "json")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &items))
+	require.Len(t, items, 4)
+	for _, it := range items {
+		assert.True(t, it.Inherited, it.File)
+	}
+
+	empty := filepath.Join(patches, "v0")
+	require.NoError(t, os.MkdirAll(empty, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(empty, "recipe.yaml"), []byte("upstream:\n  repository: "+u.url+"\n  ref: v1\n  commit: "+u.v1+"\npatches: []\n"), 0o644))
+	r = run(t, cache, "--patches", patches, "series", "list", "--version", "v0", "-o", "json")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "[]\n", r.stdout)
 }
