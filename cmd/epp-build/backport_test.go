@@ -154,7 +154,7 @@ func TestRebaseClassifiesStopsContinuesAndAborts(t *testing.T) {
 	assert.Regexp(t, `same\s+Route d`, r.stdout)
 	assert.Regexp(t, `changed\s+Route a`, r.stdout, "its context now holds upstream's new lines")
 	assert.Regexp(t, `changed\s+Route b`, r.stdout)
-	assert.Regexp(t, `dropped\s+Fix c\s+0003-Fix-c.patch\s+-`, r.stdout)
+	assert.Regexp(t, `dropped\s+Fix c\n\s+v9:\s+0003-Fix-c.patch\n\s+v10:\s+-\n`, r.stdout)
 	assert.Contains(t, r.stdout, "interdiff of \"Route b\"")
 	assert.Contains(t, r.stdout, "-+b = dynamo\n")
 
@@ -382,7 +382,8 @@ func TestRebaseAsKeepsWhatTheRecipeSays(t *testing.T) {
 	// description naming another pin is a problem.
 	r = run(t, cache, "--patches", patches, "lint")
 	require.Equal(t, 0, r.code, r.stdout+r.stderr)
-	assert.Contains(t, r.stdout, "notice: v10: upstream.repository "+u.url+" is on a loopback address")
+	assert.Contains(t, r.stderr, "notice: v10: upstream.repository "+u.url+" is on a loopback address", "a notice is not the result")
+	assert.Equal(t, "no problems\n", r.stdout)
 	require.NoError(t, os.WriteFile(filepath.Join(patches, "v10", "recipe.yaml"), []byte(strings.Replace(string(got), "on GAIE v2", "on GAIE v1", 1)), 0o644))
 	r = run(t, cache, "--patches", patches, "lint")
 	assert.Equal(t, 7, r.code, r.stdout+r.stderr)

@@ -38,11 +38,23 @@ func outputFlag(cmd *cobra.Command, f *outfmt.Format) {
 	cmd.Flags().VarP(f, "output", "o", "output format: text (or table), json, or markdown (a table for a pull request)")
 }
 
+// verboseFlag registers -v/--verbose: each notice's whole text under its
+// line on stderr.
+func verboseFlag(cmd *cobra.Command, v *bool) {
+	cmd.Flags().BoolVarP(v, "verbose", "v", false, "print each notice's whole text, not one line (stderr)")
+}
+
+// notices says on stderr what the reader should know that is not the
+// result, in every output mode: stdout is only the document.
+func notices(cmd *cobra.Command, verbose bool, ns []outfmt.Notice) error {
+	return outfmt.WriteNotices(cmd.ErrOrStderr(), verbose, ns)
+}
+
 func newLogCommand(g *globalFlags) *cobra.Command {
 	var f recipeFlags
 	var output outfmt.Format
 	var since string
-	var noHistory bool
+	var noHistory, verbose bool
 	cmd := &cobra.Command{
 		Use:   "log --version V [--since EARLIER]",
 		Short: "List a version's patches, or what changed in a line since an earlier version",
@@ -72,6 +84,9 @@ upstream are counted, not listed).`,
 				if err != nil {
 					return err
 				}
+				if err := notices(cmd, verbose, notes.Pins.Notices()); err != nil {
+					return err
+				}
 				return render(cmd, output, notes, func(w io.Writer) error { return review.WriteSinceMarkdown(w, notes) },
 					func(w io.Writer) error { return review.WriteSince(w, notes) })
 			}
@@ -91,6 +106,7 @@ upstream are counted, not listed).`,
 	outputFlag(cmd, &output)
 	cmd.Flags().StringVar(&since, "since", "", "list what changed since this earlier `VERSION` of the line (release notes)")
 	cmd.Flags().BoolVar(&noHistory, "no-history", false, "with --since: do not read the upstream commits between the pins")
+	verboseFlag(cmd, &verbose)
 	return cmd
 }
 
@@ -99,7 +115,7 @@ var seriesDiffer = errors.New("the series differ")
 
 func newDiffSeriesCommand(g *globalFlags) *cobra.Command {
 	var output outfmt.Format
-	var exitCode, noHistory bool
+	var exitCode, noHistory, verbose bool
 	var cacheDir string
 	cmd := &cobra.Command{
 		Use:   "diff-series A B",
@@ -113,37 +129,28 @@ patches are the same change), for CI.
 Above the table it shows both versions' GAIE upstream and C API pins and, when the
 upstream moved, the upstream commits between them that touch a file either series
 patches (read from a partial clone of the upstream, without file contents, kept
-in the cache; --no-history skips it, and a history that cannot be read is only
-noted). -o json prints the patch table alone.`,
+in the cache; --no-history skips it, and a history that cannot be read is a
+one-line notice on stderr, -v for the whole of it). -o json prints the pins, the
+history note and the patches.`,
 		Example: `  epp-build diff-series v1.4.2 v1.4.3
   epp-build diff-series v1.4.2 v1.5.0-dyn -o markdown   # paste into a pull request
   epp-build diff-series v1.4.2 v1.4.3 --exit-code`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			changes, err := review.DiffVersions(g.patches, args[0], args[1])
-			if err != nil {
-				return err
-			}
 			var history review.History
-			if !noHistory && output != outfmt.JSON {
+			if !noHistory {
 				history = upstreamHistory(cacheDir)
 			}
-			pins, err := review.ComparePins(cmd.Context(), g.patches, args[0], args[1], history)
+			d, err := review.CompareVersions(cmd.Context(), g.patches, args[0], args[1], history)
 			if err != nil {
 				return err
 			}
-			err = render(cmd, output, changes, func(w io.Writer) error {
-				if err := review.WritePinsMarkdown(w, pins); err != nil {
-					return err
-				}
-				return review.WriteDiffMarkdown(w, args[0], args[1], changes)
-			}, func(w io.Writer) error {
-				if err := review.WritePins(w, pins); err != nil {
-					return err
-				}
-				return review.WriteDiff(w, args[0], args[1], changes)
-			})
-			if err == nil && exitCode && review.Differ(changes) {
+			if err := notices(cmd, verbose, d.Pins.Notices()); err != nil {
+				return err
+			}
+			err = render(cmd, output, d, func(w io.Writer) error { return review.WriteSeriesDiffMarkdown(w, d) },
+				func(w io.Writer) error { return review.WriteSeriesDiff(w, d) })
+			if err == nil && exitCode && review.Differ(d.Patches) {
 				return seriesDiffer
 			}
 			return err
@@ -153,6 +160,7 @@ noted). -o json prints the patch table alone.`,
 	cmd.Flags().BoolVar(&exitCode, "exit-code", false, "exit 1 when a patch was added, dropped or changed")
 	cmd.Flags().BoolVar(&noHistory, "no-history", false, "do not read the upstream commits between the two pins")
 	cmd.Flags().StringVar(&cacheDir, "cache-dir", "", "where the upstream history is kept (default: the user cache folder + /epp-build)")
+	verboseFlag(cmd, &verbose)
 	return cmd
 }
 
@@ -161,6 +169,7 @@ func newLintCommand(g *globalFlags) *cobra.Command {
 		output   outfmt.Format
 		cacheDir string
 		versions []string
+		verbose  bool
 	)
 	cmd := &cobra.Command{
 		Use:   "lint",
@@ -173,7 +182,8 @@ than the recipe's (left over from a copy or a rebase); and an upstream.moduleHas
 of the module zip of its pinned tree, for the trees in the cache (lint does not
 fetch; apply, check and rebase check the hash of every tree they fetch). It exits 5
 on a module hash mismatch, else 7 when it finds any of these.
-It also prints notices, which do not fail it: a recipe that does not say which
+It also prints notices on stderr, one line each (-v: the whole text; -o json keeps
+them in the list, "notice": true), which do not fail it: a recipe that does not say which
 Dynamo release it reproduces, or whose facts were checked only at a Dynamo
 commit rather than at the release's own sources (reproduces.checked: commit), and
 a repository on a loopback, private or local address, which nobody else can fetch
@@ -199,6 +209,9 @@ a repository on a loopback, private or local address, which nobody else can fetc
 				return err
 			}
 			problems = append(problems, hashes...)
+			if err := notices(cmd, verbose, review.Notices(problems)); err != nil {
+				return err
+			}
 			err = render(cmd, output, problems, func(w io.Writer) error { return review.WriteLintMarkdown(w, problems) },
 				func(w io.Writer) error { return review.WriteLint(w, problems) })
 			if n := review.Failures(problems); err == nil && n > 0 {
@@ -210,6 +223,7 @@ a repository on a loopback, private or local address, which nobody else can fetc
 	outputFlag(cmd, &output)
 	cmd.Flags().StringVar(&cacheDir, "cache-dir", "", "cache of fetched upstreams whose module hashes are checked (default: the user cache folder + /epp-build)")
 	cmd.Flags().StringSliceVar(&versions, "version", nil, "lint only this `VERSION` (repeat or comma-separate for several; default: every version)")
+	verboseFlag(cmd, &verbose)
 	return cmd
 }
 

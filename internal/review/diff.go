@@ -59,7 +59,7 @@ func DiffSeries(a, b []Entry) []Change {
 	for _, e := range b {
 		inB[identity(e)] = true
 	}
-	var out []Change
+	out := []Change{}
 	ai := 0
 	flushDropped := func(until string) {
 		for ai < len(a) && identity(a[ai]) != until {

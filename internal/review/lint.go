@@ -14,6 +14,9 @@ type Problem struct {
 	Version string `json:"version"`
 	Patch   string `json:"patch,omitempty"`
 	Message string `json:"message"`
+	// Detail is the rest of a notice: its Message is one line for
+	// stderr, and -v or the JSON document give the whole of it.
+	Detail string `json:"detail,omitempty"`
 	// Refused marks a recipe or patch that does not load at all (apply
 	// refuses it as input, exit 4), as against a finding about a series
 	// that loads.
@@ -75,9 +78,10 @@ func Lint(root string) ([]Problem, error) {
 	return LintVersions(root, versions)
 }
 
-// LintVersions is Lint for the named versions only.
+// LintVersions is Lint for the named versions only. None found is an
+// empty list, which -o json shows as [].
 func LintVersions(root string, versions []string) ([]Problem, error) {
-	var out []Problem
+	out := []Problem{}
 	for _, v := range versions {
 		r, err := recipe.LoadVersion(root, v)
 		if err != nil {
@@ -201,7 +205,7 @@ func reproducesNotices(r *recipe.Recipe) []Problem {
 	case p == nil:
 		return []Problem{{Version: r.Version, Notice: true, Message: "does not say what Dynamo release it reproduces (add a reproduces: block: release, commit, checked, note)"}}
 	case !p.AtRelease():
-		return []Problem{{Version: r.Version, Notice: true, Message: fmt.Sprintf("reproduces %s as Dynamo commit %s, not checked at the %s release: %s", p.Release, short(p.Commit), p.Release, p.Note)}}
+		return []Problem{{Version: r.Version, Notice: true, Message: fmt.Sprintf("reproduces %s as Dynamo commit %s, not checked at the %s release", p.Release, short(p.Commit), p.Release), Detail: p.Note}}
 	}
 	return nil
 }

@@ -30,7 +30,8 @@ func recipeProblems(r *recipe.Recipe) []Problem {
 	}
 	check := func(field, repo string) {
 		if why := unreachableRepository(repo); why != "" {
-			out = append(out, Problem{Version: r.Version, Notice: true, Message: fmt.Sprintf("%s %s is %s: nobody else can fetch it; name the canonical repository (a mirror is given with --upstream)", field, repo, why)})
+			out = append(out, Problem{Version: r.Version, Notice: true, Message: fmt.Sprintf("%s %s is %s: nobody else can fetch it", field, repo, why),
+				Detail: "name the canonical repository in the recipe; a mirror is given with --upstream"})
 		}
 	}
 	check("upstream.repository", r.Upstream.Repository)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/epp-build/epp-build/internal/outfmt"
 	"github.com/epp-build/epp-build/internal/recipe"
+	"github.com/epp-build/epp-build/internal/redact"
 	"github.com/epp-build/epp-build/internal/source"
 	"github.com/epp-build/epp-build/internal/textsafe"
 )
@@ -34,8 +35,8 @@ func (p Pin) Label() string {
 
 // PinMove compares one pin (the GAIE upstream or the C API) of two
 // versions; Commits are the upstream commits between them that touch
-// files the series patch, when the history could be read (else Note says
-// why not).
+// files the series patch, when the history could be read (else
+// HistoryNote says why not).
 type PinMove struct {
 	From  Pin  `json:"from"`
 	To    Pin  `json:"to"`
@@ -43,7 +44,14 @@ type PinMove struct {
 	// HistoryRead says Commits were looked up (a nil History skips it).
 	HistoryRead bool            `json:"historyRead"`
 	Commits     []source.Commit `json:"commits,omitempty"`
-	Note        string          `json:"note,omitempty"`
+	// Note says which way the commits go, when the second pin is the
+	// older one: part of the result.
+	Note string `json:"note,omitempty"`
+	// HistoryNote is why the history could not be read: not the result,
+	// so the text and markdown documents leave it out and a notice on
+	// stderr says it (Notices).
+	HistoryNote string `json:"historyNote,omitempty"`
+	historyErr  error
 }
 
 // Pins are the upstream and C API pins of two versions.
@@ -114,11 +122,30 @@ func ComparePins(ctx context.Context, root, a, b string, history History) (Pins,
 		}
 	}
 	if err != nil {
-		p.Upstream.Note = fmt.Sprintf("the upstream history could not be read: %v", err)
+		p.Upstream.HistoryNote = fmt.Sprintf("the upstream history could not be read: %v", err)
+		p.Upstream.historyErr = err
 		return p, nil
 	}
 	p.Upstream.Commits, p.Upstream.HistoryRead = commits, true
 	return p, nil
+}
+
+// historyCauseLen is the most characters of the history's error a notice
+// quotes, so that the notice stays one line.
+const historyCauseLen = 90
+
+// Notices say on stderr what the pins could not show: an upstream history
+// that could not be read, by its cause (the whole of it behind -v and in
+// the JSON document).
+func (p Pins) Notices() []outfmt.Notice {
+	m := p.Upstream
+	if m.HistoryNote == "" {
+		return nil
+	}
+	return []outfmt.Notice{{
+		Line:   "upstream commits between the pins not listed: " + redact.Cause(m.historyErr, historyCauseLen),
+		Detail: m.HistoryNote,
+	}}
 }
 
 // WritePins prints the two pins and the upstream commits between them.

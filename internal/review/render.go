@@ -5,7 +5,6 @@ import (
 	"io"
 	"net/url"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/epp-build/epp-build/internal/outfmt"
 	"github.com/epp-build/epp-build/internal/textsafe"
@@ -40,17 +39,48 @@ func WriteLogMarkdown(w io.Writer, entries []Entry) error {
 	return outfmt.Table(w, rows)
 }
 
-// WriteDiff writes the comparison as text: a table, then each changed
-// patch's interdiff.
+// WriteDiff writes the comparison as text: one block per patch, its
+// change and subject, then its files, upstream and reason on indented
+// lines, so that no line runs to the width of every column side by side;
+// then each changed patch's interdiff.
 func WriteDiff(w io.Writer, a, b string, changes []Change) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "CHANGE\tPATCH\t%s\t%s\tUPSTREAM\tREASON\n", strings.ToUpper(textsafe.Escape(a)), strings.ToUpper(textsafe.Escape(b)))
+	indent := len("CHANGE") + 2
 	for _, c := range changes {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", c.Label(), textsafe.Escape(c.Subject), dash(c.Old), dash(c.New),
-			textsafe.Escape(orNone(c.Upstream)), textsafe.Escape(orNone(c.Reason)))
+		indent = max(indent, len(c.Label())+2)
 	}
-	if err := tw.Flush(); err != nil {
-		return err
+	indent = min(indent, maxDiffIndent)
+	pad := strings.Repeat(" ", indent)
+	// The same for every block, so that the values line up.
+	keyWidth := max(len("upstream:")+1, len(textsafe.Escape(a))+2, len(textsafe.Escape(b))+2)
+	fmt.Fprintf(w, "%-*s%s\n", indent, "CHANGE", "PATCH")
+	for _, c := range changes {
+		label := c.Label()
+		if len(label)+2 > indent {
+			fmt.Fprintf(w, "%s\n%s%s\n", label, pad, textsafe.Escape(c.Subject))
+		} else {
+			fmt.Fprintf(w, "%-*s%s\n", indent, label, textsafe.Escape(c.Subject))
+		}
+		var fields [][2]string
+		if c.Old == c.New {
+			fields = append(fields, [2]string{"file", c.Old})
+		} else {
+			fields = append(fields, [2]string{a, c.Old}, [2]string{b, c.New})
+		}
+		fields = append(fields, [2]string{"upstream", orNone(c.Upstream)}, [2]string{"reason", orNone(c.Reason)})
+		for _, f := range fields {
+			value := f[1]
+			if value == "" {
+				value = "-"
+			}
+			lines := outfmt.Wrap(textsafe.Escape(value), max(diffWidth-indent-keyWidth, 20))
+			for i, l := range lines {
+				key := ""
+				if i == 0 {
+					key = textsafe.Escape(f[0]) + ":"
+				}
+				fmt.Fprintf(w, "%s%-*s%s\n", pad, keyWidth, key, l)
+			}
+		}
 	}
 	for _, c := range changes {
 		if c.Interdiff != "" {
@@ -59,6 +89,14 @@ func WriteDiff(w io.Writer, a, b string, changes []Change) error {
 	}
 	return nil
 }
+
+// diffWidth is the width diff-series' text wraps its details at, and
+// maxDiffIndent the deepest it indents them; a longer change label gets a
+// line of its own.
+const (
+	diffWidth     = 110
+	maxDiffIndent = 16
+)
 
 // WriteDiffMarkdown writes the comparison as a markdown table; interdiffs
 // go below it in collapsed diff blocks.
@@ -152,19 +190,18 @@ func dash(s string) string {
 	return textsafe.Escape(s)
 }
 
-// WriteLintMarkdown writes lint's problems as a markdown table.
+// WriteLintMarkdown writes lint's problems as a markdown table; notices
+// are not problems, and go to stderr (Notices).
 func WriteLintMarkdown(w io.Writer, problems []Problem) error {
-	if len(problems) == 0 {
+	if Failures(problems) == 0 {
 		_, err := io.WriteString(w, "No problems.\n")
 		return err
 	}
 	rows := [][]string{{"Version", "Patch", "Problem"}}
 	for _, p := range problems {
-		msg := p.Message
-		if p.Notice {
-			msg = "notice: " + msg
+		if !p.Notice {
+			rows = append(rows, []string{outfmt.Cell(p.Version), codeOrDash(p.Patch), outfmt.Cell(p.Message)})
 		}
-		rows = append(rows, []string{outfmt.Cell(p.Version), codeOrDash(p.Patch), outfmt.Cell(msg)})
 	}
 	return outfmt.Table(w, rows)
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/epp-build/epp-build/internal/outfmt"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -73,16 +74,19 @@ func TestLintNoticesACommitCheckedRecipeWithoutFailing(t *testing.T) {
 	}
 	require.Len(t, notices, 1, "only the recipe checked at a commit: %v", problems)
 	assert.Equal(t, "v2", notices[0].Version)
-	assert.Contains(t, notices[0].Message, "reproduces v1.4.2 as Dynamo commit e147ceeac056, not checked at the v1.4.2 release: main at the v1.4.0 branch cut")
+	assert.Equal(t, "reproduces v1.4.2 as Dynamo commit e147ceeac056, not checked at the v1.4.2 release", notices[0].Message)
+	assert.Equal(t, "main at the v1.4.0 branch cut", notices[0].Detail, "the recipe's note is the detail, not the line")
 	assert.Equal(t, len(problems)-1, Failures(problems))
 
+	// The notice is not the result: the text and markdown documents
+	// leave it out, and it is said on stderr by Notices.
 	var out bytes.Buffer
 	require.NoError(t, WriteLint(&out, notices))
-	assert.Contains(t, out.String(), "notice: v2: reproduces v1.4.2")
-	assert.Contains(t, out.String(), "no problems", "a notice is not a problem")
+	assert.Equal(t, "no problems\n", out.String(), "a notice is not a problem")
 	out.Reset()
 	require.NoError(t, WriteLintMarkdown(&out, notices))
-	assert.Contains(t, out.String(), "notice: reproduces v1.4.2")
+	assert.Equal(t, "No problems.\n", out.String())
+	assert.Equal(t, []outfmt.Notice{{Line: "v2: reproduces v1.4.2 as Dynamo commit e147ceeac056, not checked at the v1.4.2 release", Detail: "main at the v1.4.0 branch cut"}}, Notices(notices))
 }
 
 func TestLintNoticesARecipeThatDoesNotSayWhatItReproduces(t *testing.T) {
