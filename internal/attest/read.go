@@ -45,8 +45,10 @@ type Image struct {
 	Platforms   []Platform `json:"platforms"`
 	// ReportDigest is the report referrer's manifest digest ("" when the
 	// index has no report attestation).
-	ReportDigest string     `json:"reportDigest,omitempty"`
-	Report       *Statement `json:"report,omitempty"`
+	ReportDigest string `json:"reportDigest,omitempty"`
+	// Report is null in JSON when the index has none: the document says
+	// "none" as the text does, rather than leaving the field out.
+	Report *Statement `json:"report"`
 	// ReportStatement is the digest of the report's statement blob: what
 	// a signature of the report signs.
 	ReportStatement string `json:"reportStatement,omitempty"`
@@ -348,7 +350,9 @@ func readIndex(idx v1.ImageIndex, mode fetchMode) ([]Platform, error) {
 		return nil, err
 	}
 	atts := map[string]v1.Descriptor{}
-	var platforms []Platform
+	// An index of no platform images has an empty list, which JSON shows
+	// as [], not null.
+	platforms := []Platform{}
 	var descs []v1.Descriptor
 	for _, d := range im.Manifests {
 		if d.Annotations[referenceType] == attestationManifest {
