@@ -41,10 +41,21 @@ FEATURE_MODULES := ffi plugins/dynamo-v1.4
 # builds.
 BUILDFLAGS := -race -trimpath
 
-.PHONY: build test deps double lint unit nested routers-variants fuzz check-patches bench clean
+.PHONY: build release test deps double lint unit nested routers-variants fuzz check-patches bench clean
 
 build:
 	$(GO) build -buildvcs=auto -o bin/epp-build ./cmd/epp-build
+
+# A release of epp-build itself (tools/release): static binaries for
+# linux and darwin on amd64 and arm64, an SPDX SBOM each, SHA256SUMS and,
+# with RELEASE_KEY (a cosign or PEM private key, or env://VAR; password
+# in COSIGN_PASSWORD), SHA256SUMS.sig for cosign verify-blob. Dated by
+# SOURCE_DATE_EPOCH, else the commit's time: the same source gives the
+# same bytes.
+DIST ?= dist
+release:
+	@[ -n "$(VERSION)" ] || { echo "make release: set VERSION, such as VERSION=v1.2.3" >&2; exit 2; }
+	$(GO) run ./tools/release --version "$(VERSION)" --dist "$(DIST)" $(if $(RELEASE_KEY),--key "$(RELEASE_KEY)")
 
 # Every stage in order, timed, with one summary of passed / failed /
 # skipped tests (and why each skip happened) at the end.

@@ -25,6 +25,7 @@ var exitCodeDocs = []exitCodeDoc{
 	{6, "check: committed patches are stale; rebase, pick: stopped at a conflict or at a failed --exec command"},
 	{7, "lint found problems"},
 	{8, "build preflight: something the build needs outside this machine is missing or unreachable (BuildKit node, registry, C API pin, builder, SBOM-generator or base image); every one is listed with the flag that changes it"},
+	{9, "inspect, verify, sign: no such image (the registry has no manifest at the reference; its repository's tags are listed when it has some)"},
 	{130, "interrupted (nothing half-written is left behind)"},
 }
 

@@ -10,11 +10,18 @@ import (
 	"strings"
 )
 
-// Version is set at link time by release builds
-// (-ldflags "-X github.com/epp-build/epp-build/internal/buildinfo.Version=v1.2.3");
-// otherwise the module version stamped by `go install module@version`
-// is used, and "(devel)" for a build from a checkout.
-var Version = ""
+// Version, Revision and RevisionTime are set at link time by release
+// builds (make release: -ldflags "-X
+// github.com/epp-build/epp-build/internal/buildinfo.Version=v1.2.3" and
+// so on), which build without VCS stamping so that the same source gives
+// the same bytes. Otherwise the module version stamped by `go install
+// module@version` is used, or "(devel)" for a build from a checkout, and
+// the revision the go command stamped.
+var (
+	Version      = ""
+	Revision     = ""
+	RevisionTime = ""
+)
 
 // devel is the version the go command gives a build from a checkout.
 const devel = "(devel)"
@@ -36,7 +43,11 @@ type Info struct {
 // Read returns the running binary's Info.
 func Read() Info {
 	bi, _ := debug.ReadBuildInfo()
-	return fromBuildInfo(bi, Version)
+	info := fromBuildInfo(bi, Version)
+	if Revision != "" {
+		info.Revision, info.Time, info.Modified = Revision, RevisionTime, false
+	}
+	return info
 }
 
 func fromBuildInfo(bi *debug.BuildInfo, linked string) Info {
