@@ -199,7 +199,7 @@ series (any git work tree holding the binding, such as a rebase's work tree in -
 			}
 			res, err := apply.Run(cmd.Context(), r, out, regenFirst, opt)
 			apply.WriteResult(cmd.OutOrStdout(), cmd.ErrOrStderr(), res)
-			return err
+			return g.adviseOwnFolder(err)
 		},
 	}
 	f.register(cmd)

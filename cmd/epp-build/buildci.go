@@ -133,6 +133,13 @@ func buildRequests(g *globalFlags, f *recipeFlags, c *ciFlags, opt build.Options
 		}
 		reqs = append(reqs, build.Request{Recipe: r, TreeDir: tree, Apply: ao, Options: o})
 	}
+	recipes, err := g.recipesRecord(f.dir)
+	if err != nil {
+		return nil, err
+	}
+	for i := range reqs {
+		reqs[i].Options.Recipes = recipes
+	}
 	return reqs, nil
 }
 

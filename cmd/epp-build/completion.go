@@ -1,11 +1,13 @@
 package main
 
 import (
+	"os"
 	"strings"
 
 	"github.com/epp-build/epp-build/internal/progress"
 
 	"github.com/epp-build/epp-build/internal/build"
+	"github.com/epp-build/epp-build/internal/bundled"
 	"github.com/epp-build/epp-build/internal/outfmt"
 	"github.com/epp-build/epp-build/internal/platform"
 	"github.com/epp-build/epp-build/internal/recipe"
@@ -20,8 +22,8 @@ func registerCompletions(root *cobra.Command, g *globalFlags) {
 	fixed := func(values ...string) cobra.CompletionFunc {
 		return cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp)
 	}
-	versions := func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-		return recipeVersions(g, toComplete), cobra.ShellCompDirectiveNoFileComp
+	versions := func(cmd *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		return recipeVersions(cmd, g, toComplete), cobra.ShellCompDirectiveNoFileComp
 	}
 	var kinds []string
 	for _, k := range source.Kinds {
@@ -50,22 +52,28 @@ func registerCompletions(root *cobra.Command, g *globalFlags) {
 	}
 	walk(root)
 	if c, _, err := root.Find([]string{"diff-series"}); err == nil && c.Name() == "diff-series" {
-		c.ValidArgsFunction = func(_ *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		c.ValidArgsFunction = func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 			if len(args) >= 2 {
 				return nil, cobra.ShellCompDirectiveNoFileComp
 			}
-			return recipeVersions(g, toComplete), cobra.ShellCompDirectiveNoFileComp
+			return recipeVersions(cmd, g, toComplete), cobra.ShellCompDirectiveNoFileComp
 		}
 	}
 }
 
-// recipeVersions lists the versions under --patches that start with
-// prefix; nothing when the folder cannot be read (completion must never
-// fail loudly).
-func recipeVersions(g *globalFlags, prefix string) []string {
-	names, err := recipe.Versions(g.patches)
-	if err != nil {
-		return nil
+// recipeVersions lists the versions that start with prefix in the recipe
+// set the command would read: --patches, EPP_BUILD_PATCHES, ./patches,
+// else the recipes built into the binary (read without writing them out).
+// Nothing when a named folder cannot be read: completion must never fail
+// loudly.
+func recipeVersions(cmd *cobra.Command, g *globalFlags, prefix string) []string {
+	dir := g.patches
+	if dir == "" {
+		dir = checkoutPatches
+	}
+	names, err := recipe.Versions(dir)
+	if err != nil && !cmd.Flags().Changed("patches") && os.Getenv("EPP_BUILD_PATCHES") == "" {
+		names = bundled.Versions()
 	}
 	var out []string
 	for _, n := range names {

@@ -155,6 +155,9 @@ func inputDependencies(in report.Inputs) []ResourceDescriptor {
 	for _, p := range in.Patches {
 		deps = append(deps, ResourceDescriptor{Name: "patch/" + p.Name, Digest: map[string]string{"sha256": p.SHA256}})
 	}
+	if r := in.Recipes; r != nil {
+		deps = append(deps, recipesDependency(r))
+	}
 	c := in.CAPI
 	capiDigest := map[string]string{}
 	if c.Commit != "" {

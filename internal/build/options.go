@@ -75,6 +75,8 @@ type Options struct {
 	Compile      string // host|container
 	Progress     progress.Mode
 	Report       string // JSON report path
+	// Recipes is the recipe set the recipe came from, for the report.
+	Recipes *report.Recipes
 	// BuilderImage is the container-mode builder: Go, rustc and cargo with
 	// the std of both targets, cbindgen and the C compilers for both arches.
 	BuilderImage string

@@ -56,6 +56,7 @@ func Run(ctx context.Context, in Input, opt Options) (*report.Report, error) {
 	if in.Recipe != nil {
 		rep.Inputs.Version = in.Recipe.Version
 	}
+	rep.Inputs.Recipes = opt.Recipes
 	rep.Inputs.Fetch = p.fetch.report()
 	if opt.Compile != CompileContainer {
 		opt.Env = p.fetch.hostEnv(opt.Env)

@@ -2,6 +2,7 @@ package guard
 
 import (
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 	"unicode"
@@ -98,7 +99,11 @@ type LocalChangesError struct {
 	Dir string
 	// RecipeDir is where export puts the series back.
 	RecipeDir string
-	Changes   *LocalChanges
+	// BuiltIn: RecipeDir is the cached copy of the recipes built into
+	// epp-build, which is replaced at the next upgrade (or the next use, if
+	// changed): the advice names a folder of the user's instead.
+	BuiltIn bool
+	Changes *LocalChanges
 }
 
 func (e *LocalChangesError) Error() string {
@@ -109,7 +114,14 @@ func (e *LocalChangesError) Error() string {
 	if len(e.Changes.Modified) > 0 || len(e.Changes.Untracked) > 0 {
 		fmt.Fprintf(&b, "`git -C %s add -A && git -C %s commit`, then ", dir, dir)
 	}
-	fmt.Fprintf(&b, "`epp-build export --dir %s --to %s` (this rewrites the patch files there from the tree) and apply again.\n", dir, recipeDir)
+	if e.BuiltIn {
+		// The version folder alone would not do: a recipe may extend another.
+		version := shellArg(filepath.Base(e.RecipeDir))
+		fmt.Fprintf(&b, "`epp-build export --dir %s --to DIR/%s` into recipes of your own (a checkout's patches/, or a copy "+
+			"you pass as --patches DIR) and apply again from them; the recipes built into epp-build cannot keep them.\n", dir, version)
+	} else {
+		fmt.Fprintf(&b, "`epp-build export --dir %s --to %s` (this rewrites the patch files there from the tree) and apply again.\n", dir, recipeDir)
+	}
 	fmt.Fprintf(&b, "To replace the tree anyway: apply again with --force; the old tree is moved to %s and kept", outdir.BackupPattern(e.Dir))
 	return b.String()
 }

@@ -13,3 +13,15 @@ func TestLocalChangesAdviceQuotesPaths(t *testing.T) {
 	plain := &LocalChangesError{Dir: "/home/me/out", RecipeDir: "patches/v0.7.0", Changes: &LocalChanges{}}
 	assert.Contains(t, plain.Error(), "`epp-build export --dir /home/me/out --to patches/v0.7.0`")
 }
+
+// Issue 34: with the built-in recipes, the advice to keep local edits
+// names a folder of the user's, never the tool's cache.
+func TestLocalChangesAdviceNeverNamesTheCachedRecipes(t *testing.T) {
+	cached := "/home/me/.cache/epp-build/bundled/0123abcd/patches/v1.4.2"
+	e := &LocalChangesError{Dir: "/home/me/out", RecipeDir: cached, BuiltIn: true, Changes: &LocalChanges{Modified: []string{"a.go"}}}
+	msg := e.Error()
+	assert.NotContains(t, msg, ".cache")
+	assert.Contains(t, msg, "`epp-build export --dir /home/me/out --to DIR/v1.4.2`")
+	assert.Contains(t, msg, "--patches DIR")
+	assert.Contains(t, msg, "--force", "the way to discard them is still given")
+}

@@ -60,6 +60,8 @@ type Toolchains struct {
 // Inputs is everything that determines the image.
 type Inputs struct {
 	Version string `json:"version,omitempty"`
+	// Recipes is the recipe set the version's recipe was read from.
+	Recipes *Recipes `json:"recipes,omitempty"`
 	// Upstream is where the upstream tree was read (redacted URL, folder
 	// or proxy and module@version).
 	Upstream        string     `json:"upstream,omitempty"`
