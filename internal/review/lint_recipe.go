@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/epp-build/epp-build/internal/recipe"
+	"github.com/epp-build/epp-build/internal/redact"
 )
 
 // recipeProblems checks what a recipe says about its pins: a description
@@ -30,7 +31,9 @@ func recipeProblems(r *recipe.Recipe) []Problem {
 	}
 	check := func(field, repo string) {
 		if why := unreachableRepository(repo); why != "" {
-			out = append(out, Problem{Version: r.Version, Notice: true, Message: fmt.Sprintf("%s %s is %s: nobody else can fetch it", field, repo, why),
+			// The notice is printed and may be pasted: a token in the
+			// URL is masked as everywhere else.
+			out = append(out, Problem{Version: r.Version, Notice: true, Message: fmt.Sprintf("%s %s is %s: nobody else can fetch it", field, redact.URL(repo), why),
 				Detail: "name the canonical repository in the recipe; a mirror is given with --upstream"})
 		}
 	}

@@ -4,6 +4,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/epp-build/epp-build/internal/recipe"
 )
 
 func TestUnreachableRepositoryNamesLocalAddresses(t *testing.T) {
@@ -22,4 +25,13 @@ func TestUnreachableRepositoryNamesLocalAddresses(t *testing.T) {
 	} {
 		assert.Equal(t, want, unreachableRepository(repo), repo)
 	}
+}
+
+func TestLoopbackNoticeShowsNoCredential(t *testing.T) {
+	r := &recipe.Recipe{Version: "v1", Upstream: recipe.Upstream{Repository: "http://alice:TOKsecret123@127.0.0.1:39123/gaie"}}
+	problems := recipeProblems(r)
+	require.Len(t, problems, 1)
+	assert.True(t, problems[0].Notice)
+	assert.NotContains(t, problems[0].Message, "TOKsecret123")
+	assert.Contains(t, problems[0].Message, "127.0.0.1:39123/gaie is on a loopback address")
 }
