@@ -35,6 +35,7 @@ Registry credentials come from the Docker config; they are never printed.`,
 			if err != nil {
 				return err
 			}
+			img.WriteWarnings(cmd.ErrOrStderr())
 			return render(cmd, output, img, img.WriteMarkdown, img.WriteText)
 		},
 	}
@@ -72,6 +73,7 @@ report, or one signed with another key, exits 5.
 			if err != nil {
 				return err
 			}
+			img.WriteWarnings(cmd.ErrOrStderr())
 			attest.WriteVerified(cmd.OutOrStdout(), args[0], img)
 			return nil
 		},

@@ -123,9 +123,9 @@ func Verify(ctx context.Context, ref string, ro image.RegistryOptions) (*Image, 
 	return img, nil
 }
 
-// WriteVerified says what a verified image holds.
+// WriteVerified says what a verified image holds (its warnings are for
+// stderr: WriteWarnings).
 func WriteVerified(w io.Writer, ref string, img *Image) {
-	img.writeWarnings(w)
 	fmt.Fprintf(w, "verified %s: index %s, %d platforms with provenance and SBOM, report %s\n",
 		ref, img.IndexDigest, len(img.Platforms), img.ReportDigest)
 	if img.Signature != "" {

@@ -30,7 +30,6 @@ func (img *Image) WriteText(w io.Writer) error {
 		return err
 	}
 	img.writeUnfetched(w)
-	img.writeWarnings(w)
 	s := img.Report
 	switch {
 	case s == nil && len(img.Conflicting) > 0:
@@ -80,9 +79,11 @@ func (img *Image) WriteText(w io.Writer) error {
 	return nil
 }
 
-// writeWarnings prints what reading the referrers skipped, escaped: the
-// text quotes the registry.
-func (img *Image) writeWarnings(w io.Writer) {
+// WriteWarnings prints what reading the referrers skipped, escaped: the
+// text quotes the registry. They are not what the image holds, so they go
+// to stderr, not into the text or markdown document (-o json keeps them
+// as warnings).
+func (img *Image) WriteWarnings(w io.Writer) {
 	for _, warning := range img.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", textsafe.Escape(warning))
 	}
@@ -115,9 +116,6 @@ func (img *Image) WriteMarkdown(w io.Writer) error {
 		for _, u := range p.Unfetched {
 			fmt.Fprintf(w, "\n> **Not fetched:** %s %s\n", c(p.Platform), c(u.String()))
 		}
-	}
-	for _, warning := range img.Warnings {
-		fmt.Fprintf(w, "\n> **Warning:** %s\n", c(warning))
 	}
 	s := img.Report
 	switch {

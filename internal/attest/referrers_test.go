@@ -80,9 +80,11 @@ func TestReportReferrersAreCheckedBeforeTheyAreBelieved(t *testing.T) {
 	warnings := strings.Join(img.Warnings, "\n")
 	assert.Contains(t, warnings, "skipped report referrer "+broken+`: predicate type "`+PredicateType+`/not-ours"`)
 	assert.Contains(t, warnings, "skipped report referrer "+otherSubject+": its statement is about")
-	var text bytes.Buffer
+	var text, stderr bytes.Buffer
 	require.NoError(t, img.WriteText(&text))
-	assert.Contains(t, text.String(), "warning: skipped report referrer "+broken)
+	assert.NotContains(t, text.String(), "warning:", "a warning is not what the image holds: it goes to stderr")
+	img.WriteWarnings(&stderr)
+	assert.Contains(t, stderr.String(), "warning: skipped report referrer "+broken)
 
 	// A forged report about the index, with another series.
 	forged := statementFor(t, repository, idx)
