@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/epp-build/epp-build/internal/filetree"
 	"github.com/epp-build/epp-build/internal/platform"
 )
 
@@ -126,7 +127,7 @@ func hasStd(ctx context.Context, e env, rustc, triple string) (bool, string) {
 	if err != nil {
 		return false, err.Error()
 	}
-	libs, _ := filepath.Glob(filepath.Join(sysroot, "lib", "rustlib", triple, "lib", "libstd-*.rlib"))
+	libs, _ := filetree.Glob(filepath.Join(sysroot, "lib", "rustlib", triple, "lib"), "libstd-*.rlib")
 	if len(libs) == 0 {
 		return false, fmt.Sprintf("%s has no std for %s in %s", rustc, triple, sysroot)
 	}

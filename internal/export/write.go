@@ -10,6 +10,7 @@ import (
 
 	"github.com/epp-build/epp-build/internal/atomicfile"
 
+	"github.com/epp-build/epp-build/internal/filetree"
 	"github.com/epp-build/epp-build/internal/inputfile"
 	"github.com/epp-build/epp-build/internal/recipe"
 )
@@ -55,7 +56,10 @@ func Write(dir string, patches []Patch) error {
 		keep[p.Name] = true
 		names = append(names, p.Name)
 	}
-	stale, _ := filepath.Glob(filepath.Join(dir, "*.patch"))
+	stale, err := filetree.Glob(dir, "*.patch")
+	if err != nil {
+		return err
+	}
 	for _, s := range stale {
 		if !keep[filepath.Base(s)] {
 			if err := os.Remove(s); err != nil {

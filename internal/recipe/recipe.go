@@ -14,6 +14,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/epp-build/epp-build/internal/filetree"
 	"github.com/epp-build/epp-build/internal/inputfile"
 )
 
@@ -379,7 +380,7 @@ func (r *Recipe) Validate() error {
 	for _, name := range r.Patches {
 		own[name] = true
 	}
-	if strays, err := filepath.Glob(filepath.Join(r.Dir, "*.patch")); err == nil {
+	if strays, err := filetree.Glob(r.Dir, "*.patch"); err == nil {
 		for _, s := range strays {
 			if !own[filepath.Base(s)] {
 				add("%s is in the folder but not in the patches list (list it or delete it)", filepath.Base(s))

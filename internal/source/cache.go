@@ -9,6 +9,7 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"github.com/epp-build/epp-build/internal/filetree"
 	"github.com/epp-build/epp-build/internal/redact"
 )
 
@@ -139,7 +140,7 @@ func (c *cache) lock(ctx context.Context, key string) (func(), error) {
 // removeStaleTemps deletes half-built entries of key left by a killed
 // process; holding the key's lock means nobody is building them now.
 func (c *cache) removeStaleTemps(key string) {
-	matches, _ := filepath.Glob(filepath.Join(c.root, tmpPrefix+key+"-*"))
+	matches, _ := filetree.Glob(c.root, tmpPrefix+key+"-*")
 	for _, m := range matches {
 		os.RemoveAll(m)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/go-git/go-git/v5/storage"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
+	"github.com/epp-build/epp-build/internal/filetree"
 	"github.com/epp-build/epp-build/internal/gitstore"
 	"github.com/epp-build/epp-build/internal/netclient"
 	"github.com/epp-build/epp-build/internal/progress"
@@ -225,7 +226,7 @@ func (e *shownError) Unwrap() error { return e.err }
 
 // onlyPack names the one pack a fetch into an empty git dir wrote.
 func onlyPack(gitDir string) (string, error) {
-	packs, err := filepath.Glob(filepath.Join(gitstore.PackDir(gitDir), "pack-*.pack"))
+	packs, err := filetree.Glob(gitstore.PackDir(gitDir), "pack-*.pack")
 	if err != nil {
 		return "", err
 	}
