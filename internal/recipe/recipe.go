@@ -249,6 +249,17 @@ var (
 	versionName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*$`)
 )
 
+// MaxSeriesPatches is the most patches a version's series (its base's
+// included) may have. apply parses and keeps the whole series in memory,
+// and git am itself slows past a few thousand; the largest real series are
+// a few hundred patches, so a series past this is a mistake or an attack
+// (55,000 patches took apply past 3.8 GB).
+const MaxSeriesPatches = 10000
+
+// IsVersionName says whether v can name a version folder: what a version
+// read back from a state file must be before it is joined to a path.
+func IsVersionName(v string) bool { return versionName.MatchString(v) }
+
 // NotFoundError is a version or recipe folder that does not exist: the
 // caller named the wrong thing.
 type NotFoundError struct{ What, Hint string }
@@ -347,6 +358,9 @@ func (r *Recipe) Validate() error {
 				}
 			}
 		}
+	}
+	if len(r.Series) > MaxSeriesPatches {
+		add("the series has %d patches, over the %d a series may have (apply holds every patch of it in memory); squash patches or start a new base version", len(r.Series), MaxSeriesPatches)
 	}
 	seen := map[string]bool{}
 	inherited := map[string]string{}

@@ -1,8 +1,10 @@
 package recipe
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -128,4 +130,33 @@ func TestCAPIPatchesAreChecked(t *testing.T) {
 	assert.Contains(t, msg, `capi.patches[0] "../escape.patch" must be a .patch file inside the recipe folder`)
 	assert.Contains(t, msg, `capi.patches[1] "capi/missing.patch":`)
 	assert.Contains(t, msg, `capi.patches[2] "notes.txt" must be a .patch file inside the recipe folder`)
+}
+
+func TestUnlistedPatchIsFoundUnderAGlobLikeFolder(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "br[ab]", "patches")
+	dir := writeRecipe(t, root, "v1", pin+"patches:\n  - 0001-a.patch\n", "0001-a.patch", "9999-unlisted.patch")
+	_, err := Load(dir)
+	var v *ValidationError
+	require.ErrorAs(t, err, &v)
+	assert.Contains(t, err.Error(), "9999-unlisted.patch is in the folder but not in the patches list")
+}
+
+func TestASeriesPastTheLimitIsRefused(t *testing.T) {
+	root := t.TempDir()
+	list := func(n int) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "  - %05d-p.patch\n", i+1)
+		}
+		return b.String()
+	}
+	// The patch files are left out: the count is refused whatever they hold.
+	_, err := Load(writeRecipe(t, root, "v1", pin+"patches:\n"+list(MaxSeriesPatches+1)))
+	var v *ValidationError
+	require.ErrorAs(t, err, &v)
+	assert.Contains(t, err.Error(), fmt.Sprintf("the series has %d patches, over the %d a series may have", MaxSeriesPatches+1, MaxSeriesPatches))
+
+	_, err = Load(writeRecipe(t, root, "v2", pin+"patches:\n"+list(MaxSeriesPatches)))
+	require.ErrorAs(t, err, &v, "the missing files are still problems")
+	assert.NotContains(t, err.Error(), "a series may have", "a series at the limit is not refused for its length")
 }
