@@ -72,7 +72,7 @@ func seriesListFlags(cmd *cobra.Command, g *globalFlags) {
 	outputFlag(cmd, &output)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		if f.version == "" && f.dir == "" {
-			return usageError{fmt.Errorf("%s: --version V is required: the version whose series to list (list the versions with: epp-build versions)", cmd.CommandPath())}
+			return usageError{fmt.Errorf("%s: --version V is required: the version whose series to list (list the versions with: epp-build versions)", commandPath(cmd))}
 		}
 		r, err := f.load(g)
 		if err != nil {
