@@ -156,7 +156,6 @@ func TestSeriesWritersNeedACheckout(t *testing.T) {
 	for _, args := range [][]string{
 		{"regen", "--version", "v0.7.0"},
 		{"check", "--version", "v0.7.0"},
-		{"status"},
 		{"series", "move", "--version", "v0.7.0", "0001", "--to", "1"},
 		{"pick", "--version", "v0.7.9", "--extends", "v0.7.0", "--reason", "r", "x.patch"},
 		{"rebase", "--version", "v0.7.0", "--onto", "v0.5.2", "--as", "v0.7.9"},
@@ -171,6 +170,19 @@ func TestSeriesWritersNeedACheckout(t *testing.T) {
 
 	r := inEmptyFolder(t, nil, "series", "list", "--version", "v0.7.0")
 	assert.Equal(t, 0, r.code, "listing a series only reads it: %s", r.stderr)
+}
+
+// status with only the binary reports on applied trees and says that the
+// rest concerns a checkout, naming no path inside the tool's cache.
+func TestStatusFromTheBuiltInRecipesNamesNoCachePath(t *testing.T) {
+	cache := t.TempDir()
+	for _, args := range [][]string{{"status"}, {"status", "-o", "json"}} {
+		r := inEmptyFolder(t, []string{"XDG_CACHE_HOME=" + cache}, args...)
+		require.Equal(t, 0, r.code, "%v: %s", args, r.stderr)
+		assert.Contains(t, r.stdout, "built into epp-build")
+		assert.NotContains(t, r.stdout+r.stderr, cache, "%v: no path inside the cache", args)
+		assert.NotContains(t, r.stdout+r.stderr, "bundled", "%v", args)
+	}
 }
 
 // commandWords counts the words of args the message names: the command,

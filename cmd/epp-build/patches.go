@@ -28,10 +28,10 @@ const checkoutPatches = "patches"
 var (
 	readsRecipes = map[string]bool{
 		"versions": true, "apply": true, "build": true, "log": true, "diff-series": true, "lint": true,
-		"series": true, "series list": true,
+		"series": true, "series list": true, "status": true,
 	}
 	needsRecipesFolder = map[string]bool{
-		"check": true, "regen": true, "pick": true, "rebase": true, "status": true,
+		"check": true, "regen": true, "pick": true, "rebase": true,
 		"series reword": true, "series drop": true, "series move": true, "series squash": true,
 	}
 )

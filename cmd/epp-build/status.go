@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 
+	"github.com/epp-build/epp-build/internal/bundled"
 	"github.com/epp-build/epp-build/internal/outfmt"
 	"github.com/epp-build/epp-build/internal/status"
 	"github.com/spf13/cobra"
@@ -34,9 +35,7 @@ func newStatusCommand(g *globalFlags) *cobra.Command {
   - which recipes are stale against plugins/ and ffi/: the files their generated
     patches add differ from the source folders (regen would rewrite them). A
     generated file a patch edits instead of adding is listed as not comparable;
-    ` + "`epp-build check`" + ` tells.
-
-` + exitCodesHelp,
+    ` + "`epp-build check`" + ` tells.`,
 		Example: `  epp-build status
   epp-build status --out ./gaie
   epp-build status --dir ./pick
@@ -46,7 +45,11 @@ func newStatusCommand(g *globalFlags) *cobra.Command {
 			if output == outfmt.Markdown {
 				return usageError{errors.New("status prints text or json (-o json)")}
 			}
-			rep, err := status.Gather(status.Request{Root: g.patches, Dir: dir, Outs: outs})
+			req := status.Request{Root: g.patches, Dir: dir, Outs: outs}
+			if g.set != nil && g.set.Kind == bundled.BuiltIn {
+				req.BuiltIn = g.set.String()
+			}
+			rep, err := status.Gather(req)
 			if err != nil {
 				return err
 			}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -16,8 +17,8 @@ import (
 // pass without running. Checking the words first makes every unknown
 // word, at every depth, a usage error.
 func checkCommandWords(root *cobra.Command, args []string) error {
-	if len(args) > 0 && (args[0] == cobra.ShellCompRequestCmd || args[0] == cobra.ShellCompNoDescRequestCmd) {
-		return nil // the shell's completion request; cobra answers it
+	if slices.Contains(args, cobra.ShellCompRequestCmd) || slices.Contains(args, cobra.ShellCompNoDescRequestCmd) {
+		return nil // the shell's completion request (after global flags too); cobra answers it
 	}
 	c, rest, err := root.Find(args)
 	if err != nil {

@@ -15,6 +15,9 @@ import (
 // Report is the whole status.
 type Report struct {
 	Patches string `json:"patches"`
+	// BuiltIn: the recipes are the ones built into the binary, which no
+	// rebase, pick or regen works on; only applied trees are looked at.
+	BuiltIn bool `json:"builtIn,omitempty"`
 	// Rebase is the rebase in progress, nil when there is none.
 	Rebase *backport.Status `json:"rebase"`
 	// Pick is the pick stopped at a conflict, nil when there is none (a
@@ -37,6 +40,10 @@ type Tree struct {
 // Request says where to look.
 type Request struct {
 	Root string // the folder of the versions (--patches)
+	// BuiltIn names the recipes built into the binary when Root is their
+	// cached copy: it is shown instead of Root, which is the tool's and
+	// not the user's.
+	BuiltIn string
 	// Dir is a rebase or pick work tree to look at ("" = find the ones
 	// in progress for Root).
 	Dir string
@@ -47,8 +54,13 @@ type Request struct {
 // Gather looks at everything the request names.
 func Gather(req Request) (*Report, error) {
 	rep := &Report{Patches: req.Root, Trees: []Tree{}, Stale: []apply.GeneratedStale{}}
-	if err := inProgress(req, rep); err != nil {
-		return nil, err
+	if req.BuiltIn != "" {
+		rep.Patches, rep.BuiltIn = req.BuiltIn, true
+	}
+	if !rep.BuiltIn || req.Dir != "" {
+		if err := inProgress(req, rep); err != nil {
+			return nil, err
+		}
 	}
 	for _, out := range req.Outs {
 		t, err := apply.OutStatus(req.Root, out, nil)
@@ -57,6 +69,9 @@ func Gather(req Request) (*Report, error) {
 			continue
 		}
 		rep.Trees = append(rep.Trees, Tree{OutTree: *t, Next: treeNext(t)})
+	}
+	if rep.BuiltIn {
+		return rep, nil
 	}
 	versions, err := recipe.Versions(req.Root)
 	if err != nil {

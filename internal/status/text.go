@@ -12,6 +12,14 @@ import (
 // WriteText prints the report for a reader. Names that come from patches,
 // pick state or a tree are escaped: they may hold terminal controls.
 func WriteText(w io.Writer, rep *Report) {
+	if rep.BuiltIn {
+		fmt.Fprintf(w, "recipes: %s (a rebase, a pick and stale recipes concern a checkout or --patches DIR)\n", rep.Patches)
+		for _, t := range rep.Trees {
+			writeTree(w, t)
+		}
+		writeProblems(w, rep)
+		return
+	}
 	if rep.Rebase != nil {
 		writeRebase(w, rep.Rebase)
 	} else {
@@ -37,6 +45,10 @@ func WriteText(w io.Writer, rep *Report) {
 			fmt.Fprintf(w, "  %s: edited by its patch, not added; `epp-build check --version %s` tells\n", textsafe.Escape(f), g.Version)
 		}
 	}
+	writeProblems(w, rep)
+}
+
+func writeProblems(w io.Writer, rep *Report) {
 	for _, p := range rep.Problems {
 		fmt.Fprintf(w, "problem: %s\n", textsafe.Escape(p))
 	}
