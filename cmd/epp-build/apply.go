@@ -23,25 +23,24 @@ type recipeFlags struct {
 	// force is apply's --force: replace an --out holding changes apply
 	// did not make, keeping the old tree as a backup.
 	force bool
-	// progress is --progress: auto, plain or quiet.
-	progress string
+	// progress is --progress and -q.
+	progress progressFlags
 	shown    *progress.Reporter
 	// versions is build's repeatable --version; load takes version, so
 	// the build command sets it to each in turn.
 	versions []string
 }
 
-// registerProgress adds --progress to a command that fetches (build has its
-// own, shared with BuildKit).
+// registerProgress adds --progress and -q to a command that fetches.
 func (f *recipeFlags) registerProgress(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.progress, "progress", "auto", "progress of the fetch and the patches: auto (a live line on a terminal, else plain), plain or quiet")
+	f.progress.register(cmd, "progress of the fetch and the patches")
 }
 
 // reporter shows progress on log as --progress asks; one per command, so
 // that lines and the live line never overwrite each other.
 func (f *recipeFlags) reporter(log io.Writer) *progress.Reporter {
 	if f.shown == nil {
-		mode, _ := progress.ParseMode(f.progress) // checked by load
+		mode, _ := f.progress.mode() // checked by load
 		f.shown = progress.New(log, mode)
 	}
 	return f.shown
@@ -70,8 +69,8 @@ func (f *recipeFlags) load(g *globalFlags) (*recipe.Recipe, error) {
 	if _, err := source.ParseKind(f.source); err != nil {
 		return nil, usageError{err}
 	}
-	if _, err := progress.ParseMode(f.progress); err != nil {
-		return nil, usageError{err}
+	if _, err := f.progress.mode(); err != nil {
+		return nil, err
 	}
 	switch {
 	case f.version != "" && f.dir != "":
@@ -114,7 +113,7 @@ func (f *recipeFlags) notice(log io.Writer) func(format string, args ...any) {
 func newApplyCommand(g *globalFlags) *cobra.Command {
 	var f recipeFlags
 	var out string
-	var quiet, regenFirst, withCAPI, capiOnly bool
+	var regenFirst, withCAPI, capiOnly bool
 	var capiSrc string
 	var capiFeatures []string
 	cmd := &cobra.Command{
@@ -172,9 +171,6 @@ series (any git work tree holding the binding, such as a rebase's work tree in -
 			if err != nil {
 				return err
 			}
-			if quiet {
-				f.progress = string(progress.Quiet)
-			}
 			opt, err := f.options(cmd.ErrOrStderr(), true)
 			if err != nil {
 				return err
@@ -205,7 +201,6 @@ series (any git work tree holding the binding, such as a rebase's work tree in -
 	f.register(cmd)
 	cmd.Flags().StringVar(&out, "out", "", "folder for the patched tree (created; replaced only by a tree of epp-build's)")
 	f.registerProgress(cmd)
-	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress: the same as --progress quiet")
 	cmd.Flags().BoolVar(&regenFirst, "regen", false, "first rewrite the generated patches from plugins/ and ffi/ (as `epp-build regen`), then apply")
 	cmd.Flags().BoolVar(&withCAPI, "capi", false, "stage the recipe's C API library (built for this machine) where the tree's cgo binding links it, for `go build ./cmd/epp`")
 	cmd.Flags().StringVar(&capiSrc, "capi-src", "", "with --capi: build the C API from this checkout or crate instead of the recipe's pin (implies --capi)")

@@ -131,7 +131,9 @@ type=gha caches read ACTIONS_RUNTIME_TOKEN and ACTIONS_CACHE_URL/ACTIONS_RESULTS
 				return err
 			}
 			opt.Fetch.Go = changedGoSettings(cmd.Flags(), goSettings)
-			f.progress = string(opt.Progress) // one display mode for the fetch and BuildKit
+			if opt.Progress, err = f.progress.mode(); err != nil { // one display mode for the fetch and BuildKit
+				return err
+			}
 			opt.Stdout, opt.Stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
 			return runBuild(cmd, g, &f, &ci, opt, tree)
 		},
@@ -154,7 +156,7 @@ type=gha caches read ACTIONS_RUNTIME_TOKEN and ACTIONS_CACHE_URL/ACTIONS_RESULTS
 	fl.StringVar(&opt.CAPISrc, "capi-src", "", "local checkout of the C API crate instead of the recipe's pin")
 	fl.StringSliceVar(&opt.CAPIFeatures, "capi-features", nil, "cargo features of the C API crate to build with (comma-separated)")
 	fl.StringVar(&opt.Compile, "compile", build.CompileHost, "where the C API and the EPP are compiled: host (here) or container (inside the BuildKit solve)")
-	fl.StringVar((*string)(&opt.Progress), "progress", "auto", "progress of the fetch and the BuildKit solve: auto, plain or quiet")
+	f.progress.register(cmd, "progress of the fetch and the BuildKit solve")
 	fl.StringVar(&opt.Report, "report", "", "write the JSON build report here (a template of the version, like --image, when building several)")
 	fl.StringVar(&opt.BuilderImage, "builder-image", "", "container mode: the builder image (Go, Rust with both std, cbindgen, gcc for both arches)")
 	fl.StringVar(&opt.BaseImage, "base-image", "", "runtime base image (default ubuntu:24.04)")

@@ -87,6 +87,7 @@ does a version --extends created).
 		},
 	}
 	f.register(cmd)
+	f.registerProgress(cmd)
 	cmd.Flags().StringVar(&extends, "extends", "", "create --version as a new version extending this one")
 	cmd.Flags().StringVar(&opt.Repo, "from", "", "a local git repository: the arguments are its revisions or ranges")
 	cmd.Flags().StringVar(&opt.Upstream, "upstream-link", "", "Upstream: trailer for every pick (PR or commit URL)")

@@ -87,6 +87,7 @@ tree (a hash given, or the proxy's, is checked against that tree).
 		},
 	}
 	f.register(cmd)
+	f.registerProgress(cmd)
 	cmd.Flags().StringVar(&onto, "onto", "", "upstream tag, commit or module pseudo-version to rebase onto")
 	cmd.Flags().StringVar(&ontoCommit, "onto-commit", "", "the commit --onto must resolve to (default: ask the repository)")
 	cmd.Flags().StringVar(&modVersion, "onto-module-version", "", "module version of the new pin (default: what the module proxy answers for --onto)")

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/epp-build/epp-build/internal/apply"
-	"github.com/epp-build/epp-build/internal/progress"
 	"github.com/spf13/cobra"
 )
 
@@ -52,8 +51,8 @@ own or inherited) is regenerated, bases before the versions that extend them.`,
 // regenAll regenerates every generating version, stopping at the first
 // that fails.
 func regenAll(cmd *cobra.Command, g *globalFlags, f *recipeFlags) error {
-	if _, err := progress.ParseMode(f.progress); err != nil {
-		return usageError{err}
+	if _, err := f.progress.mode(); err != nil {
+		return err
 	}
 	recipes, err := apply.Generating(g.patches)
 	if err != nil {

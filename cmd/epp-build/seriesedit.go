@@ -174,6 +174,7 @@ patch whose subject changes gets the file name format-patch would give it.`,
 		},
 	}
 	f.register(cmd)
+	f.registerProgress(cmd)
 	m.register(cmd)
 	return cmd
 }
@@ -195,6 +196,7 @@ entry whose patch is dropped leaves the recipe, and the command says so.`,
 		},
 	}
 	f.register(cmd)
+	f.registerProgress(cmd)
 	return cmd
 }
 
@@ -219,6 +221,7 @@ longer applies is refused (exit 3) and nothing is written.`,
 		},
 	}
 	f.register(cmd)
+	f.registerProgress(cmd)
 	cmd.Flags().IntVar(&to, "to", 0, "the new position, 1-based among the version's own patches")
 	return cmd
 }
@@ -247,6 +250,7 @@ the folded patches move to the squashed one.`,
 		},
 	}
 	f.register(cmd)
+	f.registerProgress(cmd)
 	m.register(cmd)
 	return cmd
 }

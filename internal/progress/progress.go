@@ -1,66 +1,20 @@
-// Package progress shows how long work is going, as BuildKit's progress
-// display does: a live line rewritten in place on a terminal, plain lines
-// (rate-limited) when the output is a log, nothing when quiet.
+// Package progress shows how long work is going, as buildx's progress
+// display does: a live line rewritten in place on a terminal (cut to its
+// width), plain lines (rate-limited) when the output is a log, one JSON
+// object a line for a program, nothing when quiet.
 package progress
 
 import (
 	"fmt"
 	"io"
-	"os"
-	"strings"
 	"sync"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/epp-build/epp-build/internal/textsafe"
 )
 
-// Mode is how progress is shown: the values of --progress.
-type Mode string
-
-const (
-	// Auto is Terminal when the output is a terminal, else Plain.
-	Auto  Mode = "auto"
-	Plain Mode = "plain"
-	Quiet Mode = "quiet"
-	// Terminal rewrites one live line in place; Auto picks it.
-	Terminal Mode = "tty"
-)
-
-// Modes are the values --progress accepts.
-var Modes = []string{string(Auto), string(Plain), string(Quiet)}
-
-// ModeError is a --progress value that is no mode.
-type ModeError struct{ Value string }
-
-func (e *ModeError) Error() string {
-	return fmt.Sprintf("--progress %q: use %s", e.Value, strings.Join(Modes, ", "))
-}
-
-// ParseMode reads a --progress value; "" is Auto.
-func ParseMode(s string) (Mode, error) {
-	m := Mode(s)
-	if m == "" {
-		return Auto, nil
-	}
-	if err := m.Check(); err != nil {
-		return "", err
-	}
-	return m, nil
-}
-
-// Check is nil for a mode --progress accepts ("" is Auto), else a
-// *ModeError: a stage that takes a Mode from a flag it bound directly
-// refuses a bad one with the other bad options, before any work.
-func (m Mode) Check() error {
-	switch m {
-	case "", Auto, Plain, Quiet:
-		return nil
-	}
-	return &ModeError{Value: string(m)}
-}
-
-// Intervals between two updates of the same task: a terminal line can
-// change often, a log should not fill up.
+// Intervals between two updates of the same task: a terminal line (or a
+// program reading JSON) can take them often, a log should not fill up.
 const (
 	TerminalInterval = 100 * time.Millisecond
 	PlainInterval    = 2 * time.Second
@@ -72,56 +26,48 @@ const (
 type Reporter struct {
 	mu       sync.Mutex
 	out      io.Writer
-	live     bool // rewrite the current line instead of adding lines
+	mode     Mode // Terminal, Plain or RawJSON
 	interval time.Duration
-	// now is the clock; tests replace it.
-	now func() time.Time
+	// now is the clock and width the terminal's columns; tests replace
+	// them.
+	now   func() time.Time
+	width func() int
 	// shown is whether a live line is on screen (and must be cleared
 	// before a plain line is written).
 	shown bool
 }
 
-// New returns a reporter writing to out in mode; Auto becomes Terminal when
-// out is a terminal. Quiet returns nil.
+// New returns a reporter writing to out in mode; Auto becomes Terminal on
+// a terminal that can rewrite a line (see Resolve). Quiet returns nil.
 func New(out io.Writer, mode Mode) *Reporter {
-	if mode == Auto || mode == "" {
-		mode = Plain
-		if isTerminal(out) {
-			mode = Terminal
-		}
-	}
-	return newWithClock(out, mode, time.Now)
+	return newReporter(out, Resolve(mode, out), time.Now, func() int { return Width(out) })
 }
 
-func newWithClock(out io.Writer, mode Mode, now func() time.Time) *Reporter {
+func newReporter(out io.Writer, mode Mode, now func() time.Time, width func() int) *Reporter {
 	switch mode {
 	case Quiet:
 		return nil
-	case Terminal:
-		return &Reporter{out: out, live: true, interval: TerminalInterval, now: now}
+	case Terminal, RawJSON:
+		return &Reporter{out: out, mode: mode, interval: TerminalInterval, now: now, width: width}
 	}
-	return &Reporter{out: out, interval: PlainInterval, now: now}
+	return &Reporter{out: out, mode: Plain, interval: PlainInterval, now: now, width: width}
 }
 
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
-}
-
-// Linef writes one line (a patch applied, a step finished) above any live
-// line.
+// Linef writes one line (a patch applied, a notice) above any live line.
+// It is never cut: a notice's cause must stay whole.
 func (r *Reporter) Linef(format string, args ...any) {
 	if r == nil {
 		return
 	}
+	text := textsafe.Escape(fmt.Sprintf(format, args...))
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.mode == RawJSON {
+		r.event(lineEvent{Time: r.now(), Event: "line", Text: text})
+		return
+	}
 	r.clear()
-	fmt.Fprintf(r.out, format+"\n", args...)
+	fmt.Fprintln(r.out, text)
 }
 
 // Start begins a task that moves total bytes (0 or less: unknown).
@@ -130,7 +76,7 @@ func (r *Reporter) Start(name string, total int64) *Task {
 		return nil
 	}
 	start := r.now()
-	return &Task{r: r, name: name, total: total, start: start, last: start}
+	return &Task{r: r, name: textsafe.Escape(name), total: total, start: start, last: start}
 }
 
 // clear removes the live line; r.mu is held.
@@ -139,6 +85,12 @@ func (r *Reporter) clear() {
 		io.WriteString(r.out, "\r\x1b[K")
 		r.shown = false
 	}
+}
+
+// fit cuts a task's line to the terminal, one column short of its width
+// so the cursor never wraps to a new line; r.mu is held.
+func (r *Reporter) fit(name, state string) string {
+	return fitTask(name, state, r.width()-1)
 }
 
 // Task is one measured piece of work. It is an io.Writer that counts what
@@ -173,13 +125,17 @@ func (t *Task) Add(n int64) {
 		return
 	}
 	t.last = now
-	if r.live {
+	switch r.mode {
+	case Terminal:
 		r.clear()
-		io.WriteString(r.out, t.line(now))
+		io.WriteString(r.out, r.fit(t.name, t.state(now)))
 		r.shown = true
-		return
+	case RawJSON:
+		r.event(taskEvent{Time: now, Event: "progress", Task: t.name, Bytes: t.done, Total: max(t.total, 0),
+			Rate: rate(t.done, now.Sub(t.start))})
+	default:
+		fmt.Fprintln(r.out, t.name+": "+t.state(now))
 	}
-	fmt.Fprintln(r.out, t.line(now))
 }
 
 // Done ends the task with its final line: the bytes, the time and the
@@ -196,12 +152,24 @@ func (t *Task) Done() {
 	}
 	t.finished = true
 	now := r.now()
-	r.clear()
+	took := now.Sub(t.start)
+	var state string
 	if t.done == 0 && t.total <= 0 { // a step that moves no bytes
-		fmt.Fprintf(r.out, "%s: done in %s\n", t.name, now.Sub(t.start).Round(10*time.Millisecond))
-		return
+		state = fmt.Sprintf("done in %s", took.Round(10*time.Millisecond))
+	} else {
+		state = fmt.Sprintf("%s in %s (%s/s), done", Bytes(t.done), took.Round(10*time.Millisecond), Bytes(rate(t.done, took)))
 	}
-	fmt.Fprintf(r.out, "%s: %s in %s (%s/s), done\n", t.name, Bytes(t.done), now.Sub(t.start).Round(10*time.Millisecond), Bytes(rate(t.done, now.Sub(t.start))))
+	switch r.mode {
+	case Terminal:
+		// It takes the live line's place: it fits the screen as that did.
+		r.clear()
+		fmt.Fprintln(r.out, r.fit(t.name, state))
+	case RawJSON:
+		r.event(taskEvent{Time: now, Event: "done", Task: t.name, Bytes: t.done, Total: max(t.total, 0),
+			Rate: rate(t.done, took), Seconds: took.Seconds()})
+	default:
+		fmt.Fprintln(r.out, t.name+": "+state)
+	}
 }
 
 // Abort ends a task that failed: its live line is cleared and no final
@@ -213,20 +181,25 @@ func (t *Task) Abort() {
 	r := t.r
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if !t.finished {
-		t.finished = true
-		r.clear()
+	if t.finished {
+		return
 	}
+	t.finished = true
+	if r.mode == RawJSON {
+		r.event(taskEvent{Time: r.now(), Event: "abort", Task: t.name, Bytes: t.done, Total: max(t.total, 0)})
+		return
+	}
+	r.clear()
 }
 
-// line is the task's state: bytes so far (of the total when known) and
-// the average rate.
-func (t *Task) line(now time.Time) string {
+// state is the task's progress: bytes so far (of the total when known)
+// and the average rate.
+func (t *Task) state(now time.Time) string {
 	amount := Bytes(t.done)
 	if t.total > 0 {
 		amount += " / " + Bytes(t.total)
 	}
-	return fmt.Sprintf("%s: %s (%s/s)", t.name, amount, Bytes(rate(t.done, now.Sub(t.start))))
+	return fmt.Sprintf("%s (%s/s)", amount, Bytes(rate(t.done, now.Sub(t.start))))
 }
 
 func rate(n int64, d time.Duration) int64 {

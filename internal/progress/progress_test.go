@@ -10,6 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// columns is a terminal n columns wide.
+func columns(n int) func() int { return func() int { return n } }
+
 // fakeClock moves only when the test says so.
 type fakeClock struct{ t time.Time }
 
@@ -19,7 +22,7 @@ func (c *fakeClock) advance(d time.Duration) { c.t = c.t.Add(d) }
 func TestPlainLinesAreRateLimitedAndEndWithTheTotal(t *testing.T) {
 	var out bytes.Buffer
 	clock := &fakeClock{t: time.Unix(1000, 0)}
-	r := newWithClock(&out, Plain, clock.now)
+	r := newReporter(&out, Plain, clock.now, columns(80))
 	task := r.Start("fetch https://example.invalid/gaie.git", 3<<20)
 	task.Write(make([]byte, 1<<20)) // at once: no line yet
 	assert.Empty(t, out.String())
@@ -43,7 +46,7 @@ func TestPlainLinesAreRateLimitedAndEndWithTheTotal(t *testing.T) {
 func TestTerminalRewritesOneLiveLine(t *testing.T) {
 	var out bytes.Buffer
 	clock := &fakeClock{t: time.Unix(1000, 0)}
-	r := newWithClock(&out, Terminal, clock.now)
+	r := newReporter(&out, Terminal, clock.now, columns(80))
 	task := r.Start("download m@v1.zip", 0)
 	clock.advance(TerminalInterval)
 	task.Add(2048)
@@ -76,27 +79,8 @@ func TestAutoIsPlainWhenNotATerminal(t *testing.T) {
 	var out bytes.Buffer
 	r := New(&out, Auto)
 	require.NotNil(t, r)
-	assert.False(t, r.live)
+	assert.Equal(t, Plain, r.mode)
 	assert.Equal(t, PlainInterval, r.interval)
-}
-
-func TestParseMode(t *testing.T) {
-	for _, s := range []string{"", "auto", "plain", "quiet"} {
-		_, err := ParseMode(s)
-		assert.NoError(t, err, s)
-	}
-	_, err := ParseMode("tty")
-	assert.ErrorContains(t, err, "use auto, plain, quiet")
-}
-
-func TestCheckSharesParseModesTable(t *testing.T) {
-	for _, m := range []Mode{"", Auto, Plain, Quiet} {
-		assert.NoError(t, m.Check(), m)
-	}
-	var me *ModeError
-	require.ErrorAs(t, Mode("loud").Check(), &me)
-	assert.Equal(t, "loud", me.Value)
-	assert.EqualError(t, me, `--progress "loud": use auto, plain, quiet`)
 }
 
 func TestBytes(t *testing.T) {
@@ -109,7 +93,7 @@ func TestBytes(t *testing.T) {
 func TestAbortClearsTheLiveLineAndWritesNoTotal(t *testing.T) {
 	var out bytes.Buffer
 	clock := &fakeClock{t: time.Unix(1000, 0)}
-	r := newWithClock(&out, Terminal, clock.now)
+	r := newReporter(&out, Terminal, clock.now, columns(80))
 	task := r.Start("download m@v1.zip", 4096)
 	clock.advance(TerminalInterval)
 	task.Add(1024)
@@ -121,7 +105,7 @@ func TestAbortClearsTheLiveLineAndWritesNoTotal(t *testing.T) {
 func TestAStepWithoutBytesSaysHowLongItTook(t *testing.T) {
 	var out bytes.Buffer
 	clock := &fakeClock{t: time.Unix(1000, 0)}
-	r := newWithClock(&out, Plain, clock.now)
+	r := newReporter(&out, Plain, clock.now, columns(80))
 	task := r.Start("check out 978c23bb96cc", 0)
 	clock.advance(1234 * time.Millisecond)
 	task.Done()
