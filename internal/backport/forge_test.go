@@ -77,6 +77,8 @@ func TestCollectRefusesAMessageThatWouldNotStayMessageText(t *testing.T) {
 			`message line 3 "--- a/d.txt" starts a diff`},
 		"an in-body author": {"Innocent fix\n\nFrom: Someone Else <else@example.org>\n\nThe body.",
 			`message line 3 "From: Someone Else <else@example.org>" is an in-body header`},
+		"a --- line": {"Innocent fix\n\nWhy.\n---\nLost when the patch is read back.",
+			`message line 4 "---" ends the message where git am reads the patch`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			sha := forgedCommit(t, dir, fixAuthor, c.msg)

@@ -144,6 +144,9 @@ func Reword(ctx context.Context, r *recipe.Recipe, apply Applier, patch string, 
 	if err != nil {
 		return nil, err
 	}
+	if err := checkMessage(name, msg); err != nil {
+		return nil, err
+	}
 	groups := identity(r)
 	groups[find(groups, name)].msg = msg
 	return rewrite(ctx, r, apply, groups)
@@ -196,6 +199,9 @@ func Squash(ctx context.Context, r *recipe.Recipe, apply Applier, target string,
 	}
 	into, err := Resolve(r, target)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkMessage(into, msg); err != nil {
 		return nil, err
 	}
 	groups := identity(r)
