@@ -52,6 +52,9 @@ type PickOptions struct {
 // each) or, with opt.Repo, commits; each gets Upstream: and Reason:
 // trailers unless it already has them.
 func Collect(sources []string, opt PickOptions) ([]*patchset.Patch, error) {
+	if err := trailerFlags(opt); err != nil {
+		return nil, err
+	}
 	if opt.Repo != "" {
 		if err := headerFlagsUnused(opt, opt.Repo); err != nil {
 			return nil, err

@@ -82,13 +82,13 @@ func gitIdentity(dir string) (name, email string) {
 // parseDate takes RFC 3339 and the formats git's --date prints.
 func parseDate(s string) (time.Time, error) {
 	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t, nil
+		return t, dateInRange(t)
 	}
 	t, err := gitdiff.ParsePatchDate(s)
 	if err != nil {
 		return time.Time{}, fmt.Errorf("want RFC 3339 (2026-03-04T05:06:07+05:30) or a git date (\"2026-03-04 05:06:07 +0530\", RFC 2822)")
 	}
-	return t, nil
+	return t, dateInRange(t)
 }
 
 // headerFlagsUnused refuses --author, --date and --subject for a patch
