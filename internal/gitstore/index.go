@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"sort"
 	"syscall"
-	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -126,7 +125,7 @@ func statEntry(dir, p string, mode filemode.FileMode, hash plumbing.Hash) (*inde
 	}
 	e := &index.Entry{Name: p, Hash: hash, Mode: mode, Size: uint32(fi.Size()), ModifiedAt: fi.ModTime()}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		e.CreatedAt = time.Unix(st.Ctim.Sec, st.Ctim.Nsec)
+		e.CreatedAt = changeTime(st)
 		e.Dev, e.Inode, e.UID, e.GID = uint32(st.Dev), uint32(st.Ino), st.Uid, st.Gid
 	}
 	return e, nil

@@ -3,7 +3,6 @@ package guard
 import (
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
 	"github.com/epp-build/epp-build/internal/gitstore"
 	"github.com/epp-build/epp-build/internal/testutil/gitfixture"
@@ -93,10 +93,11 @@ func TestCleanTrackedSeesEditsStatDataHides(t *testing.T) {
 	require.NoError(t, os.WriteFile(name, []byte("cccc\n"), 0o644))
 	fi, err := os.Lstat(name)
 	require.NoError(t, err)
+	var st unix.Stat_t
+	require.NoError(t, unix.Lstat(name, &st))
 	idx := readIndex(t, repo)
 	e, err := idx.Entry("a.txt")
 	require.NoError(t, err)
-	st := fi.Sys().(*syscall.Stat_t)
 	e.ModifiedAt, e.CreatedAt = fi.ModTime(), time.Unix(st.Ctim.Unix())
 	e.Size, e.Inode, e.UID, e.GID = uint32(fi.Size()), uint32(st.Ino), st.Uid, st.Gid
 	require.NoError(t, repo.Storer.SetIndex(idx))

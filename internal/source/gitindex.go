@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
-	"unsafe"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -33,16 +32,6 @@ func setMtime(name string, t time.Time) error {
 	return unix.UtimesNanoAt(unix.AT_FDCWD, name, []unix.Timespec{ts, ts}, unix.AT_SYMLINK_NOFOLLOW)
 }
 
-// futimens dates a descriptor: utimensat with a NULL path acts on the
-// descriptor (what futimens does in C).
-func futimens(fd int, t time.Time) error {
-	ts := [2]unix.Timespec{unix.NsecToTimespec(t.UnixNano()), unix.NsecToTimespec(t.UnixNano())}
-	if _, _, errno := unix.Syscall6(unix.SYS_UTIMENSAT, uintptr(fd), 0, uintptr(unsafe.Pointer(&ts[0])), 0, 0, 0); errno != 0 {
-		return errno
-	}
-	return nil
-}
-
 // statInto records the path's stat data as git would.
 func statInto(name string, e *indexEntry) error {
 	fi, err := os.Lstat(name)
@@ -68,8 +57,7 @@ func fillStat(fi os.FileInfo, e *indexEntry) error {
 		e.size = uint32(fi.Size())
 		return nil
 	}
-	e.ctime = time.Unix(int64(st.Ctim.Sec), int64(st.Ctim.Nsec))
-	e.mtime = time.Unix(int64(st.Mtim.Sec), int64(st.Mtim.Nsec))
+	e.ctime, e.mtime = statTimes(st)
 	e.dev, e.inode = uint32(st.Dev), uint32(st.Ino)
 	e.uid, e.gid = st.Uid, st.Gid
 	e.size = uint32(st.Size)

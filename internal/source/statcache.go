@@ -16,7 +16,8 @@ import (
 // a second in the past and its stat data (size, mtime, ctime, inode,
 // device) is recorded in statFile. Materialize trusts the store, and copies
 // each file's range in the kernel (copy_file_range; a reflink where the
-// file system has them), only when its stat data is exactly what was
+// file system has them; macOS has neither for a range, so it reads and
+// writes there), only when its stat data is exactly what was
 // recorded; otherwise every range is read and checked against its blob
 // hash. Writing to the store changes its ctime, which no one can set back,
 // so an edit is always seen. As in git, a store dated in the same second
@@ -39,9 +40,10 @@ type statSnapshot struct {
 	Store fileStat  `json:"store"`
 }
 
-// statOfUnix is the stat data of a raw fstat result.
+// statOfUnix is the stat data of a raw fstat result (st_dev is an int32 on
+// macOS, a uint64 on Linux).
 func statOfUnix(st *unix.Stat_t) fileStat {
-	return fileStat{Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano(), Ino: st.Ino, Dev: st.Dev}
+	return fileStat{Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano(), Ino: st.Ino, Dev: uint64(st.Dev)}
 }
 
 // unchanged is whether the store, whose stat data is now, may be trusted
