@@ -11,27 +11,6 @@ import (
 	"github.com/epp-build/epp-build/internal/bundled"
 )
 
-const exitCodesHelp = `Exit codes:
-  0  success (also: already applied, nothing to do)
-  1  failure not listed below (I/O, network, a tool that failed)
-  2  usage: unknown command or version, wrong argument count, missing or bad
-     flags (checked before anything is fetched or compiled)
-  3  a patch does not apply (conflict, missing or existing file)
-  4  refused input: invalid recipe, unreadable or hostile patch, an --out that
-     holds changes apply did not make (see apply --help) or was not made by apply
-  5  verification failed (commit, tag or module hash mismatch; a C binding whose
-     prototypes differ from the C API library's header; a missing or mismatched
-     attestation)
-  6  check: committed patches are stale; rebase, pick: stopped at a conflict;
-     rebase: stopped at a failed --exec command
-  7  lint found problems
-  8  build preflight: something the build needs outside this machine is missing
-     or unreachable (BuildKit node, registry, C API pin, builder, SBOM-generator
-     or base image); every one is listed with the flag that changes it
-  9  inspect, verify, sign: no such image (the registry has no manifest at the
-     reference; its repository's tags are listed when it has some)
-  130 interrupted (nothing half-written is left behind)`
-
 // usageArgs makes a wrong argument count a usage error (exit 2).
 func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
@@ -54,12 +33,27 @@ func checkArgsEverywhere(c *cobra.Command) {
 	if c.Args == nil {
 		c.Args = cobra.NoArgs
 	}
-	c.Args = usageArgs(c.Args)
+	c.Args = usageArgs(withFlagRules(c.Args))
 	if c.SuggestionsMinimumDistance <= 0 {
 		c.SuggestionsMinimumDistance = 2 // cobra's default, which only its own check sets
 	}
 	for _, sub := range c.Commands() {
 		checkArgsEverywhere(sub)
+	}
+}
+
+// withFlagRules checks the command's required flags and flag groups
+// (such as rebase's --continue, --skip and --abort) with its arguments:
+// cobra checks them next and returns a plain error, which would exit 1.
+func withFlagRules(check cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := check(cmd, args); err != nil {
+			return err
+		}
+		if err := cmd.ValidateRequiredFlags(); err != nil {
+			return err
+		}
+		return cmd.ValidateFlagGroups()
 	}
 }
 

@@ -104,6 +104,12 @@ func TestAMisspeltCommandNeverRunsTheRootsVersionFlag(t *testing.T) {
 	assert.Contains(t, res.stderr, `did you mean "apply"?`, "the unknown word is named, not the flag after it")
 }
 
+func TestFlagsThatExcludeEachOtherAreAUsageError(t *testing.T) {
+	res := run(t, t.TempDir(), "rebase", "--continue", "--skip")
+	assertUsageLine(t, res, []string{"rebase", "--continue", "--skip"})
+	assert.Contains(t, res.stderr, "continue")
+}
+
 func TestAGroupWithoutItsCommandIsAUsageError(t *testing.T) {
 	res := run(t, t.TempDir(), "completion")
 	assertUsageLine(t, res, []string{"completion"})
