@@ -112,19 +112,21 @@ func (c Choice) Mode() (Mode, error) {
 }
 
 // Resolve turns Auto into what out can show: Terminal on a terminal whose
-// TERM can rewrite a line, else Plain. Other modes are kept, so a forced
+// TERM can rewrite a line and without NO_COLOR, else Plain. Other modes are kept, so a forced
 // tty stays live.
 func Resolve(mode Mode, out io.Writer) Mode {
 	if mode != Auto && mode != "" {
 		return mode
 	}
-	return resolveAuto(IsTerminal(out), os.Getenv("TERM"))
+	_, noColor := os.LookupEnv("NO_COLOR")
+	return resolveAuto(IsTerminal(out), os.Getenv("TERM"), noColor)
 }
 
 // resolveAuto is Auto's choice: a dumb terminal cannot move the cursor, so
-// it gets the lines a log gets.
-func resolveAuto(terminal bool, term string) Mode {
-	if terminal && term != "dumb" {
+// it gets the lines a log gets; NO_COLOR asks for output without terminal
+// effects, and a line rewritten in place is one (no-color.org: any value).
+func resolveAuto(terminal bool, term string, noColor bool) Mode {
+	if terminal && term != "dumb" && !noColor {
 		return Terminal
 	}
 	return Plain

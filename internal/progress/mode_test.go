@@ -60,10 +60,11 @@ func TestChoiceNamesWhereABadModeCameFrom(t *testing.T) {
 }
 
 func TestAutoIsLiveOnlyOnATerminalThatIsNotDumb(t *testing.T) {
-	assert.Equal(t, Terminal, resolveAuto(true, "xterm-256color"))
-	assert.Equal(t, Terminal, resolveAuto(true, ""))
-	assert.Equal(t, Plain, resolveAuto(true, "dumb"))
-	assert.Equal(t, Plain, resolveAuto(false, "xterm"))
+	assert.Equal(t, Terminal, resolveAuto(true, "xterm-256color", false))
+	assert.Equal(t, Terminal, resolveAuto(true, "", false))
+	assert.Equal(t, Plain, resolveAuto(true, "dumb", false))
+	assert.Equal(t, Plain, resolveAuto(false, "xterm", false))
+	assert.Equal(t, Plain, resolveAuto(true, "xterm", true), "NO_COLOR gets plain lines")
 }
 
 func TestResolveKeepsAForcedMode(t *testing.T) {
