@@ -19,7 +19,8 @@ VERSIONS := $(notdir $(wildcard patches/*))
 # scripts/test.sh sums up at the end.
 GOTESTSUM ?= $(shell $(GO) env GOPATH)/bin/gotestsum
 GOTESTSUM_VERSION := v1.13.0
-# actionlint checks the GitHub Actions example (docs/ci/); `make deps`
+# actionlint checks the GitHub Actions example (docs/ci/) and the release
+# workflow, with the local setup-epp-build action it uses; `make deps`
 # installs it like gotestsum.
 ACTIONLINT ?= $(shell $(GO) env GOPATH)/bin/actionlint
 ACTIONLINT_VERSION := v1.7.12
@@ -79,7 +80,9 @@ lint:
 	$(GO) vet $(BUILDFLAGS) ./...
 	@for m in $(NESTED); do (cd $$m && $(GO) vet $(BUILDFLAGS) ./...) || exit 1; done
 	@for m in $(FEATURE_MODULES); do (cd $$m && $(GO) vet $(BUILDFLAGS) -tags $(FEATURE_TAGS) ./...) || exit 1; done
-	$(ACTIONLINT) docs/ci/github-actions.yml
+	$(ACTIONLINT) docs/ci/github-actions.yml .github/workflows/release.yml
+	bash -n setup-epp-build/install.sh
+	@if command -v shellcheck >/dev/null; then shellcheck setup-epp-build/install.sh; else echo "shellcheck not installed: setup-epp-build/install.sh checked with bash -n only" >&2; fi
 
 # The longest packages first: go test starts packages in the order they are
 # named, two at a time on two cores, so a long one named last would run
