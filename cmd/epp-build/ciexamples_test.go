@@ -13,14 +13,17 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/mod/semver"
 	"gopkg.in/yaml.v3"
 
 	"github.com/epp-build/epp-build/internal/build"
 	"github.com/epp-build/epp-build/internal/testutil"
+	"github.com/epp-build/epp-build/internal/toolrelease"
 )
 
 // runInEmptyFolder runs a shell script in a folder holding only a copy
-// of the binary as ./epp-build, with env added.
+// of the binary as ./epp-build, that folder first on PATH (as
+// setup-epp-build puts it there), with env added.
 func runInEmptyFolder(t *testing.T, script string, env map[string]string) result {
 	t.Helper()
 	dir := t.TempDir()
@@ -29,7 +32,8 @@ func runInEmptyFolder(t *testing.T, script string, env map[string]string) result
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "epp-build"), data, 0o755))
 	cmd := exec.Command("bash", "-euo", "pipefail", "-c", script)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir(), "EPP_BUILD_PATCHES=", "BUILDKIT_HOST=")
+	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir(), "EPP_BUILD_PATCHES=", "BUILDKIT_HOST=",
+		"PATH="+dir+string(os.PathListSeparator)+os.Getenv("PATH"))
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
@@ -54,7 +58,6 @@ var githubExpressions = map[string]string{
 	"github.actor":              "bot",
 	"secrets.GITHUB_TOKEN":      "token",
 	"steps.buildx.outputs.name": "builder-1",
-	"vars.EPP_BUILD_URL":        "https://downloads.example/epp-build",
 	"vars.EPP_BUILDER_IMAGE":    "ghcr.io/example-org/epp-builder:bookworm",
 	"secrets.COSIGN_PASSWORD":   "cosign-password",
 	// secrets.COSIGN_PRIVATE_KEY and vars.COSIGN_PUBLIC_KEY are a key pair
@@ -88,16 +91,19 @@ func githubValue(t *testing.T, exprs map[string]string, s string) string {
 	})
 }
 
-// The GitHub Actions example's build step runs as written (with --dry-run
-// added) from a folder holding only the binary: every flag exists and the
-// plan is the one the comments describe. actionlint checks the rest in
-// `make lint`.
+// The GitHub Actions example installs epp-build with setup-epp-build
+// (the action's tag is the release it installs, and the signature is
+// checked), and its build step runs as written (with --dry-run added)
+// from a folder holding only the binary: every flag exists and the plan
+// is the one the comments describe. actionlint checks the rest in `make
+// lint`.
 func TestGitHubActionsExampleRuns(t *testing.T) {
 	var wf struct {
 		Jobs map[string]struct {
 			Env   map[string]string `yaml:"env"`
 			Steps []struct {
 				Uses string            `yaml:"uses"`
+				With map[string]string `yaml:"with"`
 				Run  string            `yaml:"run"`
 				Env  map[string]string `yaml:"env"`
 			} `yaml:"steps"`
@@ -111,12 +117,24 @@ func TestGitHubActionsExampleRuns(t *testing.T) {
 	exprs := withCosignKeyPair(t)
 	runnerTemp := t.TempDir()
 	var uses []string
-	var ran bool
+	var ran, installed bool
+	action := readSetupAction(t)
 	for _, step := range job.Steps {
 		if step.Uses != "" {
 			uses = append(uses, step.Uses)
 		}
-		if !strings.Contains(step.Run, "./epp-build build") {
+		assert.NotContains(t, step.Run, "curl", "epp-build is installed by the action, which checks it")
+		if ref, ok := strings.CutPrefix(step.Uses, "epp-build/epp-build/setup-epp-build@"); ok {
+			assert.True(t, semver.IsValid(ref), "the action is pinned to a release: %s", step.Uses)
+			assert.Equal(t, ref, step.With["version"], "the action installs the release it is taken from")
+			for input := range step.With {
+				assert.Contains(t, action.Inputs, input)
+			}
+			assert.NotEmpty(t, step.With["public-key"], "the signature is checked")
+			assert.False(t, ran, "installed before the build")
+			installed = true
+		}
+		if !strings.Contains(step.Run, "epp-build build") {
 			continue
 		}
 		env := map[string]string{
@@ -151,8 +169,9 @@ func TestGitHubActionsExampleRuns(t *testing.T) {
 		assert.Equal(t, strings.TrimSpace(exprs["secrets.COSIGN_PRIVATE_KEY"]), strings.TrimSpace(string(data)))
 		ran = true
 	}
+	assert.True(t, installed, "the workflow installs epp-build with setup-epp-build")
 	assert.True(t, ran, "the workflow has an epp-build build step")
-	assert.Contains(t, string(data), `./epp-build verify "$ref" --key "$RUNNER_TEMP/cosign.pub"`, "the workflow verifies the signature")
+	assert.Contains(t, string(data), `epp-build verify "$ref" --key "$RUNNER_TEMP/cosign.pub"`, "the workflow verifies the signature")
 	assert.Contains(t, uses, "crazy-max/ghaction-github-runtime@v3", "type=gha needs the Actions cache variables in run steps")
 }
 
@@ -209,5 +228,56 @@ func TestGitLabExampleRuns(t *testing.T) {
 	assert.Contains(t, job.Script, `while read -r ref; do ./epp-build verify "$ref" --key "$COSIGN_PUB"; done < image-refs.txt`, "the job verifies the signature")
 	for _, f := range []string{"metadata.json", "image-refs.txt", "report.json"} {
 		assert.Contains(t, job.Artifacts.Paths, f)
+	}
+}
+
+// The GitLab job runs epp-build only once the release's SHA256SUMS vouches
+// for it: its download lines, run as written from an empty folder against
+// a local copy of the release (EPP_BUILD_RELEASES, which a CI/CD variable
+// may point at a mirror), leave a ./epp-build of the release; with the
+// binary changed after SHA256SUMS was written they fail and leave none.
+func TestGitLabExampleChecksWhatItDownloads(t *testing.T) {
+	var pipeline struct {
+		Job struct {
+			Variables    map[string]string `yaml:"variables"`
+			BeforeScript []string          `yaml:"before_script"`
+		} `yaml:"epp-image"`
+	}
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "ci", "gitlab-ci.yml"))
+	require.NoError(t, err)
+	require.NoError(t, yaml.Unmarshal(data, &pipeline))
+	job := pipeline.Job
+	version := job.Variables["EPP_BUILD_VERSION"]
+	require.True(t, semver.IsValid(version), "EPP_BUILD_VERSION %q", version)
+	assert.Equal(t, releaseHost, job.Variables["EPP_BUILD_RELEASES"])
+	var download []string
+	for _, line := range job.BeforeScript {
+		if strings.Contains(line, "EPP_BUILD_") || strings.Contains(line, toolrelease.ChecksumsFile) {
+			download = append(download, line)
+		}
+	}
+	require.Len(t, download, 3, "download, check, install")
+
+	for _, changed := range []bool{false, true} {
+		rel := fakeRelease(t, version, "")
+		bin := toolrelease.BinaryName(version, "linux/amd64")
+		if changed {
+			require.NoError(t, os.WriteFile(filepath.Join(rel.Dir, bin), []byte("#!/bin/sh\necho evil\n"), 0o755))
+		}
+		dir := t.TempDir()
+		cmd := exec.Command("bash", "-euo", "pipefail", "-c", strings.Join(download, "\n"))
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "EPP_BUILD_VERSION="+version, "EPP_BUILD_RELEASES="+rel.URL)
+		out, err := cmd.CombinedOutput()
+		if changed {
+			require.Error(t, err, "a binary that does not match SHA256SUMS is refused:\n%s", out)
+			assert.Contains(t, string(out), bin+": FAILED")
+			assert.NoFileExists(t, filepath.Join(dir, "epp-build"))
+			continue
+		}
+		require.NoError(t, err, "%s", out)
+		got, err := exec.Command(filepath.Join(dir, "epp-build")).Output()
+		require.NoError(t, err)
+		assert.Equal(t, "epp-build "+version+", fake linux/amd64\n", string(got))
 	}
 }

@@ -3,8 +3,6 @@ package build
 import (
 	"bufio"
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,6 +18,7 @@ import (
 
 	"github.com/epp-build/epp-build/internal/testenv"
 	"github.com/epp-build/epp-build/internal/testutil"
+	"github.com/epp-build/epp-build/internal/toolrelease"
 )
 
 // readmeSnippet is the indented block that follows heading in the README.
@@ -49,7 +48,9 @@ func readmeSnippet(t *testing.T, heading string) []string {
 }
 
 // The README's CI job runs as written from an empty folder: it downloads
-// the binary (served here, so the folder starts empty), builds the real
+// the binary and SHA256SUMS of a release (served here in place of
+// GitHub's release downloads, so the folder starts empty), checks the
+// binary against SHA256SUMS, builds the real
 // GAIE v0.7.0 for two platforms (host mode: this machine's toolchains) on
 // a real buildkitd, pushes to a real registry with two tags, writes the CI
 // files, signs the report attestation with a cosign key given as a CI
@@ -62,15 +63,20 @@ func TestREADMECISnippetRunsWithTheBinaryAlone(t *testing.T) {
 	requireDaemons(t)
 	requireToolchains(t)
 	snippet := readmeSnippet(t, "### A CI job with only the binary")
-	require.Len(t, snippet, 3, "download, build, verify")
+	require.Len(t, snippet, 5, "download (3), build, verify")
+	const releaseHost = "https://github.com/epp-build/epp-build/releases/download/"
+	version, ok := strings.CutPrefix(snippet[0], "release="+releaseHost)
+	require.True(t, ok, "the job downloads a release: %s", snippet[0])
 
 	tools := t.TempDir()
 	bin := filepath.Join(tools, "epp-build")
 	out, err := exec.Command("go", "build", "-o", bin, "../../cmd/epp-build").CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { http.ServeFile(w, r, bin) }))
-	defer srv.Close()
-	for _, tool := range []string{"curl", "chmod"} {
+	binData, err := os.ReadFile(bin)
+	require.NoError(t, err)
+	rel := testutil.ServeRelease(t, version, map[string][]byte{toolrelease.BinaryName(version, "linux/amd64"): binData},
+		toolrelease.ChecksumsFile, toolrelease.SignatureFile, nil)
+	for _, tool := range []string{"curl", "sha256sum", "install"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			testenv.Require(t, tool, err.Error())
 		}
@@ -86,13 +92,14 @@ func TestREADMECISnippetRunsWithTheBinaryAlone(t *testing.T) {
 	key, pub := testutil.WriteCosignKeyPair(t, t.TempDir(), password)
 
 	job := t.TempDir() // empty: the binary is downloaded into it
-	cmd := exec.Command("/bin/bash", "-euo", "pipefail", "-c", strings.Join(snippet, "\n"))
+	script := strings.Replace(strings.Join(snippet, "\n"), releaseHost, rel.URL+"/", 1)
+	cmd := exec.Command("/bin/bash", "-euo", "pipefail", "-c", script)
 	cmd.Dir = job
 	cmd.Env = append(os.Environ(),
 		"HOME="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir(), "DOCKER_CONFIG="+t.TempDir(), "EPP_BUILD_PATCHES=",
 		// Go's build and module caches, as a CI runner restores them.
 		"GOCACHE="+caches[0], "GOMODCACHE="+caches[1],
-		"EPP_BUILD_URL="+srv.URL+"/epp-build", "REGISTRY="+reg.Host, "BUILDKIT_HOST="+bk.Addr,
+		"REGISTRY="+reg.Host, "BUILDKIT_HOST="+bk.Addr,
 		"BASE_IMAGE=scratch", "SBOM_GENERATOR="+sbomGenerator, "CAPI_SRC="+copyCAPIDouble(t),
 		// GAIE comes from the module proxy (its git host is not reachable
 		// here), checked against the recipe's module hash.
