@@ -1,14 +1,17 @@
-package patchset
+// Package gitpath holds git's rules for the paths it refuses to check out
+// under another name for .git or .gitmodules: the patches and the upstream
+// tree both pass them.
+package gitpath
 
 import (
 	"strings"
 	"unicode/utf8"
 )
 
-// A patch must not write a path git itself would refuse to check out: on
-// Windows or macOS such a path can be .git (or .gitmodules) under another
-// name, and a clone of the patched tree there would run the patch's hooks
-// or read its submodule config. The rules are git's verify_path
+// A tree must not hold, nor a patch write, a path git itself would refuse
+// to check out: on Windows or macOS such a path can be .git (or
+// .gitmodules) under another name, and a clone of the tree there would run
+// hooks or read submodule config from it. The rules are git's verify_path
 // (read-cache.c) with core.protectNTFS and core.protectHFS both on, so that
 // a tree built on Linux is as safe to check out on every system: the NTFS
 // aliases are is_ntfs_dotgit and is_ntfs_dotgitmodules (path.c), the HFS+
@@ -20,10 +23,10 @@ import (
 // rule for .gitattributes, .gitignore or .mailmap: fsck merely notes those
 // as symlinks, and git apply writes them. So do we.
 
-// gitAliasReason says why git refuses name as a path of an entry that is a
+// AliasReason says why git refuses name as a path of an entry that is a
 // symlink or not, or "" when it accepts it. Plain ".git", "." and ".." are
-// left to unsafePath.
-func gitAliasReason(name string, symlink bool) string {
+// left to the caller.
+func AliasReason(name string, symlink bool) string {
 	// Each component is checked with the rest of the path after it, as
 	// git does: a few rules look past the component's end.
 	for rest := name; ; {

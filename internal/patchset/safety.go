@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
+
+	"github.com/epp-build/epp-build/internal/gitpath"
 )
 
 // checkPaths refuses paths that would escape the tree or reach into git's
@@ -37,7 +39,7 @@ func checkPath(p *Patch, name string, symlink bool) error {
 	}
 	reason := unsafePath(name)
 	if reason == "" {
-		reason = gitAliasReason(name, symlink)
+		reason = gitpath.AliasReason(name, symlink)
 	}
 	if reason != "" {
 		return &UnsafeError{Patch: p.Name(), Path: name, Reason: reason}
