@@ -13,5 +13,3 @@ type Error struct {
 func (e *Error) Error() string {
 	return fmt.Sprintf("%s %s; %s", e.Path, e.Problem, e.Fix)
 }
-
-const regularFix = "a recipe input must be a regular file (replace it with the file itself)"

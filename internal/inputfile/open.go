@@ -39,7 +39,7 @@ func Open(path, root string, limit Limit) (*File, error) {
 	if err != nil {
 		// A socket cannot be opened at all; say what it is.
 		if fi, serr := os.Stat(target); serr == nil && !fi.Mode().IsRegular() {
-			return nil, notRegular(path, fi.Mode())
+			return nil, notRegular(path, fi.Mode(), limit)
 		}
 		return nil, err
 	}
@@ -50,7 +50,7 @@ func Open(path, root string, limit Limit) (*File, error) {
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, notRegular(path, fi.Mode())
+		return nil, notRegular(path, fi.Mode(), limit)
 	}
 	if fi.Size() > limit.Bytes {
 		f.Close()
@@ -139,8 +139,12 @@ func realPath(p string) (string, error) {
 	return filepath.Abs(r)
 }
 
-func notRegular(path string, m fs.FileMode) error {
-	return &Error{Path: path, Problem: "is " + kind(m), Fix: regularFix}
+func notRegular(path string, m fs.FileMode, l Limit) error {
+	what := l.What
+	if what == "" {
+		what = "an input"
+	}
+	return &Error{Path: path, Problem: "is " + kind(m), Fix: what + " must be a regular file (replace it with the file itself)"}
 }
 
 func kind(m fs.FileMode) string {
