@@ -9,6 +9,7 @@ import (
 	"github.com/epp-build/epp-build/internal/backport"
 	"github.com/epp-build/epp-build/internal/build"
 	"github.com/epp-build/epp-build/internal/cheader"
+	"github.com/epp-build/epp-build/internal/compile"
 	"github.com/epp-build/epp-build/internal/guard"
 	"github.com/epp-build/epp-build/internal/inputfile"
 	"github.com/epp-build/epp-build/internal/patchset"
@@ -53,6 +54,7 @@ func exitCode(ctx context.Context, err error) int {
 		rebaseUsage *backport.UsageError
 		badRef      *attest.ReferenceError
 		noImage     *attest.NoSuchImageError
+		needsLinux  *compile.SystemError
 	)
 	switch {
 	case err == nil:
@@ -60,7 +62,7 @@ func exitCode(ctx context.Context, err error) int {
 	case ctx.Err() != nil || errors.Is(err, context.Canceled):
 		return 130
 	case errors.As(err, &usage), errors.As(err, &unknown), errors.As(err, &badOptions), errors.As(err, &badPlatform),
-		errors.As(err, &rebaseUsage), errors.As(err, &badKey), errors.As(err, &badRef):
+		errors.As(err, &rebaseUsage), errors.As(err, &badKey), errors.As(err, &badRef), errors.As(err, &needsLinux):
 		return 2
 	case errors.As(err, &noImage):
 		return 9

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/epp-build/epp-build/internal/capi"
+	"github.com/epp-build/epp-build/internal/compile"
 	"github.com/epp-build/epp-build/internal/platform"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/source"
@@ -58,6 +59,11 @@ type StagedCAPI struct {
 // added to the tree's .git/info/exclude: `git add -A` and export leave
 // them out, and a re-apply keeps them as the user's own files.
 func StageCAPI(ctx context.Context, r *recipe.Recipe, tree string, opt CAPIOptions) (*StagedCAPI, error) {
+	// The library is linked for this machine's linux arch; elsewhere the
+	// platform lookup below would blame a --platform no one passed.
+	if err := compile.CheckSystem("--capi", "build the image with `epp-build build --compile container`"); err != nil {
+		return nil, err
+	}
 	crate, library, generation := defaultCrate, defaultLibrary, defaultGeneration
 	if r.CAPI != nil {
 		crate, library, generation = r.CAPI.Crate, r.CAPI.Library, r.CAPI.Generation

@@ -18,6 +18,7 @@ import (
 
 	"github.com/epp-build/epp-build/internal/attest"
 	"github.com/epp-build/epp-build/internal/capi"
+	"github.com/epp-build/epp-build/internal/compile"
 	"github.com/epp-build/epp-build/internal/image"
 	"github.com/epp-build/epp-build/internal/nodes"
 	"github.com/epp-build/epp-build/internal/platform"
@@ -202,6 +203,10 @@ func (o *Options) validate(in Input) (*plan, error) {
 	return p, nil
 }
 
+// hostSystem says whether this system can compile on the host; a test
+// stands in another system.
+var hostSystem = compile.CheckSystem
+
 // checkOptions validates what the options alone decide: platforms, what
 // to export, the image reference, compile and progress modes.
 func (o *Options) checkOptions() (*plan, []string, error) {
@@ -234,6 +239,11 @@ func (o *Options) checkOptions() (*plan, []string, error) {
 	case "", CompileHost, CompileContainer:
 	default:
 		problems = append(problems, fmt.Sprintf("compile mode %q: use host or container", o.Compile))
+	}
+	if o.Compile == "" || o.Compile == CompileHost {
+		if err := hostSystem("--compile host", "use --compile container"); err != nil {
+			problems = append(problems, err.Error())
+		}
 	}
 	if o.Compile == CompileContainer && o.BuilderImage == "" {
 		problems = append(problems, "container compile mode needs a builder image: pass --builder-image REF (Go, Rust with the std of both targets, cbindgen and the cross C compilers)")

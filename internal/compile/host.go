@@ -87,6 +87,9 @@ func (e *GoBuildError) Unwrap() error { return e.Err }
 // Host builds the binaries for all targets concurrently. Linking is fully
 // static so the binary runs on any base image, scratch included.
 func Host(ctx context.Context, opt HostOptions) ([]Binary, error) {
+	if err := CheckSystem("compiling the EPP on the host", ""); err != nil {
+		return nil, err
+	}
 	base := opt.Env
 	if base == nil {
 		base = os.Environ()
