@@ -18,6 +18,7 @@ import (
 	"github.com/epp-build/epp-build/internal/diff3"
 	"github.com/epp-build/epp-build/internal/export"
 	"github.com/epp-build/epp-build/internal/patchset"
+	"github.com/epp-build/epp-build/internal/inputfile"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -82,7 +83,7 @@ func savePick(dir, name string, p *patchset.Patch) error {
 }
 
 func loadPick(dir, name string) (*patchset.Patch, error) {
-	data, err := os.ReadFile(filepath.Join(picksDir(dir), name))
+	data, err := inputfile.ReadFile(filepath.Join(picksDir(dir), name), "", inputfile.StateLimit("a stored pick"))
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +102,10 @@ func loadPick(dir, name string) (*patchset.Patch, error) {
 
 func loadPickState(dir string) (*pickState, error) {
 	path := filepath.Join(dir, ".git", pickStateFile)
-	data, err := os.ReadFile(path)
+	data, err := inputfile.ReadFile(path, "", inputfile.StateLimit("a pick state file"))
+	if refused := (*inputfile.Error)(nil); errors.As(err, &refused) {
+		return nil, fmt.Errorf("pick state: %w", err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("no pick in progress in %s (%v)", dir, err)
 	}

@@ -4,14 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"unicode"
 
 	"github.com/epp-build/epp-build/internal/atomicfile"
-
+	"github.com/epp-build/epp-build/internal/inputfile"
 	"github.com/epp-build/epp-build/internal/recipe"
 )
 
@@ -115,7 +114,10 @@ var versionName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*$`)
 func validVersion(v string) bool { return versionName.MatchString(v) }
 
 func load(dir string) (*state, error) {
-	data, err := os.ReadFile(filepath.Join(dir, ".git", stateFile))
+	data, err := inputfile.ReadFile(filepath.Join(dir, ".git", stateFile), "", inputfile.StateLimit("a rebase state file"))
+	if refused := (*inputfile.Error)(nil); errors.As(err, &refused) {
+		return nil, fmt.Errorf("rebase state: %w", err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("no rebase in progress in %s (%v)", dir, err)
 	}

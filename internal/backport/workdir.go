@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/epp-build/epp-build/internal/inputfile"
 	"github.com/epp-build/epp-build/internal/source"
 )
 
@@ -69,9 +70,13 @@ func recordActive(defaultDir, dir string) error {
 	return os.WriteFile(activeFile(defaultDir), []byte(abs+"\n"), 0o644)
 }
 
+// activeNoteLimit bounds the note naming where a rebase started with --dir
+// works: one path.
+var activeNoteLimit = inputfile.Limit{Bytes: 64 << 10, What: "the active-rebase note", Raise: "remove it; it only names a work tree"}
+
 // forgetActive drops the note when it names dir.
 func forgetActive(defaultDir, dir string) {
-	data, err := os.ReadFile(activeFile(defaultDir))
+	data, err := inputfile.ReadFile(activeFile(defaultDir), "", activeNoteLimit)
 	if err != nil {
 		return
 	}
@@ -100,7 +105,7 @@ func FindInProgress(root string) (*Found, error) {
 	if inProgress(d) {
 		return &Found{Dir: d, How: "the default work tree for " + root}, nil
 	}
-	data, err := os.ReadFile(activeFile(d))
+	data, err := inputfile.ReadFile(activeFile(d), "", activeNoteLimit)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

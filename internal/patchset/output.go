@@ -20,6 +20,7 @@ import (
 	"github.com/epp-build/epp-build/internal/guard"
 	"github.com/epp-build/epp-build/internal/killpoint"
 	"github.com/epp-build/epp-build/internal/outdir"
+	"github.com/epp-build/epp-build/internal/textsafe"
 )
 
 // Base is the upstream tree a series applies to, as the source stage
@@ -316,7 +317,7 @@ func inspectExisting(r *recipe.Recipe, patches []*Patch, out string) (*existing,
 func seriesChanges(r *recipe.Recipe, patches []*Patch, rec *Record) []string {
 	reasons := []string{}
 	if rec.UpstreamCommit != r.Upstream.Commit {
-		reasons = append(reasons, fmt.Sprintf("upstream commit changed (%s -> %s)", short(rec.UpstreamCommit), short(r.Upstream.Commit)))
+		reasons = append(reasons, fmt.Sprintf("upstream commit changed (%s -> %s)", textsafe.Escape(short(rec.UpstreamCommit)), short(r.Upstream.Commit)))
 	}
 	if rec.Version != r.Version {
 		reasons = append(reasons, fmt.Sprintf("version changed (%s -> %s)", rec.Version, r.Version))
@@ -329,13 +330,13 @@ func seriesChanges(r *recipe.Recipe, patches []*Patch, rec *Record) []string {
 		a := rec.Patches[i]
 		switch {
 		case a.File != p.File || a.Part != partNumber(p):
-			reasons = append(reasons, fmt.Sprintf("patch %d is now %s (was %s)", i+1, p.Name(), a.File))
+			reasons = append(reasons, fmt.Sprintf("patch %d is now %s (was %s)", i+1, p.Name(), textsafe.Escape(a.File)))
 		case a.SHA256 != p.SHA256:
-			reasons = append(reasons, fmt.Sprintf("patch %s changed (sha256 %s -> %s)", p.Name(), short(a.SHA256), short(p.SHA256)))
+			reasons = append(reasons, fmt.Sprintf("patch %s changed (sha256 %s -> %s)", p.Name(), textsafe.Escape(short(a.SHA256)), short(p.SHA256)))
 		}
 	}
 	for _, a := range rec.Patches[min(len(patches), len(rec.Patches)):] {
-		reasons = append(reasons, fmt.Sprintf("patch %s was removed from the series", a.File))
+		reasons = append(reasons, fmt.Sprintf("patch %s was removed from the series", textsafe.Escape(a.File)))
 	}
 	return reasons
 }

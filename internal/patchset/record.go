@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/epp-build/epp-build/internal/inputfile"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/redact"
 	"github.com/epp-build/epp-build/internal/source"
@@ -51,7 +52,7 @@ func (r *Record) Source() string {
 // ReadRecord returns the record of the work tree dir, or nil when dir was
 // not made by apply.
 func ReadRecord(dir string) (*Record, error) {
-	data, err := os.ReadFile(filepath.Join(dir, ".git", RecordFile))
+	data, err := inputfile.ReadFile(filepath.Join(dir, ".git", RecordFile), "", inputfile.StateLimit("an apply record"))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -61,6 +62,11 @@ func ReadRecord(dir string) (*Record, error) {
 	var r Record
 	if err := json.Unmarshal(data, &r); err != nil {
 		return nil, fmt.Errorf("read %s: %w", RecordFile, err)
+	}
+	// Empty in the record a rebase keeps of its steps; otherwise joined
+	// to the patches folder to find the recipe again.
+	if r.Version != "" && !recipe.IsVersionName(r.Version) {
+		return nil, fmt.Errorf("read %s: version %q is not a version name (the file was edited or is damaged)", RecordFile, r.Version)
 	}
 	return &r, nil
 }
