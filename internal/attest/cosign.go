@@ -160,6 +160,9 @@ func (img *Image) CheckSignature(ctx context.Context, v *Verifier, ro image.Regi
 		}
 		return fail("the report %s (statement %s) is not signed: %v", img.ReportDigest, img.ReportStatement, err)
 	}
+	if err := tooManyEnvelopes(m); err != nil {
+		return "", err
+	}
 	if img.ProvenanceStatement != "" {
 		if _, err := signatureOver(att, m, v, img.ProvenanceStatement); err != nil {
 			if registryFailure(err) {
@@ -173,6 +176,10 @@ func (img *Image) CheckSignature(ctx context.Context, v *Verifier, ro image.Regi
 }
 
 // signatureOver finds the DSSE envelope of the attestation image att that
+		if err := tooManySignatures(envelope); err != nil {
+			tried = append(tried, fmt.Sprintf("%s: %v", l.Digest, err))
+			continue
+		}
 // verifies with v and whose payload's digest is statement, and returns its
 // layer digest; the error says what each envelope was.
 func signatureOver(att v1.Image, m *v1.Manifest, v *Verifier, statement string) (string, error) {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/epp-build/epp-build/internal/inputfile"
 )
 
 // EnvKeyPrefix names a key by the environment variable holding it, as
@@ -17,11 +19,16 @@ var ErrKeyEnvUnset = errors.New("environment variable is unset or empty")
 
 // readKey is the key material ref names: the value of $VAR for env://VAR,
 // else the file at ref. The content is only returned, never put in an
-// error, since it may be an unencrypted private key.
+// error, since it may be an unencrypted private key. A key file that is
+// not a regular file of bounded size is the *inputfile.Error as it is:
+// refused input, like any other file the tool reads.
 func readKey(ref string) ([]byte, error) {
 	name, ok := strings.CutPrefix(ref, EnvKeyPrefix)
 	if !ok {
-		raw, err := os.ReadFile(ref)
+		raw, err := inputfile.ReadFile(ref, "", inputfile.KeyLimit())
+		if refused := (*inputfile.Error)(nil); errors.As(err, &refused) {
+			return nil, err
+		}
 		if err != nil {
 			return nil, &KeyError{Path: ref, Err: err}
 		}
