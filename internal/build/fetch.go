@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"encoding/hex"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/epp-build/epp-build/internal/image"
+	"github.com/epp-build/epp-build/internal/inputfile"
 	"github.com/epp-build/epp-build/internal/redact"
 	"github.com/epp-build/epp-build/internal/report"
 )
@@ -72,6 +74,11 @@ var argName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // maxSecretSize is BuildKit's limit for one secret.
 const maxSecretSize = 500 * 1024
 
+var (
+	secretLimit   = inputfile.Limit{Bytes: maxSecretSize, What: "a build secret", Raise: "BuildKit takes no larger secret"}
+	caBundleLimit = inputfile.Limit{Bytes: 16 << 20, What: "a CA bundle", Raise: "name a PEM bundle of the CAs the build needs"}
+)
+
 // fetchPlan is FetchOptions resolved against the environment.
 type fetchPlan struct {
 	goEnv     map[string]string // GoSettings without GOFLAGS
@@ -84,8 +91,10 @@ type fetchPlan struct {
 }
 
 // resolveFetch reads the environment, the CA bundle and the secrets; every
-// problem is returned, none stops the others being found.
-func (o *Options) resolveFetch() (*fetchPlan, []string) {
+// problem is returned, none stops the others being found. A CA bundle or
+// secret file that is not a bounded regular file is refused input, the
+// first such *inputfile.Error, rather than a problem with the flags.
+func (o *Options) resolveFetch() (*fetchPlan, []string, error) {
 	f := o.Fetch
 	env := o.Env
 	if env == nil {
@@ -149,9 +158,20 @@ func (o *Options) resolveFetch() (*fetchPlan, []string) {
 			rememberURLCredentials(f.CargoMirror)
 		}
 	}
+	var refused error
+	isRefused := func(err error) bool {
+		if e := (*inputfile.Error)(nil); errors.As(err, &e) {
+			if refused == nil {
+				refused = err
+			}
+			return true
+		}
+		return false
+	}
 	if f.CABundle != "" {
-		data, err := os.ReadFile(f.CABundle)
+		data, err := inputfile.ReadFile(f.CABundle, "", caBundleLimit)
 		switch {
+		case isRefused(err):
 		case err != nil:
 			problems = append(problems, fmt.Sprintf("--ca-bundle: %v", err))
 		case !hasCertificate(data):
@@ -162,6 +182,9 @@ func (o *Options) resolveFetch() (*fetchPlan, []string) {
 	}
 	for _, s := range f.Secrets {
 		id, data, err := readSecret(s, lookup)
+		if isRefused(err) {
+			continue
+		}
 		if err != nil {
 			problems = append(problems, err.Error())
 			continue
@@ -197,7 +220,7 @@ func (o *Options) resolveFetch() (*fetchPlan, []string) {
 			}
 		}
 	}
-	return fp, problems
+	return fp, problems, refused
 }
 
 // readSecret parses one --secret value and reads it, as buildx does: the
@@ -255,14 +278,10 @@ func readSecret(spec string, lookup func(string) (string, bool)) (string, []byte
 		}
 		return id, []byte(v), nil
 	}
-	fi, err := os.Stat(src)
-	if err != nil {
-		return "", nil, fmt.Errorf("--secret %s: %v", id, err)
+	data, err := inputfile.ReadFile(src, "", secretLimit)
+	if refused := (*inputfile.Error)(nil); errors.As(err, &refused) {
+		return "", nil, fmt.Errorf("--secret %s: %w", id, err)
 	}
-	if fi.Size() > maxSecretSize {
-		return "", nil, fmt.Errorf("--secret %s: %s is %d bytes; BuildKit takes at most %d", id, src, fi.Size(), maxSecretSize)
-	}
-	data, err := os.ReadFile(src)
 	if err != nil {
 		return "", nil, fmt.Errorf("--secret %s: %v", id, err)
 	}

@@ -271,7 +271,10 @@ func (o *Options) checkOptions() (*plan, []string, error) {
 	if p.cacheExports, err = image.ParseCache(o.CacheTo, image.CacheExport, o.Insecure); err != nil {
 		problems = append(problems, err.Error())
 	}
-	fetch, fetchProblems := o.resolveFetch()
+	fetch, fetchProblems, err := o.resolveFetch()
+	if err != nil {
+		return nil, nil, err
+	}
 	p.fetch, problems = fetch, append(problems, fetchProblems...)
 	problems = append(problems, o.checkCI(p)...)
 	if err := o.Progress.Check(); err != nil {
