@@ -35,7 +35,7 @@ if ! dpkg --print-foreign-architectures | grep -qx arm64; then
 fi
 packages=(runc cbindgen gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static
   binfmt-support rustc-web cargo-web libstd-rust-web-dev libstd-rust-web-dev:arm64
-  docker-registry busybox-static git debootstrap jq iproute2)
+  docker-registry busybox-static git debootstrap jq iproute2 shellcheck)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
