@@ -63,9 +63,16 @@ func fetchGit(ctx context.Context, c *cache, req Request) (*Tree, error) {
 	}
 	repo := newRemoteRepo(req.repository())
 	want := req.Pin.Commit
+	lim, err := gitLimitsFromEnv()
+	if err != nil {
+		return nil, err
+	}
 	return c.get(ctx, "git-"+want, expectation{commit: want}, func(ctx context.Context, tmp string) (*entryMeta, error) {
+		ctx, cancel := context.WithTimeoutCause(ctx, lim.fetchTime, fetchTimeLimit(lim.fetchTime))
+		defer cancel()
+		ctx, budget := withGitBudget(ctx, lim)
 		m := &entryMeta{Via: Git, Commit: want, Origin: repo.shown, Ref: req.Pin.Ref}
-		err := fetchPackInto(ctx, tmp, repo, req.Pin.Ref, want, m, req.Progress)
+		err := fetchPackInto(ctx, tmp, repo, req.Pin.Ref, want, m, req.Progress, lim)
 		var moved *MismatchError
 		switch {
 		case err == nil:
@@ -74,21 +81,37 @@ func fetchGit(ctx context.Context, c *cache, req Request) (*Tree, error) {
 			c.recordRef(repo.shown, req.Pin.Ref, moved.Got)
 		}
 		if errors.Is(err, git.ErrExactSHA1NotSupported) && fullHash.MatchString(req.Pin.Ref) {
-			err = fetchCommitThroughRefs(ctx, tmp, repo, want, m, req.Progress)
+			err = fetchCommitThroughRefs(ctx, tmp, repo, want, m, req.Progress, lim)
 		}
 		if err != nil {
-			return nil, err
+			return nil, overLimit(ctx, budget, err, repo)
 		}
 		return m, nil
 	})
 }
 
+// overLimit is err, or the *LimitError behind it (naming repo) when the
+// fetch went over a limit: the transport's breach reaches go-git's callers
+// flattened into text, and the time limit as the context's end.
+func overLimit(ctx context.Context, budget *gitBudget, err error, repo remoteRepo) error {
+	e, ok := limitCause(ctx)
+	if !ok {
+		e = budget.exceeded()
+	}
+	if e == nil && !errors.As(err, &e) {
+		return err
+	}
+	named := *e
+	named.Server = repo.shown
+	return &named
+}
+
 // fetchPackInto fetches ref at depth 1 straight into the entry's own git
 // dir, so the server's pack (already compressed and delta-encoded) is kept
 // as received instead of being decoded into memory and packed again.
-func fetchPackInto(ctx context.Context, tmp string, repo remoteRepo, ref, want string, m *entryMeta, p *progress.Reporter) error {
+func fetchPackInto(ctx context.Context, tmp string, repo remoteRepo, ref, want string, m *entryMeta, p *progress.Reporter, lim gitLimits) error {
 	if (ref == want || !fullHash.MatchString(ref)) && streamable(repo.url) {
-		return fetchStreamed(ctx, tmp, repo, ref, want, m, p)
+		return fetchStreamed(ctx, tmp, repo, ref, want, m, p, lim)
 	}
 	gitDir := filepath.Join(tmp, gitDirName)
 	s := filesystem.NewStorageWithOptions(osfs.New(gitDir), gitcache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
@@ -111,7 +134,7 @@ func fetchPackInto(ctx context.Context, tmp string, repo remoteRepo, ref, want s
 	if err != nil {
 		return err
 	}
-	return buildAroundPack(ctx, tmp, s, got, pack, m, pool)
+	return buildAroundPack(ctx, tmp, s, got, got, pack, m, pool)
 }
 
 // shallowFetch fetches ref (a tag name, a full ref name or a full commit
@@ -148,6 +171,9 @@ func shallowFetch(ctx context.Context, s storage.Storer, repo remoteRepo, ref st
 // fetchSpecs runs one fetch of specs into s (depth 0: full history).
 func fetchSpecs(ctx context.Context, s storage.Storer, repo remoteRepo, what string, depth int, specs ...config.RefSpec) error {
 	useGitDeadlines()
+	if depth > 0 {
+		ctx = expectShallowLines(ctx)
+	}
 	remote := git.NewRemote(s, &config.RemoteConfig{Name: "origin", URLs: []string{repo.url}})
 	err := remote.FetchContext(ctx, &git.FetchOptions{
 		RemoteName: "origin",

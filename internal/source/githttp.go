@@ -17,7 +17,7 @@ import (
 // a git server that accepts the connection and never answers held the
 // fetch for ever. deadlineTransport gives every git session the module
 // proxy's and the registry's deadlines (netclient), read from the
-// environment when the session starts.
+// environment when the session starts, and the budget of gitbudget.go.
 type deadlineTransport struct{}
 
 func (deadlineTransport) client() transport.Transport {
@@ -25,7 +25,7 @@ func (deadlineTransport) client() transport.Transport {
 	if err != nil {
 		t = netclient.Timeouts{Connect: netclient.DefaultConnect, Header: netclient.DefaultHeader, Stall: netclient.DefaultStall}
 	}
-	return githttp.NewClient(&http.Client{Transport: netclient.Transport(t)})
+	return githttp.NewClient(&http.Client{Transport: gitBudgetTransport{netclient.Transport(t)}})
 }
 
 func (d deadlineTransport) NewUploadPackSession(ep *transport.Endpoint, auth transport.AuthMethod) (transport.UploadPackSession, error) {

@@ -27,7 +27,7 @@ var refsScanDepths = []int{64, 0}
 // uploadpack.allowReachableSHA1InWant, and most plain mirrors): a ref
 // whose tip is the commit is fetched as usual; otherwise the branches and
 // tags are fetched, shallow first, until the commit turns up.
-func fetchCommitThroughRefs(ctx context.Context, tmp string, repo remoteRepo, want string, m *entryMeta, p *progress.Reporter) error {
+func fetchCommitThroughRefs(ctx context.Context, tmp string, repo remoteRepo, want string, m *entryMeta, p *progress.Reporter, lim gitLimits) error {
 	if err := os.RemoveAll(filepath.Join(tmp, gitDirName)); err != nil {
 		return err
 	}
@@ -36,7 +36,7 @@ func fetchCommitThroughRefs(ctx context.Context, tmp string, repo remoteRepo, wa
 		return err
 	}
 	if tip != "" {
-		return fetchPackInto(ctx, tmp, repo, tip, want, m, p)
+		return fetchPackInto(ctx, tmp, repo, tip, want, m, p, lim)
 	}
 	scratch := filepath.Join(tmp, "scratch")
 	defer os.RemoveAll(scratch)

@@ -2,6 +2,7 @@ package source
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	neturl "net/url"
@@ -61,7 +62,7 @@ func streamable(repo string) bool {
 // fetchStreamed fills the entry folder tmp with the commit ref names (a
 // tag name, a full ref name or the commit's own hash), which must be want.
 // On error, nothing it wrote is left in tmp.
-func fetchStreamed(ctx context.Context, tmp string, repo remoteRepo, ref, want string, m *entryMeta, p *progress.Reporter) error {
+func fetchStreamed(ctx context.Context, tmp string, repo remoteRepo, ref, want string, m *entryMeta, p *progress.Reporter, lim gitLimits) error {
 	gitDir := filepath.Join(tmp, gitDirName)
 	pool, err := newEntryBlobs(tmp, packReaders(gitDir))
 	if err != nil {
@@ -73,7 +74,7 @@ func fetchStreamed(ctx context.Context, tmp string, repo remoteRepo, ref, want s
 		os.RemoveAll(gitDir)
 		return err
 	}
-	tip, pack, err := streamPack(ctx, gitDir, repo, ref, pool, p)
+	tip, pack, err := streamPack(ctx, gitDir, repo, ref, pool, p, lim)
 	if err != nil {
 		return abandon(err)
 	}
@@ -86,14 +87,14 @@ func fetchStreamed(ctx context.Context, tmp string, repo remoteRepo, ref, want s
 	if commit.String() != want {
 		return abandon(&MismatchError{Ref: ref, Want: want, Got: commit.String(), Repository: repo.shown})
 	}
-	return buildAroundPack(ctx, tmp, s, commit, pack, m, pool)
+	return buildAroundPack(ctx, tmp, s, tip, commit, pack, m, pool)
 }
 
 // streamPack asks repo for the object ref names, at depth 1, and receives
 // the pack into gitDir and its blobs into pool, showing the bytes received
 // on p. It returns the object asked for (for an annotated tag, the tag)
-// and the pack's name.
-func streamPack(ctx context.Context, gitDir string, repo remoteRepo, ref string, pool *blobWriter, p *progress.Reporter) (plumbing.Hash, string, error) {
+// and the pack.
+func streamPack(ctx context.Context, gitDir string, repo remoteRepo, ref string, pool *blobWriter, p *progress.Reporter, lim gitLimits) (plumbing.Hash, string, error) {
 	var none plumbing.Hash
 	session, err := uploadPackSession(repo)
 	if err != nil {
@@ -122,7 +123,7 @@ func streamPack(ctx context.Context, gitDir string, repo remoteRepo, ref string,
 			return none, "", err
 		}
 	}
-	resp, err := session.UploadPack(ctx, req)
+	resp, err := session.UploadPack(expectShallowLines(ctx), req)
 	if err != nil {
 		return none, "", fetchFailed(ctx, err, repo, ref)
 	}
@@ -133,7 +134,11 @@ func streamPack(ctx context.Context, gitDir string, repo remoteRepo, ref string,
 	if err := os.MkdirAll(packDir, 0o755); err != nil {
 		return none, "", err
 	}
-	pack, err := receivePack(ctx, io.TeeReader(demuxed(req.Capabilities, resp), task), packDir, pool)
+	pack, err := receivePack(ctx, io.TeeReader(demuxed(req.Capabilities, resp), task), packDir, pool, lim)
+	var limit *LimitError
+	if errors.As(err, &limit) {
+		return none, "", limit
+	}
 	if err != nil {
 		return none, "", fetchFailed(ctx, err, repo, ref)
 	}

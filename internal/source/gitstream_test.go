@@ -49,7 +49,7 @@ func streamAndCount(t *testing.T, f *fixture, url, ref string, p *progress.Repor
 	gitDir := filepath.Join(tmp, gitDirName)
 	pool, err := newEntryBlobs(tmp, nil)
 	require.NoError(t, err)
-	tip, pack, err := streamPack(context.Background(), gitDir, newRemoteRepo(url), ref, pool, p)
+	tip, pack, err := streamPack(context.Background(), gitDir, newRemoteRepo(url), ref, pool, p, defaultGitLimits())
 	require.NoError(t, err)
 	for _, blob := range strings.Fields(f.repo.Git(t, "ls-tree", "-r", "--object-only", f.rel)) {
 		assert.True(t, pool.holds(plumbing.NewHash(blob)), "blob %s is stored when the pack has arrived", blob)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -28,18 +29,32 @@ import (
 // against objects earlier in the same pack (the request never asks for a
 // thin pack): a blob base is read back from the store, any other base
 // (trees, commits) is kept in memory.
-func receivePack(ctx context.Context, r io.Reader, packDir string, pool *blobWriter) (string, error) {
+func receivePack(ctx context.Context, r io.Reader, packDir string, pool *blobWriter, lim gitLimits) (string, error) {
 	tmp, err := gitstore.CreateTempPack(packDir)
 	if err != nil {
 		return "", err
 	}
 	defer os.Remove(tmp.Name())
 	defer tmp.Close()
+	received := &budgetReader{r: r, max: lim.packBytes}
+	r = received
 	kept := &countingFileWriter{w: bufio.NewWriterSize(tmp, 256<<10)}
 	scanner := packfile.NewScanner(io.TeeReader(r, kept))
+	// A breach of the byte budget may reach here wrapped, or as the
+	// scanner's own complaint about a cut stream: the budget's error is
+	// the one that says what happened.
+	fail := func(err error) (string, error) {
+		if received.breach != nil {
+			return "", received.breach
+		}
+		return "", err
+	}
 	_, count, err := scanner.Header()
 	if err != nil {
-		return "", fmt.Errorf("pack header: %w", err)
+		return fail(fmt.Errorf("pack header: %w", err))
+	}
+	if count > lim.objects {
+		return "", &LimitError{Limit: "the pack's object count", Value: int64(count), Max: int64(lim.objects), Unit: "objects", Setting: MaxPackObjectsEnv}
 	}
 	// The count is the server's word: it sizes nothing larger than a
 	// GAIE-sized tree needs (a hostile count once ran the index writer's
@@ -49,35 +64,63 @@ func receivePack(ctx context.Context, r io.Reader, packDir string, pool *blobWri
 	if err := index.OnHeader(hint); err != nil {
 		return "", err
 	}
-	d := &packDecoder{pool: pool, byOffset: make(map[int64]*receivedObject, hint), byHash: make(map[plumbing.Hash]*receivedObject, hint)}
+	d := &packDecoder{pool: pool, lim: lim, byOffset: make(map[int64]*receivedObject, hint), byHash: make(map[plumbing.Hash]*receivedObject, hint)}
 	for i := uint32(0); i < count; i++ {
 		if err := ctx.Err(); err != nil {
 			return "", err
 		}
 		header, err := scanner.NextObjectHeader()
 		if err != nil {
-			return "", fmt.Errorf("pack object %d of %d: %w", i+1, count, err)
+			return fail(fmt.Errorf("pack object %d of %d: %w", i+1, count, err))
 		}
 		o, crc, err := d.next(scanner, header)
+		var limit *LimitError
+		if errors.As(err, &limit) {
+			return "", limit
+		}
 		if err != nil {
-			return "", fmt.Errorf("pack object %d of %d at offset %d: %w", i+1, count, header.Offset, err)
+			return fail(fmt.Errorf("pack object %d of %d at offset %d: %w", i+1, count, header.Offset, err))
 		}
 		index.Add(o.hash, uint64(header.Offset), crc)
 	}
 	checksum, err := scanner.Checksum()
 	if err != nil {
-		return "", fmt.Errorf("pack trailer: %w", err)
+		return fail(fmt.Errorf("pack trailer: %w", err))
 	}
 	if err := kept.w.Flush(); err != nil {
 		return "", err
 	}
 	if err := endsWithChecksum(tmp, kept.n, checksum, r); err != nil {
-		return "", err
+		return fail(err)
 	}
 	if err := tmp.Close(); err != nil {
 		return "", err
 	}
 	return gitstore.InstallPack(packDir, tmp.Name(), &index, checksum)
+}
+
+// budgetReader fails the read that takes more than max bytes from r, with
+// the *LimitError it keeps in breach.
+type budgetReader struct {
+	r      io.Reader
+	n, max int64
+	breach *LimitError
+}
+
+func (b *budgetReader) Read(p []byte) (int, error) {
+	if b.breach != nil {
+		return 0, b.breach
+	}
+	if rest := b.max + 1 - b.n; int64(len(p)) > rest {
+		p = p[:rest]
+	}
+	n, err := b.r.Read(p)
+	b.n += int64(n)
+	if b.n > b.max {
+		b.breach = &LimitError{Limit: "the pack's size", Value: b.n, Max: b.max, Unit: "bytes", Setting: MaxPackEnv}
+		return n, b.breach
+	}
+	return n, err
 }
 
 // endsWithChecksum checks that nothing followed the pack's checksum: the
@@ -123,16 +166,30 @@ type receivedObject struct {
 
 type packDecoder struct {
 	pool     *blobWriter
+	lim      gitLimits
 	buf      bytes.Buffer
 	byOffset map[int64]*receivedObject
 	byHash   map[plumbing.Hash]*receivedObject
+	// inflated is the bytes the pack's objects hold so far, a delta's
+	// instructions and result both counted.
+	inflated int64
 }
 
 // next decodes the object whose header the scanner just read and stores
 // it. A whole blob is inflated straight into its range of the store,
 // however large; only deltas and the (small) other objects are held in
-// memory.
+// memory. Every size the header declares is checked against the limits
+// before anything is allocated for it, and the inflated data must have
+// exactly that size, as git's index-pack insists.
 func (d *packDecoder) next(scanner *packfile.Scanner, h *packfile.ObjectHeader) (*receivedObject, uint32, error) {
+	switch h.Type {
+	case plumbing.CommitObject, plumbing.TreeObject, plumbing.BlobObject, plumbing.TagObject, plumbing.OFSDeltaObject, plumbing.REFDeltaObject:
+	default:
+		return nil, 0, fmt.Errorf("%w: object type %d is reserved", packfile.ErrMalformedPackFile, h.Type)
+	}
+	if err := d.admit(h.Length); err != nil {
+		return nil, 0, err
+	}
 	if h.Type == plumbing.BlobObject {
 		r := d.pool.reserve(h.Length)
 		id := plumbing.NewHasher(plumbing.BlobObject, h.Length)
@@ -148,12 +205,27 @@ func (d *packDecoder) next(scanner *packfile.Scanner, h *packfile.ObjectHeader) 
 		return o, crc, nil
 	}
 	d.buf.Reset()
-	_, crc, err := scanner.NextObject(&d.buf)
+	n, crc, err := scanner.NextObject(&d.buf)
+	if err == nil && n != h.Length {
+		err = fmt.Errorf("%w: a %s of %d bytes declared %d", packfile.ErrMalformedPackFile, h.Type, n, h.Length)
+	}
 	if err != nil {
 		return nil, 0, err
 	}
 	o, err := d.add(h)
 	return o, crc, err
+}
+
+// admit counts an object of size bytes (a delta's by its result) against
+// the limits on one object and on the whole pack.
+func (d *packDecoder) admit(size int64) error {
+	if size > d.lim.objectBytes {
+		return &LimitError{Limit: "an object's size", Value: size, Max: d.lim.objectBytes, Unit: "bytes", Setting: MaxObjectEnv}
+	}
+	if d.inflated += size; d.inflated > d.lim.packBytes {
+		return &LimitError{Limit: "the pack's inflated size", Value: d.inflated, Max: d.lim.packBytes, Unit: "bytes", Setting: MaxPackEnv}
+	}
+	return nil
 }
 
 // add decodes the object whose inflated data is in d.buf (a delta's
@@ -167,6 +239,15 @@ func (d *packDecoder) add(h *packfile.ObjectHeader) (*receivedObject, error) {
 		}
 		if base == nil {
 			return nil, fmt.Errorf("%w: a delta whose base is not earlier in the pack", packfile.ErrMalformedPackFile)
+		}
+		// PatchDelta allocates the result's declared size: a few bytes of
+		// copy instructions can declare gigabytes.
+		size, err := deltaResultSize(content)
+		if err != nil {
+			return nil, err
+		}
+		if err := d.admit(size); err != nil {
+			return nil, err
 		}
 		src, err := d.content(base)
 		if err != nil {
@@ -189,6 +270,30 @@ func (d *packDecoder) add(h *packfile.ObjectHeader) (*receivedObject, error) {
 	}
 	d.keep(h, o, r)
 	return o, nil
+}
+
+// deltaResultSize reads the result size a delta's instructions declare,
+// after its base's size: two little-endian base-128 numbers.
+func deltaResultSize(delta []byte) (int64, error) {
+	var size uint64
+	for range 2 {
+		size = 0
+		for shift := uint(0); ; shift += 7 {
+			if len(delta) == 0 || shift > 56 {
+				return 0, fmt.Errorf("%w: a delta without a valid header", packfile.ErrMalformedPackFile)
+			}
+			c := delta[0]
+			delta = delta[1:]
+			size |= uint64(c&0x7f) << shift
+			if c&0x80 == 0 {
+				break
+			}
+		}
+	}
+	if size > 1<<62 {
+		return 0, fmt.Errorf("%w: a delta declaring %d bytes", packfile.ErrMalformedPackFile, size)
+	}
+	return int64(size), nil
 }
 
 // keep records a decoded object, for the deltas based on it, and a blob's

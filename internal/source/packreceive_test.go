@@ -65,7 +65,7 @@ func receive(t *testing.T, data []byte) (string, *blobWriter, string, error) {
 	require.NoError(t, err)
 	packDir := filepath.Join(dir, "pack")
 	require.NoError(t, os.Mkdir(packDir, 0o755))
-	name, err := receivePack(context.Background(), bytes.NewReader(data), packDir, pool)
+	name, err := receivePack(context.Background(), bytes.NewReader(data), packDir, pool, defaultGitLimits())
 	return packDir, pool, name, err
 }
 

@@ -2,6 +2,7 @@ package source
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path"
@@ -17,6 +18,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
+	"github.com/epp-build/epp-build/internal/gitpath"
 	"github.com/epp-build/epp-build/internal/gitstore"
 )
 
@@ -43,13 +45,18 @@ func buildFromObjects(ctx context.Context, tmp string, s storer.EncodedObjectSto
 }
 
 // buildAroundPack fills an entry folder whose git dir already holds the
-// commit in pack (a fetch wrote it there): the checked-out files and the
-// bare repository around the pack. pool is the entry's blob store, which
-// may hold some blobs already (see packreceive.go).
-func buildAroundPack(ctx context.Context, tmp string, s storer.EncodedObjectStorer, commit plumbing.Hash, pack string, m *entryMeta, pool *blobWriter) error {
+// commit in pack (a fetch wrote it there, after tip, the object asked
+// for): the checked-out files and the bare repository around the pack.
+// pool is the entry's blob store, which may hold some blobs already (see
+// packreceive.go). Objects the commit does not reference are not kept
+// (see reachable.go).
+func buildAroundPack(ctx context.Context, tmp string, s storer.EncodedObjectStorer, tip, commit plumbing.Hash, pack string, m *entryMeta, pool *blobWriter) error {
 	gitDir := filepath.Join(tmp, gitDirName)
 	c, w, err := snapshot(ctx, tmp, s, commit, pool)
 	if err != nil {
+		return err
+	}
+	if pack, err = keepReachable(tmp, s, tip, pack, w); err != nil {
 		return err
 	}
 	shallow := false
@@ -89,10 +96,15 @@ func snapshot(ctx context.Context, tmp string, s storer.EncodedObjectStorer, com
 		pool.close()
 		return nil, nil, fmt.Errorf("read tree of commit %s: %w", commit, err)
 	}
-	w := &snapshotWriter{ctx: ctx, s: s, seen: map[plumbing.Hash]bool{}, pool: pool}
+	lim, err := gitLimitsFromEnv()
+	if err != nil {
+		pool.close()
+		return nil, nil, err
+	}
+	w := &snapshotWriter{ctx: ctx, s: s, seen: map[plumbing.Hash]bool{}, pool: pool, maxDepth: lim.treeDepth}
 	w.add(commit)
 	w.add(root.Hash)
-	err = w.walk(root, "")
+	err = w.walk(root.Hash, "", 1)
 	ranges, stat, perr := w.pool.close()
 	if err == nil {
 		err = perr
@@ -130,6 +142,8 @@ type snapshotWriter struct {
 	entries []fileEntry
 	// pool stores the blobs (see blobwriter.go).
 	pool *blobWriter
+	// maxDepth is how deep trees may nest (git's core.maxTreeDepth).
+	maxDepth int
 }
 
 func (w *snapshotWriter) add(h plumbing.Hash) {
@@ -139,40 +153,48 @@ func (w *snapshotWriter) add(h plumbing.Hash) {
 	}
 }
 
-// walk lists the tree's files under prefix, depth first in tree order,
-// and stores each blob the first time it appears.
-func (w *snapshotWriter) walk(t *object.Tree, prefix string) error {
+// walk lists tree t's files under prefix, depth first in tree order, and
+// stores each blob the first time it appears. t is depth trees deep.
+func (w *snapshotWriter) walk(t plumbing.Hash, prefix string, depth int) error {
 	if err := w.ctx.Err(); err != nil {
 		return err
 	}
-	for _, e := range t.Entries {
-		if err := checkEntryName(e.Name); err != nil {
-			return fmt.Errorf("upstream tree %s: entry %q in %q: %w", t.Hash, e.Name, prefix, err)
+	if depth > w.maxDepth {
+		return &LimitError{Limit: "the tree's depth", Value: int64(depth), Max: int64(w.maxDepth), Unit: "levels", Setting: MaxTreeDepthEnv}
+	}
+	entries, err := readTreeEntries(w.s, t)
+	if err != nil {
+		return fmt.Errorf("read tree %s (%q): %w", t, prefix, err)
+	}
+	for _, e := range entries {
+		mode, err := canonMode(e.mode)
+		if err == nil {
+			err = checkEntryName(e.name, mode)
 		}
-		rel := path.Join(prefix, e.Name)
-		switch e.Mode {
+		if err != nil {
+			return fmt.Errorf("upstream tree %s: entry %q in %q: %w", t, e.name, prefix, err)
+		}
+		rel := path.Join(prefix, e.name)
+		switch mode {
 		case filemode.Dir:
-			sub, err := object.GetTree(w.s, e.Hash)
-			if err != nil {
-				return fmt.Errorf("read tree %s (%s): %w", e.Hash, rel, err)
-			}
-			w.add(e.Hash)
-			if err := w.walk(sub, rel); err != nil {
+			w.add(e.hash)
+			if err := w.walk(e.hash, rel, depth+1); err != nil {
 				return err
 			}
 		case filemode.Submodule:
 			// A submodule is an empty folder in a fresh checkout.
-			w.entries = append(w.entries, fileEntry{Path: rel, Mode: uint32(e.Mode), Hash: e.Hash.String()})
+			w.entries = append(w.entries, fileEntry{Path: rel, Mode: uint32(e.mode), Hash: e.hash.String()})
 		default:
-			if !w.seen[e.Hash] {
-				if !w.pool.holds(e.Hash) {
-					if err := w.storeBlob(e.Hash, rel); err != nil {
+			if !w.seen[e.hash] {
+				if !w.pool.holds(e.hash) {
+					if err := w.storeBlob(e.hash, rel); err != nil {
 						return fmt.Errorf("write %s: %w", rel, err)
 					}
 				}
-				w.add(e.Hash)
+				w.add(e.hash)
 			}
-			w.entries = append(w.entries, fileEntry{Path: rel, Mode: uint32(e.Mode), Hash: e.Hash.String()})
+			// The mode as the tree has it: the file list rebuilds the tree.
+			w.entries = append(w.entries, fileEntry{Path: rel, Mode: uint32(e.mode), Hash: e.hash.String()})
 		}
 	}
 	return nil
@@ -208,8 +230,9 @@ func (w *snapshotWriter) storeBlob(h plumbing.Hash, rel string) error {
 }
 
 // checkEntryName refuses tree entry names that would escape the folder or
-// touch git's own metadata when checked out.
-func checkEntryName(name string) error {
+// touch git's own metadata when checked out, under any name git refuses
+// (gitpath: git's verify_path, and fsck's rule on a .gitmodules symlink).
+func checkEntryName(name string, mode filemode.FileMode) error {
 	switch {
 	case name == "", name == ".", name == "..":
 		return fmt.Errorf("invalid name")
@@ -218,5 +241,30 @@ func checkEntryName(name string) error {
 	case strings.EqualFold(name, ".git"):
 		return fmt.Errorf("a .git entry would overwrite repository metadata")
 	}
+	// Each component is checked as its tree lists it: the rules that look
+	// past a component's end stop at a '/', and only the last component
+	// can be a symlink.
+	if reason := gitpath.AliasReason(name, mode == filemode.Symlink); reason != "" {
+		return errors.New(reason)
+	}
 	return nil
+}
+
+// canonMode is the mode git checks a tree entry out with (canon_mode in
+// git's cache.h): a regular file is 100644 or, with the owner's execute
+// bit, 100755, whatever other bits an old git wrote (100664 was common).
+// The file list keeps the mode as the tree has it, which its tree hashes
+// are rebuilt from. Any other mode than git's own is refused, as fsck
+// refuses it.
+func canonMode(m filemode.FileMode) (filemode.FileMode, error) {
+	switch {
+	case m&0o170000 == 0o100000:
+		if m&0o100 != 0 {
+			return filemode.Executable, nil
+		}
+		return filemode.Regular, nil
+	case m == filemode.Dir, m == filemode.Symlink, m == filemode.Submodule:
+		return m, nil
+	}
+	return 0, fmt.Errorf("mode %o is not a file, folder, symlink or submodule mode git writes", uint32(m))
 }
