@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/epp-build/epp-build/internal/inputfile"
 	"github.com/epp-build/epp-build/internal/outfmt"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/seriesedit"
@@ -138,9 +138,12 @@ func (m *messageFlags) message(cmd *cobra.Command) (seriesedit.Message, error) {
 	var data []byte
 	var err error
 	if m.bodyFile == "-" {
-		data, err = io.ReadAll(io.LimitReader(cmd.InOrStdin(), 1<<20))
+		data, err = io.ReadAll(inputfile.LimitReader(cmd.InOrStdin(), "the standard input", inputfile.MessageLimit()))
 	} else {
-		data, err = os.ReadFile(m.bodyFile)
+		data, err = inputfile.ReadFile(m.bodyFile, "", inputfile.MessageLimit())
+	}
+	if refused := (*inputfile.Error)(nil); errors.As(err, &refused) {
+		return m.msg, fmt.Errorf("--body-file: %w", err)
 	}
 	if err != nil {
 		return m.msg, usageError{fmt.Errorf("--body-file: %w", err)}
