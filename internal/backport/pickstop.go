@@ -16,9 +16,10 @@ import (
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
 	"github.com/epp-build/epp-build/internal/atomicfile"
 	"github.com/epp-build/epp-build/internal/diff3"
+	"github.com/epp-build/epp-build/internal/dirswap"
 	"github.com/epp-build/epp-build/internal/export"
-	"github.com/epp-build/epp-build/internal/patchset"
 	"github.com/epp-build/epp-build/internal/inputfile"
+	"github.com/epp-build/epp-build/internal/patchset"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -311,7 +312,14 @@ func finishPick(dir string, st *pickState) (*Picked, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := export.WriteRecipe(r, series); err != nil {
+	// Written to a copy of the version folder swapped in whole: a kill
+	// leaves the series without the picks or with all of them.
+	err = dirswap.Replace(r.Dir, func(staging string) error {
+		into := *r
+		into.Dir = staging
+		return export.WriteRecipe(&into, series)
+	})
+	if err != nil {
 		return nil, err
 	}
 	res := &Picked{Version: r.Version}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/epp-build/epp-build/internal/diff3"
+	"github.com/epp-build/epp-build/internal/dirswap"
 	"github.com/epp-build/epp-build/internal/export"
 	"github.com/epp-build/epp-build/internal/inputfile"
 	"github.com/epp-build/epp-build/internal/patchset"
@@ -365,26 +366,6 @@ func finish(dir string, st *state, log io.Writer) error {
 		return err
 	}
 	target := targetDir(st)
-	work := target
-	if st.As != "" {
-		// The new version is assembled in a sibling folder and renamed into
-		// place whole: a failure leaves no half-made version behind (which
-		// would also block the next rebase --as with that name).
-		if work, err = os.MkdirTemp(filepath.Dir(target), "."+st.As+".rebase-"); err != nil {
-			return err
-		}
-		defer os.RemoveAll(work) // gone after the rename
-		data, err := inputfile.ReadFile(filepath.Join(st.Recipe, recipe.FileName), st.Recipe, inputfile.RecipeLimit())
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(work, recipe.FileName), data, 0o644); err != nil {
-			return err
-		}
-	}
-	if err := export.Write(work, patches); err != nil {
-		return err
-	}
 	names := make([]string, len(patches))
 	byCommit := map[string]string{}
 	for i, p := range patches {
@@ -397,19 +378,39 @@ func finish(dir string, st *state, log io.Writer) error {
 			rename[s.Patch] = n
 		}
 	}
-	rewritten, err := recipe.RebasedRecipe(work, st.Upstream, names, rename)
-	dropped := rewritten.Dropped
-	if err != nil {
-		return fmt.Errorf("write the recipe of %s: %w", target, err)
-	}
-	if work != target {
-		if err := os.Chmod(work, 0o755); err != nil { // MkdirTemp makes it 0700
+	var rewritten recipe.RebaseResult
+	// The series is written in a folder beside the version and put in
+	// place by one rename (a new version, --as) or one exchange (over the
+	// version): a kill leaves the old series or the new, and a failure no
+	// half-made version (which would also block the next rebase --as).
+	write := func(work string) error {
+		if err := export.Write(work, patches); err != nil {
 			return err
 		}
-		if err := os.Rename(work, target); err != nil {
-			return fmt.Errorf("put the rebased series in %s: %w", target, err)
+		var err error
+		if rewritten, err = recipe.RebasedRecipe(work, st.Upstream, names, rename); err != nil {
+			return fmt.Errorf("write the recipe of %s: %w", target, err)
 		}
+		return nil
 	}
+	if st.As != "" {
+		err = dirswap.Create(target, 0o755, func(work string) error {
+			data, err := inputfile.ReadFile(filepath.Join(st.Recipe, recipe.FileName), st.Recipe, inputfile.RecipeLimit())
+			if err != nil {
+				return err
+			}
+			if err := os.WriteFile(filepath.Join(work, recipe.FileName), data, 0o644); err != nil {
+				return err
+			}
+			return write(work)
+		})
+	} else {
+		err = dirswap.Replace(target, write)
+	}
+	if err != nil {
+		return err
+	}
+	dropped := rewritten.Dropped
 	for _, n := range rewritten.Notes {
 		fmt.Fprintf(log, "notice: %s\n", n)
 	}

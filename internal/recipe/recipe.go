@@ -231,7 +231,9 @@ func Versions(root string) ([]string, error) {
 	}
 	var out []string
 	for _, e := range entries {
-		if !e.IsDir() {
+		// A name that is no version's is a writer's folder beside one
+		// (.epp-build-v1.new-*), whose recipe is a copy.
+		if !e.IsDir() || !versionName.MatchString(e.Name()) {
 			continue
 		}
 		if _, err := os.Stat(filepath.Join(root, e.Name(), FileName)); err == nil {

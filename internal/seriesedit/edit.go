@@ -20,6 +20,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/epp-build/epp-build/internal/dirswap"
 	"github.com/epp-build/epp-build/internal/export"
 	"github.com/epp-build/epp-build/internal/gitstore"
 	"github.com/epp-build/epp-build/internal/inputfile"
@@ -284,9 +285,6 @@ func rewrite(ctx context.Context, r *recipe.Recipe, apply Applier, groups []grou
 		res.After = append(res.After, name)
 		patches = append(patches, export.Patch{Name: name, Data: b.data, Commit: b.commit})
 	}
-	if err := export.WriteRecipe(r, patches); err != nil {
-		return nil, err
-	}
 	rename := map[string]string{}
 	for _, sp := range r.Series[:r.Inherited()] {
 		rename[sp.Name] = sp.Name
@@ -294,7 +292,19 @@ func rewrite(ctx context.Context, r *recipe.Recipe, apply Applier, groups []grou
 	for k, v := range res.Renamed {
 		rename[k] = v
 	}
-	if res.Dropped, err = recipe.RenameGenerated(r.Dir, rename); err != nil {
+	// The series is written to a copy of the version folder that replaces
+	// it whole: a kill while its patches and recipe are written leaves the
+	// old series, never some of the new files with the old recipe.
+	err = dirswap.Replace(r.Dir, func(staging string) error {
+		into := *r
+		into.Dir = staging
+		if err := export.WriteRecipe(&into, patches); err != nil {
+			return err
+		}
+		res.Dropped, err = recipe.RenameGenerated(staging, rename)
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
 	return res, nil
