@@ -35,15 +35,14 @@ func receiveWith(t *testing.T, data []byte, lim gitLimits) (error, []os.DirEntry
 	return err, left
 }
 
-// deltaBomb is a blob of 64 KiB of zeros and a delta on it whose copy
-// commands add up to resultSize (declared as such): a few hundred bytes
-// on the wire.
+// deltaBomb is a blob of 64 KiB of zeros and a valid delta on it whose
+// copy commands make a result of at least resultSize bytes: a few hundred
+// bytes on the wire.
 func deltaBomb(resultSize uint64) []byte {
 	const chunk = 0xffff
 	base := make([]byte, chunk)
-	copies := int(resultSize / chunk)
-	return hg.Pack(hg.Honest(hg.Blob, base),
-		hg.Object{Type: hg.RefDelta, Size: int64(len(hg.DeltaOf(chunk, resultSize, copies, chunk))), Data: hg.DeltaOf(chunk, resultSize, copies, chunk), Base: hg.ID("blob", base)})
+	delta := hg.DeltaOf(chunk, int((resultSize+chunk-1)/chunk), chunk)
+	return hg.Pack(hg.Honest(hg.Blob, base), hg.Object{Type: hg.RefDelta, Size: int64(len(delta)), Data: delta, Base: hg.ID("blob", base)})
 }
 
 // TestHostilePacksAreRefusedWithinTheLimits: each way a few bytes of pack

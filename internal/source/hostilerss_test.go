@@ -36,7 +36,7 @@ func packBombs() map[string]func() ([20]byte, func(io.Writer)) {
 		"delta of 4 GiB": func() ([20]byte, func(io.Writer)) {
 			const chunk = 0xffff
 			base := make([]byte, chunk)
-			delta := hg.DeltaOf(chunk, 4<<30, 4<<30/chunk+1, chunk)
+			delta := hg.DeltaOf(chunk, 4<<30/chunk+1, chunk)
 			return answer(hg.Honest(hg.Blob, base), hg.Object{Type: hg.RefDelta, Size: int64(len(delta)), Data: delta, Base: hg.ID("blob", base)})
 		},
 		"commit declaring 3 GiB": func() ([20]byte, func(io.Writer)) {

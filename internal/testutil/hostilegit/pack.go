@@ -120,13 +120,13 @@ func TreeOf(entries ...Entry) []byte {
 	return b.Bytes()
 }
 
-// DeltaOf is a delta's data: the base's size, the result's size as
-// declared, then copies commands, each copying the base's first
-// copyLen bytes (copyLen at most 0xffff).
-func DeltaOf(baseSize, resultSize uint64, copies int, copyLen int) []byte {
+// DeltaOf is a delta's data: the base's size, the result's size, then
+// copies commands, each copying the base's first copyLen bytes (copyLen at
+// most 0xffff): a result of copies*copyLen bytes from 3 bytes a copy.
+func DeltaOf(baseSize uint64, copies int, copyLen int) []byte {
 	var b bytes.Buffer
 	b.Write(varint(baseSize))
-	b.Write(varint(resultSize))
+	b.Write(varint(uint64(copies) * uint64(copyLen)))
 	for range copies {
 		// Copy from offset 0 (no offset bytes), size in two bytes.
 		b.Write([]byte{0x80 | 0x10 | 0x20, byte(copyLen), byte(copyLen >> 8)})
