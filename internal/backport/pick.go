@@ -86,6 +86,9 @@ func Collect(sources []string, opt PickOptions) ([]*patchset.Patch, error) {
 		if err := identityText(p.Name(), object.Signature{Name: p.Header.Author.Name, Email: p.Header.Author.Email}); err != nil {
 			return nil, err
 		}
+		if err := binaryData(p); err != nil {
+			return nil, err
+		}
 		// The user's reason is why this line carries the pick: a Reason:
 		// the message brings along does not stand in for it.
 		p.Header.Body = withReasonBody(withLine(p.Header.Body, "Reason", opt.Reason), opt.Reason)

@@ -32,7 +32,10 @@ func applyBinary(p *Patch, f *gitdiff.File, src []byte) ([]byte, error) {
 	}
 	var out bytes.Buffer
 	if err := gitdiff.Apply(&out, bytes.NewReader(src), f); err != nil {
-		return nil, &FileError{Patch: p.Name(), File: fileName(f), Reason: fmt.Sprintf("binary patch: %v", err)}
+		// The file is the blob the patch was made against, so the data
+		// is at fault: refused input, not a conflict to merge.
+		return nil, &UnsafeError{Patch: p.Name(), Path: fileName(f), Reason: fmt.Sprintf(
+			"binary patch data does not apply to the blob it was made against (%v): the patch is corrupt", err)}
 	}
 	if got := plumbing.ComputeHash(plumbing.BlobObject, out.Bytes()); got != newID {
 		return nil, &UnsafeError{Patch: p.Name(), Path: fileName(f), Reason: fmt.Sprintf(
