@@ -118,7 +118,7 @@ func fetchPackInto(ctx context.Context, tmp string, repo remoteRepo, ref, want s
 	defer s.Close()
 	watched, task := watchFetch(s, p, repo.shown)
 	defer task.Abort()
-	got, err := shallowFetch(ctx, watched, repo, ref)
+	tip, got, err := shallowFetch(ctx, watched, repo, ref)
 	if err != nil {
 		return err
 	}
@@ -134,13 +134,14 @@ func fetchPackInto(ctx context.Context, tmp string, repo remoteRepo, ref, want s
 	if err != nil {
 		return err
 	}
-	return buildAroundPack(ctx, tmp, s, got, got, pack, m, pool)
+	return buildAroundPack(ctx, tmp, s, tip, got, pack, m, pool)
 }
 
 // shallowFetch fetches ref (a tag name, a full ref name or a full commit
-// hash) at depth 1 into s and returns the commit it names, tags peeled.
-// Failures to talk to the server or find the ref are fetchErrors.
-func shallowFetch(ctx context.Context, s storage.Storer, repo remoteRepo, ref string) (plumbing.Hash, error) {
+// hash) at depth 1 into s and returns the object it names and the commit
+// that is, tags peeled. Failures to talk to the server or find the ref are
+// fetchErrors.
+func shallowFetch(ctx context.Context, s storage.Storer, repo remoteRepo, ref string) (tip, commit plumbing.Hash, err error) {
 	var spec config.RefSpec
 	var local plumbing.ReferenceName
 	switch {
@@ -154,18 +155,19 @@ func shallowFetch(ctx context.Context, s storage.Storer, repo remoteRepo, ref st
 		local = plumbing.NewTagReferenceName(ref)
 		spec = config.RefSpec("+" + local.String() + ":" + local.String())
 	}
+	var none plumbing.Hash
 	if err := fetchSpecs(ctx, s, repo, ref, 1, spec); err != nil {
-		return plumbing.ZeroHash, err
+		return none, none, err
 	}
 	r, err := s.Reference(local)
 	if err != nil {
-		return plumbing.ZeroHash, asFetchError(Git, fmt.Errorf("git fetch %s %s: the server sent no %s", repo.shown, ref, local))
+		return none, none, asFetchError(Git, fmt.Errorf("git fetch %s %s: the server sent no %s", repo.shown, ref, local))
 	}
-	commit, err := peel(s, r.Hash())
+	commit, err = peel(s, r.Hash())
 	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("ref %s at %s: %w", ref, repo.shown, err)
+		return none, none, fmt.Errorf("ref %s at %s: %w", ref, repo.shown, err)
 	}
-	return commit, nil
+	return r.Hash(), commit, nil
 }
 
 // fetchSpecs runs one fetch of specs into s (depth 0: full history).

@@ -222,3 +222,16 @@ func requireOnlyReferenced(t *testing.T, tree *Tree, unreferenced string, size i
 	assert.Empty(t, gitfixture.Git(t, dst, "status", "--porcelain"))
 	gitfixture.Git(t, dst, "fsck", "--no-dangling")
 }
+
+// TestHonestPackIsKeptAsReceived: what an honest server sends for an
+// annotated tag (the tag, its commit, trees and blobs) is all referenced,
+// so the entry keeps the received pack, tag included, instead of writing
+// a pack of its own.
+func TestHonestPackIsKeptAsReceived(t *testing.T) {
+	f := newFixture(t)
+	url := f.repo.HTTPURL(gitfixture.ServeHTTP(t, filepath.Dir(f.repo.Dir)))
+	tree := fetch(t, Request{Pin: pin(url, "v1.0.0", f.rel), Kind: Git, CacheDir: t.TempDir()})
+	tag := f.repo.RevParse(t, "refs/tags/v1.0.0")
+	require.NotEqual(t, f.rel, tag, "the tag is annotated")
+	assert.Equal(t, "tag", gitfixture.Git(t, "", "--git-dir", tree.GitDir, "cat-file", "-t", tag), "the received pack, with the tag, is kept")
+}
