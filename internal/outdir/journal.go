@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/epp-build/epp-build/internal/atomicfile"
+	"github.com/epp-build/epp-build/internal/inputfile"
 )
 
 // A re-apply in place goes in this order: the new objects (one pack;
@@ -55,7 +56,7 @@ func ReadJournal[R any](dir string) (*Journal[R], error) {
 	if fi, err := os.Stat(filepath.Join(dir, ".git")); err != nil || !fi.IsDir() {
 		return nil, nil // not a work tree: whoever looks at it says what it is
 	}
-	data, err := os.ReadFile(JournalPath(dir))
+	data, err := inputfile.ReadFile(JournalPath(dir), "", inputfile.StateLimit("a re-apply journal"))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

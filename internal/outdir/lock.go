@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+
+	"github.com/epp-build/epp-build/internal/inputfile"
 )
 
 // LockPath is the lock file of the output folder out, there while an
@@ -67,9 +69,12 @@ func Lock(ctx context.Context, out string, notice func(format string, args ...an
 	}
 }
 
+var holderLimit = inputfile.Limit{Bytes: 64, What: "a lock file"}
+
 // holder says which process holds the lock file path, when it says.
 func holder(path string) string {
-	data, err := os.ReadFile(path)
+	// A pid and a newline; anything else in its place says nothing.
+	data, err := inputfile.ReadFile(path, "", holderLimit)
 	if err != nil {
 		return ""
 	}
