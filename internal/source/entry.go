@@ -3,11 +3,14 @@ package source
 import (
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/epp-build/epp-build/internal/inputfile"
 )
 
 // entryFormat changes when the entry layout changes; older entries are
@@ -67,10 +70,11 @@ func writeEntryMeta(dir string, m *entryMeta) error {
 // its tree and every object present in the pack index. File contents are
 // checked later, by Materialize, while it copies them.
 func loadEntry(dir string, want expectation) (*Tree, error) {
-	if reason, err := os.ReadFile(filepath.Join(dir, corruptMark)); err == nil {
+	reason, err := inputfile.ReadFile(filepath.Join(dir, corruptMark), "", cacheNoteLimit)
+	if refused := (*inputfile.Error)(nil); err == nil || errors.As(err, &refused) {
 		return nil, corruptf("marked corrupt: %s", strings.TrimSpace(string(reason)))
 	}
-	data, err := os.ReadFile(filepath.Join(dir, entryFile))
+	data, err := inputfile.ReadFile(filepath.Join(dir, entryFile), "", entryMetaLimit)
 	if err != nil {
 		return nil, corruptf("%v", err)
 	}

@@ -20,6 +20,7 @@ import (
 	modzip "golang.org/x/mod/zip"
 
 	"github.com/epp-build/epp-build/internal/atomicfile"
+	"github.com/epp-build/epp-build/internal/inputfile"
 	"github.com/epp-build/epp-build/internal/recipe"
 )
 
@@ -119,7 +120,7 @@ func (t *Tree) recordModuleHash(ctx context.Context, key, h string) error {
 	}
 	defer unlock()
 	name := filepath.Join(t.dir, entryFile)
-	data, err := os.ReadFile(name)
+	data, err := inputfile.ReadFile(name, "", entryMetaLimit)
 	if err != nil {
 		return err
 	}

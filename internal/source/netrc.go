@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	"github.com/epp-build/epp-build/internal/inputfile"
 )
 
 // readNetrc reads the netrc file the go command reads ($NETRC, else
@@ -27,7 +29,7 @@ func readNetrc() string {
 		}
 		name = filepath.Join(home, base)
 	}
-	data, err := os.ReadFile(name)
+	data, err := inputfile.ReadFile(name, "", netrcLimit)
 	if err != nil {
 		return ""
 	}

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/epp-build/epp-build/internal/inputfile"
 )
 
 // The stat data of an entry's blob store lets Materialize copy the cached
@@ -68,7 +70,7 @@ func writeStatSnapshot(dir string, store fileStat) error {
 // readStatSnapshot reads dir's stat data; nil (hash everything) when there
 // is none or it cannot be read.
 func readStatSnapshot(dir string) *statSnapshot {
-	data, err := os.ReadFile(filepath.Join(dir, statFile))
+	data, err := inputfile.ReadFile(filepath.Join(dir, statFile), "", cacheNoteLimit)
 	if err != nil {
 		return nil
 	}

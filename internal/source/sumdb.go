@@ -17,6 +17,7 @@ import (
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/epp-build/epp-build/internal/atomicfile"
+	"github.com/epp-build/epp-build/internal/inputfile"
 	"github.com/epp-build/epp-build/internal/redact"
 )
 
@@ -195,7 +196,7 @@ func (o *sumdbOps) ReadConfig(file string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(name)
+	data, err := inputfile.ReadFile(name, "", cacheNoteLimit)
 	if errors.Is(err, os.ErrNotExist) {
 		return []byte{}, nil
 	}
@@ -207,7 +208,7 @@ func (o *sumdbOps) WriteConfig(file string, old, new []byte) error {
 	if err != nil {
 		return err
 	}
-	if cur, err := os.ReadFile(name); err == nil && len(cur) > 0 && !bytes.Equal(cur, old) {
+	if cur, err := inputfile.ReadFile(name, "", cacheNoteLimit); err == nil && len(cur) > 0 && !bytes.Equal(cur, old) {
 		return sumdb.ErrWriteConflict
 	}
 	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
