@@ -26,13 +26,22 @@ import (
 // the fetch wrote it (see statcache.go). A damaged entry (the cheap checks of
 // Fetch cannot see every byte) is dropped with one notice and fetched
 // again, and dst is made from the fresh copy; t then describes that copy.
-// On failure dst does not exist. The pack is hard-linked (or copied) into
+// An entry `cache prune` removed since Fetch is fetched again the same
+// way. On failure dst does not exist. The pack is hard-linked (or copied) into
 // dst/.git; work-tree files are always copied, because users edit them.
 func (t *Tree) Materialize(ctx context.Context, dst string) error {
 	if t.entry == nil {
 		return errors.New("materialize: the tree does not come from source.Fetch")
 	}
-	err := t.materialize(ctx, dst)
+	err := t.materializeHeld(ctx, dst)
+	if errors.Is(err, errEntryGone) && t.req != nil && ctx.Err() == nil {
+		fresh, ferr := Fetch(ctx, *t.req)
+		if ferr != nil {
+			return ferr
+		}
+		*t = *fresh
+		err = t.materializeHeld(ctx, dst)
+	}
 	if !errors.Is(err, ErrCorrupt) || t.req == nil || ctx.Err() != nil {
 		return t.describe(dst, err)
 	}
@@ -46,7 +55,7 @@ func (t *Tree) Materialize(ctx context.Context, dst string) error {
 		return ferr
 	}
 	*t = *fresh
-	return t.describe(dst, t.materialize(ctx, dst))
+	return t.describe(dst, t.materializeHeld(ctx, dst))
 }
 
 // describe names dst and, for a damaged entry, the entry in err.
