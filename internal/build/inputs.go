@@ -16,15 +16,21 @@ import (
 	"github.com/epp-build/epp-build/internal/attest"
 	"github.com/epp-build/epp-build/internal/capi"
 	"github.com/epp-build/epp-build/internal/image"
+	"github.com/epp-build/epp-build/internal/inputfile"
 	"github.com/epp-build/epp-build/internal/report"
 )
+
+// treeFileLimit bounds a file read from a checked-out tree for the report:
+// the tree comes from a repository, which can put a symlink to /dev/zero
+// where go.mod or Cargo.toml is expected.
+var treeFileLimit = inputfile.Limit{Bytes: 64 << 20, What: "a file of the upstream or C API tree"}
 
 // goModules reads the patched tree's go.mod and go.sum: the upstream's own
 // module (path, and the version its pin names) and every module go.sum
 // holds with its hash, for the report and the provenance. A tree without
 // go.mod gives nothing; a missing go.sum gives no module list.
 func goModules(in Input) (*report.GoModule, []report.GoModule) {
-	data, err := os.ReadFile(filepath.Join(in.TreeDir, "go.mod"))
+	data, err := inputfile.ReadFile(filepath.Join(in.TreeDir, "go.mod"), "", treeFileLimit)
 	if err != nil {
 		return nil, nil
 	}
@@ -33,7 +39,7 @@ func goModules(in Input) (*report.GoModule, []report.GoModule) {
 		return nil, nil
 	}
 	main := &report.GoModule{Path: path, Version: upstreamVersion(in)}
-	sum, err := os.ReadFile(filepath.Join(in.TreeDir, "go.sum"))
+	sum, err := inputfile.ReadFile(filepath.Join(in.TreeDir, "go.sum"), "", treeFileLimit)
 	if err != nil {
 		return main, nil
 	}
@@ -98,7 +104,7 @@ func crateVersion(src *capi.Checkout) string {
 // and whether the table says `version.workspace = true` instead. It reads
 // only what cargo writes for these keys, not all of TOML.
 func tomlVersion(path, table string) (string, bool) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.ReadFile(path, "", treeFileLimit)
 	if err != nil {
 		return "", false
 	}
