@@ -10,7 +10,6 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
-	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
@@ -48,7 +47,8 @@ func AttestationTag(repo name.Repository, indexDigest string) (name.Tag, error) 
 // SignReport signs the report statement of img (the bytes read from the
 // registry, so the signature is over exactly what verify reads) with s,
 // and adds the DSSE envelope to the index's cosign attestation image,
-// keeping the layers already there. It returns the attestation tag.
+// keeping the layers already there, also those a concurrent signer adds
+// (see addAttestations). It returns the attestation tag.
 func SignReport(ctx context.Context, img *Image, s *Signer, ro image.RegistryOptions) (string, error) {
 	if s == nil || s.sv == nil {
 		return "", errNoKey
@@ -64,11 +64,6 @@ func SignReport(ctx context.Context, img *Image, s *Signer, ro image.RegistryOpt
 	if err != nil {
 		return "", err
 	}
-	opts := ro.RemoteOptions(ctx)
-	signed, err := existingAttestations(tag, opts)
-	if err != nil {
-		return "", image.RegistryError(repo.RegistryStr(), fmt.Errorf("sign: read %s: %w", tag, err))
-	}
 	statements := []struct {
 		raw           []byte
 		predicateType string
@@ -79,12 +74,14 @@ func SignReport(ctx context.Context, img *Image, s *Signer, ro image.RegistryOpt
 			predicateType string
 		}{img.provenanceRaw, SLSAProvenanceV1})
 	}
+	// Signed once: a retry of the write re-adds these same envelopes.
+	var layers []mutate.Addendum
 	for _, st := range statements {
 		envelope, err := dsse.WrapSigner(s.sv, MediaType).SignMessage(bytes.NewReader(st.raw))
 		if err != nil {
 			return "", fmt.Errorf("sign the %s statement: %w", st.predicateType, err)
 		}
-		signed, err = mutate.Append(signed, mutate.Addendum{
+		layers = append(layers, mutate.Addendum{
 			Layer:     static.NewLayer(envelope, dsseMediaType),
 			MediaType: dsseMediaType,
 			Annotations: map[string]string{
@@ -92,24 +89,11 @@ func SignReport(ctx context.Context, img *Image, s *Signer, ro image.RegistryOpt
 				cosignPredicateAnnotation: st.predicateType,
 			},
 		})
-		if err != nil {
-			return "", err
-		}
 	}
-	if err := remote.Write(tag, signed, opts...); err != nil {
-		return "", image.RegistryError(repo.RegistryStr(), fmt.Errorf("sign: push %s: %w", tag, err))
+	if err := addAttestations(ctx, tag, layers, ro.RemoteOptions(ctx)); err != nil {
+		return "", err
 	}
 	return tag.String(), nil
-}
-
-// existingAttestations is the attestation image at tag, or an empty one
-// when there is none yet.
-func existingAttestations(tag name.Tag, opts []remote.Option) (v1.Image, error) {
-	img, err := remote.Image(tag, opts...)
-	if isNotFound(err) {
-		return mutate.ConfigMediaType(mutate.MediaType(empty.Image, types.OCIManifestSchema1), types.OCIConfigJSON), nil
-	}
-	return img, err
 }
 
 func isNotFound(err error) bool {
@@ -160,9 +144,6 @@ func (img *Image) CheckSignature(ctx context.Context, v *Verifier, ro image.Regi
 		}
 		return fail("the report %s (statement %s) is not signed: %v", img.ReportDigest, img.ReportStatement, err)
 	}
-	if err := tooManyEnvelopes(m); err != nil {
-		return "", err
-	}
 	if img.ProvenanceStatement != "" {
 		if _, err := signatureOver(att, m, v, img.ProvenanceStatement); err != nil {
 			if registryFailure(err) {
@@ -176,13 +157,12 @@ func (img *Image) CheckSignature(ctx context.Context, v *Verifier, ro image.Regi
 }
 
 // signatureOver finds the DSSE envelope of the attestation image att that
-		if err := tooManySignatures(envelope); err != nil {
-			tried = append(tried, fmt.Sprintf("%s: %v", l.Digest, err))
-			continue
-		}
 // verifies with v and whose payload's digest is statement, and returns its
 // layer digest; the error says what each envelope was.
 func signatureOver(att v1.Image, m *v1.Manifest, v *Verifier, statement string) (string, error) {
+	if err := tooManyEnvelopes(m); err != nil {
+		return "", err
+	}
 	var tried []string
 	for _, l := range m.Layers {
 		if l.MediaType != dsseMediaType {
@@ -194,6 +174,10 @@ func signatureOver(att v1.Image, m *v1.Manifest, v *Verifier, statement string) 
 				return "", err
 			}
 			tried = append(tried, fmt.Sprintf("%s: %s", l.Digest, reason(err)))
+			continue
+		}
+		if err := tooManySignatures(envelope); err != nil {
+			tried = append(tried, fmt.Sprintf("%s: %v", l.Digest, err))
 			continue
 		}
 		var payload []byte
