@@ -55,6 +55,23 @@ func packBombs() map[string]func() ([20]byte, func(io.Writer)) {
 			prefix := append([]byte(hg.Shallow(1, repo.Commit)+"0000"+hg.PktLine("NAK\n")), header...)
 			return repo.Commit, hg.Endless(prefix, bytes.Repeat(one, 4096))
 		},
+		// Under lowered limits (bombLimits), deltas that stay within one
+		// object each, on each other's results, until the pack's inflated
+		// size is over: what the limits let memory reach.
+		"deltas up to the limits": func() ([20]byte, func(io.Writer)) {
+			const chunk, copies = 0xffff, 1024
+			zeros := make([]byte, chunk)
+			delta := hg.DeltaOf(chunk, copies, chunk)
+			on := func(base []byte) hg.Object {
+				return hg.Object{Type: hg.RefDelta, Size: int64(len(delta)), Data: delta, Base: hg.ID("blob", base)}
+			}
+			// Each result is zeros, copies*chunk of them; the next delta
+			// copies its first chunk as many times, so all results match.
+			result := make([]byte, copies*chunk)
+			next := hg.DeltaOf(uint64(len(result)), copies, chunk)
+			onResult := hg.Object{Type: hg.RefDelta, Size: int64(len(next)), Data: next, Base: hg.ID("blob", result)}
+			return answer(hg.Honest(hg.Blob, zeros), on(zeros), onResult, onResult, onResult, onResult)
+		},
 		"folder 40,000 deep": func() ([20]byte, func(io.Writer)) {
 			root, objs := hg.DeepTree(40_000)
 			deep := hg.RepoOfTree(root, objs...)
@@ -63,8 +80,13 @@ func packBombs() map[string]func() ([20]byte, func(io.Writer)) {
 	}
 }
 
+// bombLimits are the settings a bomb runs under, when not the defaults.
+var bombLimits = map[string][]string{
+	"deltas up to the limits": {MaxObjectEnv + "=64", MaxPackEnv + "=300"},
+}
+
 // TestHostilePackBombsCostLittleMemory: each bomb, fetched with the
-// default limits in a process of its own, is refused with a *LimitError,
+// default limits (or bombLimits) in a process of its own, is refused with a *LimitError,
 // leaves the cache empty, and the process's peak RSS stays under
 // peakRSSBound (before the limits, the delta alone took 6.75 GB).
 func TestHostilePackBombsCostLittleMemory(t *testing.T) {
@@ -78,6 +100,7 @@ func TestHostilePackBombsCostLittleMemory(t *testing.T) {
 			for _, env := range []string{MaxPackEnv, MaxObjectEnv, MaxPackObjectsEnv, MaxTreeDepthEnv, MaxShallowLinesEnv, FetchTimeoutEnv} {
 				cmd.Env = append(cmd.Env, env+"=")
 			}
+			cmd.Env = append(cmd.Env, bombLimits[name]...)
 			out, err := cmd.CombinedOutput()
 			require.NoError(t, err, "%s", out)
 			require.Contains(t, string(out), "PASS")

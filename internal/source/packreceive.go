@@ -173,6 +173,8 @@ type packDecoder struct {
 	// inflated is the bytes the pack's objects hold so far, a delta's
 	// instructions and result both counted.
 	inflated int64
+	// copyBuf carries a blob delta's copies (deltastream.go).
+	copyBuf []byte
 }
 
 // next decodes the object whose header the scanner just read and stores
@@ -240,20 +242,28 @@ func (d *packDecoder) add(h *packfile.ObjectHeader) (*receivedObject, error) {
 		if base == nil {
 			return nil, fmt.Errorf("%w: a delta whose base is not earlier in the pack", packfile.ErrMalformedPackFile)
 		}
-		// PatchDelta allocates the result's declared size: a few bytes of
-		// copy instructions can declare gigabytes.
-		size, err := deltaResultSize(content)
+		// The result's declared size is checked before anything is
+		// allocated for it: a few bytes of copy instructions can declare
+		// gigabytes.
+		baseSize, size, ops, err := deltaHeader(content)
 		if err != nil {
 			return nil, err
 		}
 		if err := d.admit(size); err != nil {
 			return nil, err
 		}
-		src, err := d.content(base)
-		if err != nil {
-			return nil, err
+		if base.typ == plumbing.BlobObject {
+			if baseSize != base.blob.size {
+				return nil, fmt.Errorf("%w: a delta on %d bytes for a base of %d", packfile.ErrInvalidDelta, baseSize, base.blob.size)
+			}
+			o, r, err := d.patchBlob(base, ops, size)
+			if err != nil {
+				return nil, err
+			}
+			d.keep(h, o, r)
+			return o, nil
 		}
-		if content, err = packfile.PatchDelta(src, content); err != nil {
+		if content, err = packfile.PatchDelta(base.data, content); err != nil {
 			return nil, err
 		}
 		typ = base.typ
@@ -272,30 +282,6 @@ func (d *packDecoder) add(h *packfile.ObjectHeader) (*receivedObject, error) {
 	return o, nil
 }
 
-// deltaResultSize reads the result size a delta's instructions declare,
-// after its base's size: two little-endian base-128 numbers.
-func deltaResultSize(delta []byte) (int64, error) {
-	var size uint64
-	for range 2 {
-		size = 0
-		for shift := uint(0); ; shift += 7 {
-			if len(delta) == 0 || shift > 56 {
-				return 0, fmt.Errorf("%w: a delta without a valid header", packfile.ErrMalformedPackFile)
-			}
-			c := delta[0]
-			delta = delta[1:]
-			size |= uint64(c&0x7f) << shift
-			if c&0x80 == 0 {
-				break
-			}
-		}
-	}
-	if size > 1<<62 {
-		return 0, fmt.Errorf("%w: a delta declaring %d bytes", packfile.ErrMalformedPackFile, size)
-	}
-	return int64(size), nil
-}
-
 // keep records a decoded object, for the deltas based on it, and a blob's
 // range in the store.
 func (d *packDecoder) keep(h *packfile.ObjectHeader, o *receivedObject, blob blobRange) {
@@ -308,17 +294,4 @@ func (d *packDecoder) keep(h *packfile.ObjectHeader, o *receivedObject, blob blo
 	}
 	d.byOffset[h.Offset] = o
 	d.byHash[o.hash] = o
-}
-
-// content is a decoded object's content, read back from the store for a
-// blob.
-func (d *packDecoder) content(o *receivedObject) ([]byte, error) {
-	if o.typ != plumbing.BlobObject {
-		return o.data, nil
-	}
-	data := make([]byte, o.blob.size)
-	if _, err := d.pool.store.ReadAt(data, o.blob.off); err != nil {
-		return nil, fmt.Errorf("read back blob %s: %w", o.hash, err)
-	}
-	return data, nil
 }
