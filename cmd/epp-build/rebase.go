@@ -17,7 +17,7 @@ import (
 func newRebaseCommand(g *globalFlags) *cobra.Command {
 	var f recipeFlags
 	var onto, ontoCommit, as, dir, modVersion, modHash string
-	var cont, skip, abort, execAtEnd, withCAPI bool
+	var cont, skip, abort, execAtEnd, withCAPI, keep bool
 	var capiSrc string
 	var execCmd string
 	cmd := &cobra.Command{
@@ -37,7 +37,8 @@ while markers or .rej files are left, or when nothing changed; deleting a .rej f
 drops that change, deleting a file records its deletion), --skip to drop the patch,
 or --abort to throw the rebase away. The new series is written only when the rebase finishes:
 into --as NEW (a standalone version, keeping the recipe's description, capi and
-generated list), or over V; rebase prints where.
+generated list), or over V; rebase prints where. A finished rebase removes its
+default work tree (under the cache) unless --keep; a --dir is yours and stays.
 
 --exec CMD runs CMD with /bin/sh in the work tree after each patch is applied and
 committed (with --exec-at-end, once, after the last patch), as ` + "`git rebase --exec`" + `
@@ -80,7 +81,7 @@ tree (a hash given, or the proxy's, is checked against that tree).
 				Exec: backport.Exec{Command: execCmd, AtEnd: execAtEnd, CAPI: withCAPI || capiSrc != "", CAPISrc: capiSrc, Stage: capiStager(&f)},
 				Onto: backport.Onto{Ref: onto, Commit: ontoCommit, ModuleVersion: modVersion, ModuleHash: modHash, Repository: f.upstream},
 				Load: func() (*recipe.Recipe, error) { return f.load(g) }, Materialize: materializer(&f, log), Log: log,
-				Ancestry: ancestry(&f),
+				Ancestry: ancestry(&f), Keep: keep,
 			})
 			backport.WriteRebased(cmd.OutOrStdout(), res)
 			return err
@@ -97,6 +98,7 @@ tree (a hash given, or the proxy's, is checked against that tree).
 	cmd.Flags().BoolVar(&cont, "continue", false, "go on after fixing a conflict (or the tree an --exec command failed in)")
 	cmd.Flags().BoolVar(&skip, "skip", false, "drop the patch the rebase stopped at")
 	cmd.Flags().BoolVar(&abort, "abort", false, "throw the rebase in --dir away")
+	cmd.Flags().BoolVar(&keep, "keep", false, "keep the default work tree when the rebase finishes (a --dir is always kept)")
 	cmd.Flags().StringVar(&execCmd, "exec", "", "shell command to run in the work tree after each patch; its failure stops the rebase")
 	cmd.Flags().BoolVar(&execAtEnd, "exec-at-end", false, "run the --exec command once, after the last patch, instead of after each")
 	cmd.Flags().BoolVar(&withCAPI, "capi", false, "before each --exec run, stage the recipe's C API library where the tree's binding links it (as apply --capi)")

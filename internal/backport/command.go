@@ -158,6 +158,9 @@ type RebaseRequest struct {
 	// Ancestry, when set, lets a start drop the picks whose Upstream:
 	// commit the new pin already has (upstreamhas.go).
 	Ancestry Ancestry
+	// Keep keeps the default work tree of a finished rebase; without it
+	// the tree (a whole upstream checkout, under the cache) is removed.
+	Keep bool
 }
 
 // Rebased is where a rebase stands after one command.
@@ -167,6 +170,8 @@ type Rebased struct {
 	Aborted bool
 	// Finished is true when the series was written: the rebase is over.
 	Finished bool
+	// Removed: Dir was the default work tree, removed once finished.
+	Removed bool
 }
 
 // Rebase runs one rebase command. At a stop the result still lists the
@@ -230,6 +235,14 @@ func Rebase(ctx context.Context, req RebaseRequest) (*Rebased, error) {
 		}
 	}
 	res.Finished = err == nil
+	// A --dir is the user's; the default work tree is the cache's, and
+	// nothing in it is needed once the series is written.
+	if res.Finished && !req.Keep && res.Dir == defaultDir {
+		if err := os.RemoveAll(res.Dir); err != nil {
+			return res, fmt.Errorf("the rebase finished, but removing its work tree %s failed: %w", res.Dir, err)
+		}
+		res.Removed = true
+	}
 	return res, err
 }
 

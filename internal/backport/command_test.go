@@ -48,6 +48,10 @@ func TestWriteRebased(t *testing.T) {
 	assert.Equal(t, "PATCH         OUTCOME\n0001-a.patch  applied (x.go +3)\nrebase finished; the work tree d is yours to inspect or remove\n", out.String())
 
 	out.Reset()
+	WriteRebased(&out, &Rebased{Dir: "d", Finished: true, Removed: true})
+	assert.Equal(t, "rebase finished; its work tree d removed (--keep keeps it)\n", out.String())
+
+	out.Reset()
 	WriteRebased(&out, &Rebased{Dir: "d", Aborted: true})
 	assert.Equal(t, "rebase aborted; d removed, recipes untouched\n", out.String())
 

@@ -43,7 +43,10 @@ func WriteRebased(w io.Writer, r *Rebased) {
 		}
 		tw.Flush()
 	}
-	if r.Finished {
+	switch {
+	case r.Removed:
+		fmt.Fprintf(w, "rebase finished; its work tree %s removed (--keep keeps it)\n", r.Dir)
+	case r.Finished:
 		fmt.Fprintf(w, "rebase finished; the work tree %s is yours to inspect or remove\n", r.Dir)
 	}
 }
