@@ -149,8 +149,10 @@ library for this machine and stages it, with its header, where the tree's cgo bi
 links it (<binding>/lib/<goarch>/ and <binding>/include/), so ` + "`go build ./cmd/epp`" + ` works
 in --out; apply prints the command, with -tags when the library's variants need them.
 The staged files are listed in --out's .git/info/exclude: ` + "`git add -A`" + ` and export leave
-them out and a re-apply keeps them. --capi-only stages into --out without applying the
-series (any git work tree holding the binding, such as a rebase's work tree in --exec).
+them out and a re-apply keeps them. Every apply lists there, too, /epp and /bbr, the
+binaries a local go build of ./cmd/epp or ./cmd/bbr leaves at the tree's root.
+--capi-only stages into --out without applying the series (any git work tree holding
+the binding, such as a rebase's work tree in --exec).
 
 ` + exitCodesHelp,
 		Example: `  epp-build apply --version v0.7.0 --out ./gaie

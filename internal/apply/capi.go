@@ -142,6 +142,12 @@ const excludeHeader = "# staged by epp-build apply --capi: the C API library is 
 // ExcludeFromGit lists paths (relative to tree, slash-separated) in the
 // tree's .git/info/exclude, once each, anchored.
 func ExcludeFromGit(tree string, paths []string) error {
+	return excludeUnder(tree, excludeHeader, paths)
+}
+
+// excludeUnder lists paths in the tree's .git/info/exclude under header,
+// adding only those not there yet.
+func excludeUnder(tree, header string, paths []string) error {
 	name := filepath.Join(tree, ".git", "info", "exclude")
 	data, err := os.ReadFile(name)
 	if err != nil && !os.IsNotExist(err) {
@@ -165,8 +171,8 @@ func ExcludeFromGit(tree string, paths []string) error {
 	if text != "" && !strings.HasSuffix(text, "\n") {
 		text += "\n"
 	}
-	if !have[excludeHeader] {
-		text += excludeHeader + "\n"
+	if !have[header] {
+		text += header + "\n"
 	}
 	text += strings.Join(add, "\n") + "\n"
 	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {

@@ -2,6 +2,7 @@ package apply
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/epp-build/epp-build/internal/patchset"
 	"github.com/epp-build/epp-build/internal/recipe"
@@ -39,6 +40,9 @@ func Run(ctx context.Context, r *recipe.Recipe, out string, regen bool, opt Opti
 		return res, err
 	}
 	res.Outcome = o
+	if err := ExcludeBuildOutputs(o.Dir); err != nil {
+		return res, fmt.Errorf("list the build outputs in %s/.git/info/exclude: %w", o.Dir, err)
+	}
 	if opt.CAPI != nil {
 		if res.CAPI, err = StageCAPI(ctx, res.Recipe, o.Dir, *opt.CAPI); err != nil {
 			return res, err
