@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -45,6 +46,15 @@ func deltaBomb(resultSize uint64) []byte {
 	return hg.Pack(hg.Honest(hg.Blob, base), hg.Object{Type: hg.RefDelta, Size: int64(len(delta)), Data: delta, Base: hg.ID("blob", base)})
 }
 
+// bigTree is tree entries holding at least size bytes.
+func bigTree(size int) []hg.Entry {
+	var entries []hg.Entry
+	for n := 0; n < size; n += 40 {
+		entries = append(entries, hg.Entry{Mode: "100644", Name: fmt.Sprintf("f%08d", len(entries))})
+	}
+	return entries
+}
+
 // TestHostilePacksAreRefusedWithinTheLimits: each way a few bytes of pack
 // could cost gigabytes, or a pack git calls corrupt could be taken, is
 // refused, before the memory or disk is spent, and nothing is left in the
@@ -58,19 +68,17 @@ func TestHostilePacksAreRefusedWithinTheLimits(t *testing.T) {
 	commit := []byte("tree " + strings.Repeat("0", 40) + "\n\nhostile\n")
 	tree := hg.TreeOf(hg.Entry{Mode: "100644", Name: "f", ID: hg.ID("blob", nil)})
 	zeros := make([]byte, 900<<10)
-	noise := make([]byte, 5<<20)
-	for i := range noise {
-		noise[i] = byte(i*7919>>3) ^ byte(i>>11)
-	}
 	limits := map[string]struct {
 		data    []byte
 		setting string
+		limit   string
 	}{
-		"delta declaring more than an object":  {deltaBomb(2 << 20), MaxObjectEnv},
-		"commit declaring more than an object": {hg.Pack(hg.Object{Type: hg.Commit, Size: 2 << 20, Data: bytes.Repeat([]byte{'x'}, 2<<20)}), MaxObjectEnv},
-		"more objects than the limit":          {hg.PackDeclaring(1<<32-1, hg.Honest(hg.Blob, []byte("x"))), MaxPackObjectsEnv},
-		"more bytes than the limit":            {hg.Pack(hg.Honest(hg.Blob, noise[:900<<10]), hg.Honest(hg.Blob, noise[1<<20:2<<20-10]), hg.Honest(hg.Blob, noise[2<<20:3<<20-10]), hg.Honest(hg.Blob, noise[3<<20:4<<20-10]), hg.Honest(hg.Blob, noise[4<<20:5<<20-10])), MaxPackEnv},
-		"more inflated than the limit":         {hg.Pack(hg.Honest(hg.Blob, zeros), hg.Honest(hg.Blob, append(zeros, 1)), hg.Honest(hg.Blob, append(zeros, 2)), hg.Honest(hg.Blob, append(zeros, 3)), hg.Honest(hg.Blob, append(zeros, 4))), MaxPackEnv},
+		"delta declaring more than an object":        {deltaBomb(2 << 20), MaxObjectEnv, "an object's size"},
+		"commit declaring more than an object":       {hg.Pack(hg.Object{Type: hg.Commit, Size: 2 << 20, Data: bytes.Repeat([]byte{'x'}, 2<<20)}), MaxObjectEnv, "an object's size"},
+		"more objects than the limit":                {hg.PackDeclaring(1<<32-1, hg.Honest(hg.Blob, []byte("x"))), MaxPackObjectsEnv, "the pack's object count"},
+		"more bytes than the limit":                  {hg.Pack(hg.Object{Type: hg.Blob, Size: 1, Data: []byte("x"), Padding: 1 << 20}), MaxPackEnv, "the pack's size"},
+		"trees holding more than an object together": {hg.Pack(hg.Honest(hg.Tree, hg.TreeOf(bigTree(600<<10)...)), hg.Honest(hg.Tree, hg.TreeOf(bigTree(600<<10+1)...))), MaxObjectEnv, "the pack's commits, trees and tags together"},
+		"more inflated than the limit":               {hg.Pack(hg.Honest(hg.Blob, zeros), hg.Honest(hg.Blob, append(zeros, 1)), hg.Honest(hg.Blob, append(zeros, 2)), hg.Honest(hg.Blob, append(zeros, 3)), hg.Honest(hg.Blob, append(zeros, 4))), MaxPackEnv, "the pack's inflated size"},
 	}
 	for name, c := range limits {
 		t.Run(name, func(t *testing.T) {
@@ -78,6 +86,7 @@ func TestHostilePacksAreRefusedWithinTheLimits(t *testing.T) {
 			var limit *LimitError
 			require.True(t, errors.As(err, &limit), "a *LimitError, got %v", err)
 			assert.Equal(t, c.setting, limit.Setting)
+			assert.Equal(t, c.limit, limit.Limit)
 			assert.Contains(t, err.Error(), c.setting)
 			assert.Empty(t, left, "nothing is left in the pack folder")
 		})

@@ -175,6 +175,8 @@ type packDecoder struct {
 	inflated int64
 	// copyBuf carries a blob delta's copies (deltastream.go).
 	copyBuf []byte
+	// held is the bytes of the commits, trees and tags kept in memory.
+	held int64
 }
 
 // next decodes the object whose header the scanner just read and stores
@@ -270,6 +272,12 @@ func (d *packDecoder) add(h *packfile.ObjectHeader) (*receivedObject, error) {
 	}
 	o := &receivedObject{typ: typ, hash: plumbing.ComputeHash(typ, content)}
 	if typ != plumbing.BlobObject {
+		// Kept in memory as the bases of later deltas: together they may
+		// hold no more than one object, or a pack of large trees would
+		// hold its whole inflated size in memory (GAIE's hold under a MB).
+		if d.held += int64(len(content)); d.held > d.lim.objectBytes {
+			return nil, &LimitError{Limit: "the pack's commits, trees and tags together", Value: d.held, Max: d.lim.objectBytes, Unit: "bytes", Setting: MaxObjectEnv}
+		}
 		o.data = bytes.Clone(content)
 		d.keep(h, o, blobRange{})
 		return o, nil

@@ -32,6 +32,9 @@ type Object struct {
 	Data []byte
 	// Base is a ref delta's base id.
 	Base [20]byte
+	// Padding is how many empty deflate blocks follow the data: 5 bytes
+	// each on the wire that inflate to nothing.
+	Padding int
 }
 
 // Honest is an object of typ whose header declares its true size.
@@ -58,6 +61,9 @@ func PackDeclaring(count uint32, objs ...Object) []byte {
 		}
 		z.Reset(&b)
 		z.Write(o.Data)
+		for range o.Padding {
+			z.Flush()
+		}
 		z.Close()
 	}
 	sum := sha1.Sum(b.Bytes())
