@@ -70,6 +70,9 @@ func TestEveryOutputModeIsTheDocumentAlone(t *testing.T) {
 		"status":      {{args: []string{"status"}, refuses: []string{"markdown"}}},
 		"inspect":     {{args: []string{"inspect", ref, "--insecure"}, fields: []string{"platforms", "report"}}},
 		"version":     {{args: []string{"version"}, refuses: []string{"markdown"}}},
+		"cache":       {{args: []string{"cache"}, fields: []string{"dir", "kinds", "bytes"}}},
+		"cache list":  {{args: []string{"cache", "list"}}},
+		"cache prune": {{args: []string{"cache", "prune", "--dry-run"}, fields: []string{"removed", "kept", "bytesFreed"}}},
 	}
 	commands := outputCommands(newRootCommand())
 	require.NotEmpty(t, commands)

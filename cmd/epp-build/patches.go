@@ -28,7 +28,7 @@ const checkoutPatches = "patches"
 var (
 	readsRecipes = map[string]bool{
 		"versions": true, "apply": true, "build": true, "log": true, "diff-series": true, "lint": true,
-		"series": true, "series list": true, "status": true,
+		"series": true, "series list": true, "status": true, "cache prune": true,
 	}
 	needsRecipesFolder = map[string]bool{
 		"check": true, "regen": true, "pick": true, "rebase": true,
