@@ -52,6 +52,7 @@ func exitCode(ctx context.Context, err error) int {
 		stop        *backport.ConflictStop
 		execStop    *backport.ExecStop
 		rebaseUsage *backport.UsageError
+		badState    *backport.StateError
 		badRef      *attest.ReferenceError
 		noImage     *attest.NoSuchImageError
 		needsLinux  *compile.SystemError
@@ -71,7 +72,7 @@ func exitCode(ctx context.Context, err error) int {
 	case errors.As(err, &conflict), errors.As(err, &fileErr):
 		return 3
 	case errors.As(err, &parseErr), errors.As(err, &unsafe), errors.As(err, &existing), errors.As(err, &inTheWay), errors.As(err, &local), errors.As(err, &invalid),
-		errors.As(err, &refused):
+		errors.As(err, &refused), errors.As(err, &badState):
 		return 4
 	case errors.As(err, &mismatch), errors.As(err, &moduleHash), errors.As(err, &prototype), errors.As(err, &attestation):
 		return 5

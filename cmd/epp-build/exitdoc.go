@@ -20,7 +20,7 @@ var exitCodeDocs = []exitCodeDoc{
 	{1, "failure not listed below (I/O, network, a tool that failed)"},
 	{2, "usage: unknown command or version, wrong argument count, missing or bad flags (checked before anything is fetched or compiled)"},
 	{3, "a patch does not apply (conflict, missing or existing file)"},
-	{4, "refused input: invalid recipe, unreadable or hostile patch, an --out that holds changes apply did not make or was not made by apply"},
+	{4, "refused input: invalid recipe, unreadable or hostile patch, an --out that holds changes apply did not make or was not made by apply, a rebase or pick state file edited to name other folders or another --exec command"},
 	{5, "verification failed (commit, tag or module hash mismatch; a C binding whose prototypes differ from the C API library's header; a missing or mismatched attestation)"},
 	{6, "check: committed patches are stale; rebase, pick: stopped at a conflict or at a failed --exec command"},
 	{7, "lint found problems"},

@@ -58,13 +58,18 @@ func PickInto(ctx context.Context, req PickRequest) (*Picked, error) {
 	if req.Version == "" && resume == 0 {
 		return nil, &UsageError{fmt.Errorf("--version is required")}
 	}
+	defaultDir, err := defaultDirFor(req.Root, "pick")
+	if err != nil {
+		return nil, err
+	}
+	unlockOp, err := lockOp(defaultDir, "pick", doing(req.Continue, req.Skip, req.Abort))
+	if err != nil {
+		return nil, err
+	}
+	defer unlockOp()
 	dir := req.Dir
 	if dir == "" {
-		d, err := defaultDirFor(req.Root, "pick")
-		if err != nil {
-			return nil, err
-		}
-		dir = d
+		dir = defaultDir
 	}
 	log := req.Log
 	if log == nil {
@@ -72,14 +77,17 @@ func PickInto(ctx context.Context, req PickRequest) (*Picked, error) {
 	}
 	switch {
 	case req.Abort:
-		return abortPick(dir)
+		return abortPick(dir, req.Root)
 	case req.Continue:
-		return continuePick(ctx, dir, log)
+		return continuePick(ctx, dir, req.Root, log)
 	case req.Skip:
-		return skipPick(ctx, dir, log)
+		return skipPick(ctx, dir, req.Root, log)
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".git", pickStateFile)); err == nil {
 		return nil, &UsageError{fmt.Errorf("a pick is stopped in %s: finish it with `epp-build pick --continue --dir %s`, drop the pick it stopped at with --skip, or throw it away with --abort", dir, dir)}
+	}
+	if err := removeIfEmpty(dir); err != nil {
+		return nil, err
 	}
 	if _, err := os.Stat(dir); err == nil {
 		if req.Dir != "" {
@@ -186,6 +194,11 @@ func Rebase(ctx context.Context, req RebaseRequest) (*Rebased, error) {
 	if err != nil {
 		return nil, err
 	}
+	unlockOp, err := lockOp(defaultDir, "rebase", doing(req.Continue, req.Skip, req.Abort))
+	if err != nil {
+		return nil, err
+	}
+	defer unlockOp()
 	if res.Dir == "" && resume {
 		found, err := FindInProgress(req.Root)
 		if err != nil {
@@ -212,17 +225,20 @@ func Rebase(ctx context.Context, req RebaseRequest) (*Rebased, error) {
 	}()
 	switch {
 	case req.Abort:
-		if err := Abort(res.Dir); err != nil {
+		if err := abortIn(res.Dir, req.Root); err != nil {
 			return nil, err
 		}
 		res.Aborted = true
 		return res, nil
 	case req.Continue:
-		res.Steps, err = continueWith(ctx, res.Dir, req.Log, req.Exec.Stage)
+		res.Steps, err = continueWith(ctx, res.Dir, req.Root, req.Log, req.Exec.Stage)
 	case req.Skip:
-		res.Steps, err = skipWith(ctx, res.Dir, req.Log, req.Exec.Stage)
+		res.Steps, err = skipWith(ctx, res.Dir, req.Root, req.Log, req.Exec.Stage)
 	default:
 		if !resume && res.Dir != defaultDir {
+			if err := removeIfEmpty(res.Dir); err != nil {
+				return nil, err
+			}
 			if _, err := os.Stat(res.Dir); errors.Is(err, os.ErrNotExist) { // not another rebase's
 				if err := recordActive(defaultDir, res.Dir); err != nil {
 					return nil, err

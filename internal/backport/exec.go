@@ -30,6 +30,9 @@ type Exec struct {
 	// CAPISrc is the local source ("" = the recipe's pin).
 	CAPI    bool   `json:"capi,omitempty"`
 	CAPISrc string `json:"capiSrc,omitempty"`
+	// Seal is the MAC a start records of the fields above, checked on
+	// every load (execseal.go).
+	Seal string `json:"seal,omitempty"`
 	// Stage does the staging (apply's), given by the command on every
 	// run; nil stages nothing.
 	Stage StageCAPI `json:"-"`

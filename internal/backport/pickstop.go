@@ -112,10 +112,10 @@ func loadPickState(dir string) (*pickState, error) {
 	}
 	var st pickState
 	if err := json.Unmarshal(data, &st); err != nil {
-		return nil, fmt.Errorf("pick state %s: %w (--abort and start again)", path, err)
+		return nil, &StateError{Path: path, Err: err}
 	}
 	if err := st.valid(); err != nil {
-		return nil, fmt.Errorf("pick state %s: %w (the file was edited or is damaged; --abort and start again)", path, err)
+		return nil, &StateError{Path: path, Err: err}
 	}
 	return &st, nil
 }
@@ -128,6 +128,9 @@ func (st *pickState) valid() error {
 	}
 	if st.Created != "" && st.Created != filepath.Join(st.Root, st.Version) {
 		return fmt.Errorf("created folder %q is not the version's", st.Created)
+	}
+	if err := checkPickRepo(st.Repo); err != nil {
+		return err
 	}
 	for _, p := range st.Picks {
 		if !pickName.MatchString(p) {
@@ -180,8 +183,8 @@ func startPick(ctx context.Context, r *recipe.Recipe, apply Applier, picks []*pa
 
 // continuePick records the user's resolution of the pick stopped at and
 // goes on.
-func continuePick(ctx context.Context, dir string, log io.Writer) (*Picked, error) {
-	st, err := loadPickState(dir)
+func continuePick(ctx context.Context, dir, root string, log io.Writer) (*Picked, error) {
+	st, err := loadPickStateFor(dir, root)
 	if err != nil {
 		return nil, err
 	}
@@ -217,8 +220,8 @@ func continuePick(ctx context.Context, dir string, log io.Writer) (*Picked, erro
 // skipPick drops the pick stopped at, with any edits made for it, as
 // rebase --skip drops a patch: nothing is recorded for it, and the
 // remaining picks go on.
-func skipPick(ctx context.Context, dir string, log io.Writer) (*Picked, error) {
-	st, err := loadPickState(dir)
+func skipPick(ctx context.Context, dir, root string, log io.Writer) (*Picked, error) {
+	st, err := loadPickStateFor(dir, root)
 	if err != nil {
 		return nil, err
 	}
@@ -239,13 +242,13 @@ func skipPick(ctx context.Context, dir string, log io.Writer) (*Picked, error) {
 }
 
 // abortPick throws the pick away: its work tree, and the version folder
-// it created.
-func abortPick(dir string) (*Picked, error) {
-	st, err := loadPickState(dir)
+// it created (in root, and only when it holds a recipe).
+func abortPick(dir, root string) (*Picked, error) {
+	st, err := loadPickStateFor(dir, root)
 	if err != nil {
 		return nil, err
 	}
-	if st.Created != "" {
+	if st.Created != "" && isVersionFolder(st.Created) {
 		if err := os.RemoveAll(st.Created); err != nil {
 			return nil, err
 		}

@@ -100,6 +100,10 @@ func Start(ctx context.Context, r *recipe.Recipe, u recipe.Upstream, as, dir str
 	st := &state{Version: r.Version, As: as, Recipe: recipeDir, Upstream: u, From: pinName(r.Upstream)}
 	if len(x) > 0 && x[0].Command != "" {
 		st.Exec = &x[0]
+		if err := st.Exec.seal(); err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
 	}
 	keep := filepath.Join(dir, ".git", "epp-build", "rebase")
 	if err := os.MkdirAll(keep, 0o755); err != nil {
@@ -125,12 +129,13 @@ func Start(ctx context.Context, r *recipe.Recipe, u recipe.Upstream, as, dir str
 // their own commit) stand in for the patch. It refuses while conflict
 // markers are left, and when nothing at all was done for the patch.
 func Continue(ctx context.Context, dir string, log io.Writer) ([]Step, error) {
-	return continueWith(ctx, dir, log, nil)
+	return continueWith(ctx, dir, "", log, nil)
 }
 
-// continueWith is Continue with the C API staging of an --exec command.
-func continueWith(ctx context.Context, dir string, log io.Writer, stage StageCAPI) ([]Step, error) {
-	st, err := load(dir)
+// continueWith is Continue with the C API staging of an --exec command,
+// for the patches folder root ("" = the one the state names).
+func continueWith(ctx context.Context, dir, root string, log io.Writer, stage StageCAPI) ([]Step, error) {
+	st, err := loadFor(dir, root)
 	if err != nil {
 		return nil, err
 	}
@@ -203,12 +208,13 @@ func (st *state) clearStop() {
 
 // Skip drops the patch the rebase stopped at, with any edits made for it.
 func Skip(ctx context.Context, dir string, log io.Writer) ([]Step, error) {
-	return skipWith(ctx, dir, log, nil)
+	return skipWith(ctx, dir, "", log, nil)
 }
 
-// skipWith is Skip with the C API staging of an --exec command.
-func skipWith(ctx context.Context, dir string, log io.Writer, stage StageCAPI) ([]Step, error) {
-	st, err := load(dir)
+// skipWith is Skip with the C API staging of an --exec command, for the
+// patches folder root ("" = the one the state names).
+func skipWith(ctx context.Context, dir, root string, log io.Writer, stage StageCAPI) ([]Step, error) {
+	st, err := loadFor(dir, root)
 	if err != nil {
 		return nil, err
 	}
@@ -252,8 +258,12 @@ func discardStop(dir string) error {
 
 // Abort throws the rebase away: the work tree goes, the recipe folders
 // were never touched.
-func Abort(dir string) error {
-	if _, err := load(dir); err != nil {
+func Abort(dir string) error { return abortIn(dir, "") }
+
+// abortIn is Abort for the patches folder root ("" = the one the state
+// names): a state that is not root's is refused, and dir kept.
+func abortIn(dir, root string) error {
+	if _, err := loadFor(dir, root); err != nil {
 		return err
 	}
 	return os.RemoveAll(dir)

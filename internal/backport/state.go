@@ -58,8 +58,8 @@ func parseState(data []byte) (*state, error) {
 	if err := json.Unmarshal(data, &st); err != nil {
 		return nil, err
 	}
-	if st.Recipe == "" || st.Version == "" {
-		return nil, errors.New("no version or recipe folder")
+	if st.Recipe == "" || !validVersion(st.Version) {
+		return nil, fmt.Errorf("version %q or recipe folder %q is missing or not a version's", st.Version, st.Recipe)
 	}
 	if st.As != "" && !validVersion(st.As) {
 		return nil, fmt.Errorf("--as %q is not a version folder name", st.As)
@@ -106,6 +106,13 @@ func parseState(data []byte) (*state, error) {
 			return nil, fmt.Errorf("marked file %q is outside the work tree", m)
 		}
 	}
+	// The pin goes into the new recipe and to git; the command runs.
+	if err := checkUpstream(st.Upstream); err != nil {
+		return nil, err
+	}
+	if err := st.Exec.verify(); err != nil {
+		return nil, err
+	}
 	return &st, nil
 }
 
@@ -123,7 +130,7 @@ func load(dir string) (*state, error) {
 	}
 	st, err := parseState(data)
 	if err != nil {
-		return nil, fmt.Errorf("rebase state %s: %w (the file was edited or is damaged; --abort and start again)", filepath.Join(dir, ".git", stateFile), err)
+		return nil, &StateError{Path: filepath.Join(dir, ".git", stateFile), Err: err}
 	}
 	return st, nil
 }

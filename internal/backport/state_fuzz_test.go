@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/stretchr/testify/require"
 )
 
@@ -14,8 +15,9 @@ import (
 func FuzzRebaseState(f *testing.F) {
 	good := state{
 		Version: "v9", As: "v10", Recipe: "/patches/v9",
-		Patches: []string{"0001-a.patch", "0002-b.patch", "0003-c.patch"},
-		Next:    1, Steps: []Step{{Patch: "0001-a.patch", Outcome: Clean, Commit: "0123456789abcdef0123456789abcdef01234567"}},
+		Upstream: recipe.Upstream{Repository: "https://example.com/gaie.git", Ref: "v2", Commit: "0123456789abcdef0123456789abcdef01234567"},
+		Patches:  []string{"0001-a.patch", "0002-b.patch", "0003-c.patch"},
+		Next:     1, Steps: []Step{{Patch: "0001-a.patch", Outcome: Clean, Commit: "0123456789abcdef0123456789abcdef01234567"}},
 		Conflict: "0002-b.patch", StopHead: "0123456789abcdef0123456789abcdef01234567", Marked: []string{"b.txt"},
 	}
 	data, err := json.Marshal(good)

@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -122,4 +124,27 @@ func FindInProgress(root string) (*Found, error) {
 func inProgress(dir string) bool {
 	fi, err := os.Stat(filepath.Join(dir, ".git", stateFile))
 	return err == nil && fi.Mode().IsRegular()
+}
+
+// removeIfEmpty removes dir when it is an empty folder: what a start
+// killed before it wrote anything leaves, which would otherwise block the
+// next start in that --dir. A folder with anything in it is left alone.
+func removeIfEmpty(dir string) error {
+	fi, err := os.Lstat(dir)
+	if err != nil || !fi.IsDir() {
+		return nil
+	}
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil
+	}
+	names, err := f.Readdirnames(1)
+	f.Close()
+	if len(names) > 0 || !errors.Is(err, io.EOF) {
+		return nil
+	}
+	if err := os.Remove(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove the empty work tree %s a killed start left: %w", dir, err)
+	}
+	return nil
 }

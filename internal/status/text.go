@@ -59,7 +59,9 @@ func writeRebase(w io.Writer, s *backport.Status) {
 	if s.As != "" {
 		target += " as " + s.As
 	}
-	fmt.Fprintf(w, "rebase of %s onto %s in %s (found in %s): %d of %d patches done\n", target, s.Onto, s.Dir, s.FoundHow, s.Done, s.Total)
+	// Every name here comes from the rebase's state file, which anyone who
+	// can write the work tree can edit.
+	fmt.Fprintf(w, "rebase of %s onto %s in %s (found in %s): %d of %d patches done\n", textsafe.Escape(target), textsafe.Escape(s.Onto), textsafe.Escape(s.Dir), textsafe.Escape(s.FoundHow), s.Done, s.Total)
 	for _, st := range s.Steps {
 		fmt.Fprintf(w, "  %s: %s\n", textsafe.Escape(st.Patch), st.Outcome)
 	}
@@ -73,7 +75,7 @@ func writeRebase(w io.Writer, s *backport.Status) {
 }
 
 func writePick(w io.Writer, s *backport.PickStatus) {
-	fmt.Fprintf(w, "pick into %s in %s (found in %s): %d of %d picks in\n", s.Version, s.Dir, s.FoundHow, s.Done, s.Total)
+	fmt.Fprintf(w, "pick into %s in %s (found in %s): %d of %d picks in\n", textsafe.Escape(s.Version), textsafe.Escape(s.Dir), textsafe.Escape(s.FoundHow), s.Done, s.Total)
 	if s.StoppedAt != "" {
 		fmt.Fprintf(w, "  stopped at a conflict in %s %q%s\n", textsafe.Escape(s.StoppedAt), s.Title, marked(s.Marked))
 	}
@@ -90,7 +92,7 @@ func marked(files []string) string {
 func writeNext(w io.Writer, indent string, next []string) {
 	fmt.Fprintf(w, "%snext:\n", indent)
 	for _, n := range next {
-		fmt.Fprintf(w, "%s  %s\n", indent, n)
+		fmt.Fprintf(w, "%s  %s\n", indent, textsafe.Escape(n))
 	}
 }
 
