@@ -1,11 +1,14 @@
 package source
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/epp-build/epp-build/internal/progress"
 	"github.com/go-git/go-billy/v5/osfs"
@@ -40,14 +43,12 @@ func fetchCommitThroughRefs(ctx context.Context, tmp string, repo remoteRepo, wa
 	}
 	scratch := filepath.Join(tmp, "scratch")
 	defer os.RemoveAll(scratch)
-	specs := []config.RefSpec{"+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"}
 	for _, depth := range refsScanDepths {
 		if err := os.RemoveAll(scratch); err != nil {
 			return err
 		}
-		s := filesystem.NewStorage(osfs.New(scratch), gitcache.NewObjectLRUDefault())
-		if err := fetchSpecs(ctx, s, repo, "branches and tags", depth, specs...); err != nil {
-			s.Close()
+		s, err := fetchBranchesAndTags(ctx, scratch, repo, depth, p, lim)
+		if err != nil {
 			return err
 		}
 		if _, err := object.GetCommit(s, plumbing.NewHash(want)); err == nil {
@@ -89,4 +90,62 @@ func refAt(ctx context.Context, repo remoteRepo, commit string) (string, error) 
 		}
 	}
 	return "", nil
+}
+
+// fetchBranchesAndTags fetches the branches and tags of repo, depth
+// commits deep (0: whole), into the git dir scratch, and returns a store
+// over it for the caller to close.
+func fetchBranchesAndTags(ctx context.Context, scratch string, repo remoteRepo, depth int, p *progress.Reporter, lim gitLimits) (*filesystem.Storage, error) {
+	if streamable(repo.url) {
+		if err := streamBranchesAndTags(ctx, scratch, repo, depth, p, lim); err != nil {
+			return nil, err
+		}
+		return filesystem.NewStorage(osfs.New(scratch), gitcache.NewObjectLRUDefault()), nil
+	}
+	s := filesystem.NewStorage(osfs.New(scratch), gitcache.NewObjectLRUDefault())
+	specs := []config.RefSpec{"+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"}
+	if err := fetchSpecs(ctx, s, repo, "branches and tags", depth, specs...); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// streamBranchesAndTags receives the branches and tags of repo, depth
+// commits deep (0: whole), into the git dir scratch, as fetchStreamed
+// receives a pin: under the receiver's limits, which go-git's fetch does
+// not have. Their blobs go to a store of the scratch's own, which only
+// resolves the pack's deltas.
+func streamBranchesAndTags(ctx context.Context, scratch string, repo remoteRepo, depth int, p *progress.Reporter, lim gitLimits) error {
+	const what = "branches and tags"
+	session, adv, err := openUploadPack(ctx, repo, what)
+	if err != nil {
+		return err
+	}
+	defer session.Close()
+	var wants []plumbing.Hash
+	seen := map[plumbing.Hash]bool{}
+	for name, h := range adv.References {
+		if (strings.HasPrefix(name, "refs/heads/") || strings.HasPrefix(name, "refs/tags/")) && !seen[h] {
+			seen[h] = true
+			wants = append(wants, h)
+		}
+	}
+	// In a fixed order, so that the same refs make the same request.
+	slices.SortFunc(wants, func(a, b plumbing.Hash) int { return bytes.Compare(a[:], b[:]) })
+	if len(wants) == 0 {
+		return asFetchError(Git, fmt.Errorf("git fetch %s: the server advertises no branch or tag", repo.shown))
+	}
+	if err := os.MkdirAll(scratch, 0o755); err != nil {
+		return err
+	}
+	pool, err := newBlobWriter(filepath.Join(scratch, blobsName), time.Now(), nil)
+	if err != nil {
+		return err
+	}
+	_, err = requestPack(ctx, session, adv, wants, depth, scratch, repo, what, pool, p, lim)
+	if _, _, cerr := pool.close(); err == nil {
+		err = cerr
+	}
+	return err
 }

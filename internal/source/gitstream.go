@@ -96,54 +96,79 @@ func fetchStreamed(ctx context.Context, tmp string, repo remoteRepo, ref, want s
 // and the pack.
 func streamPack(ctx context.Context, gitDir string, repo remoteRepo, ref string, pool *blobWriter, p *progress.Reporter, lim gitLimits) (plumbing.Hash, string, error) {
 	var none plumbing.Hash
-	session, err := uploadPackSession(repo)
+	session, adv, err := openUploadPack(ctx, repo, ref)
 	if err != nil {
-		return none, "", fetchFailed(ctx, err, repo, ref)
+		return none, "", err
 	}
 	defer session.Close()
-	adv, err := session.AdvertisedReferencesContext(ctx)
-	if err != nil {
-		return none, "", fetchFailed(ctx, err, repo, ref)
-	}
 	tip, err := advertisedWant(adv, repo, ref)
 	if err != nil {
 		return none, "", err
 	}
+	pack, err := requestPack(ctx, session, adv, []plumbing.Hash{tip}, 1, gitDir, repo, ref, pool, p, lim)
+	if err != nil {
+		return none, "", err
+	}
+	return tip, pack, nil
+}
+
+// openUploadPack opens an upload-pack session with repo and reads the
+// refs it advertises; what names the fetch in messages.
+func openUploadPack(ctx context.Context, repo remoteRepo, what string) (transport.UploadPackSession, *packp.AdvRefs, error) {
+	session, err := uploadPackSession(repo)
+	if err != nil {
+		return nil, nil, fetchFailed(ctx, err, repo, what)
+	}
+	adv, err := session.AdvertisedReferencesContext(ctx)
+	if err != nil {
+		session.Close()
+		return nil, nil, fetchFailed(ctx, err, repo, what)
+	}
+	return session, adv, nil
+}
+
+// requestPack asks the session for wants, depth commits deep (0: their
+// whole history), and receives the pack into gitDir and its blobs into
+// pool (see receivePack), under lim. It returns the pack's name.
+func requestPack(ctx context.Context, session transport.UploadPackSession, adv *packp.AdvRefs, wants []plumbing.Hash, depth int, gitDir string, repo remoteRepo, what string, pool *blobWriter, p *progress.Reporter, lim gitLimits) (string, error) {
 	req := packp.NewUploadPackRequestFromCapabilities(adv.Capabilities)
 	// Nothing is had, so a thin pack could not be thinner; an unthin one
 	// resolves within itself, which receivePack relies on.
 	req.Capabilities.Delete(capability.ThinPack)
-	req.Wants = []plumbing.Hash{tip}
-	req.Depth = packp.DepthCommits(1)
-	if err := req.Capabilities.Set(capability.Shallow); err != nil {
-		return none, "", err
+	req.Wants = wants
+	if depth > 0 {
+		req.Depth = packp.DepthCommits(depth)
+		if err := req.Capabilities.Set(capability.Shallow); err != nil {
+			return "", err
+		}
+		ctx = expectShallowLines(ctx)
 	}
 	if adv.Capabilities.Supports(capability.NoProgress) {
 		if err := req.Capabilities.Set(capability.NoProgress); err != nil {
-			return none, "", err
+			return "", err
 		}
 	}
-	resp, err := session.UploadPack(expectShallowLines(ctx), req)
+	resp, err := session.UploadPack(ctx, req)
 	if err != nil {
-		return none, "", fetchFailed(ctx, err, repo, ref)
+		return "", fetchFailed(ctx, err, repo, what)
 	}
 	defer resp.Close()
 	task := p.Start("fetch "+repo.shown, 0)
 	defer task.Abort()
 	packDir := gitstore.PackDir(gitDir)
 	if err := os.MkdirAll(packDir, 0o755); err != nil {
-		return none, "", err
+		return "", err
 	}
 	pack, err := receivePack(ctx, io.TeeReader(demuxed(req.Capabilities, resp), task), packDir, pool, lim)
 	var limit *LimitError
 	if errors.As(err, &limit) {
-		return none, "", limit
+		return "", limit
 	}
 	if err != nil {
-		return none, "", fetchFailed(ctx, err, repo, ref)
+		return "", fetchFailed(ctx, err, repo, what)
 	}
 	task.Done()
-	return tip, pack, nil
+	return pack, nil
 }
 
 // advertisedWant is the object to ask for: a commit pin's hash, when the

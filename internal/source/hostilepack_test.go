@@ -244,3 +244,21 @@ func TestHonestPackIsKeptAsReceived(t *testing.T) {
 	require.NotEqual(t, f.rel, tag, "the tag is annotated")
 	assert.Equal(t, "tag", gitfixture.Git(t, "", "--git-dir", tree.GitDir, "cat-file", "-t", tag), "the received pack, with the tag, is kept")
 }
+
+// TestHistoryScanHasTheLimits: a commit pin that a server neither hands
+// out by hash nor has at a ref's tip is looked for in the history of the
+// branches and tags; that fetch goes through the same receiver, so a delta
+// bomb there is refused too, leaving nothing cached.
+func TestHistoryScanHasTheLimits(t *testing.T) {
+	file, blob := hg.FileEntry("100644", "f", "x\n")
+	repo := hg.NewRepo([]hg.Entry{file}, blob)
+	const chunk = 0xffff
+	base := make([]byte, chunk)
+	delta := hg.DeltaOf(chunk, 4<<30/chunk+1, chunk)
+	bomb := hg.Pack(append(repo.Objects, hg.Honest(hg.Blob, base), hg.Object{Type: hg.RefDelta, Size: int64(len(delta)), Data: delta, Base: hg.ID("blob", base)})...)
+	url := hg.ServeRefsOnly(t, repo.Commit, hg.Response(repo.Commit, bomb))
+	cacheDir := t.TempDir()
+	below := strings.Repeat("1", 40)
+	_, err := Fetch(context.Background(), Request{Pin: pin(url, below, below), Kind: Git, CacheDir: cacheDir})
+	requireRefusedLeavingNothing(t, err, cacheDir, MaxObjectEnv)
+}

@@ -14,12 +14,25 @@ import (
 // Response). It closes with the test.
 func Serve(t testing.TB, tip [20]byte, respond func(w io.Writer)) string {
 	t.Helper()
+	return serve(t, tip, "shallow no-progress allow-reachable-sha1-in-want ofs-delta", respond)
+}
+
+// ServeRefsOnly is Serve from a server that hands out no commit by hash
+// (git's default), so that a commit pin not at a ref's tip is looked for
+// in the history of the refs.
+func ServeRefsOnly(t testing.TB, tip [20]byte, respond func(w io.Writer)) string {
+	t.Helper()
+	return serve(t, tip, "shallow no-progress ofs-delta", respond)
+}
+
+func serve(t testing.TB, tip [20]byte, caps string, respond func(w io.Writer)) string {
+	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/info/refs"):
 			w.Header().Set("Content-Type", "application/x-git-upload-pack-advertisement")
 			io.WriteString(w, PktLine("# service=git-upload-pack\n")+"0000"+
-				PktLine(Hex(tip)+" refs/tags/v1\x00shallow no-progress allow-reachable-sha1-in-want ofs-delta\n")+"0000")
+				PktLine(Hex(tip)+" refs/tags/v1\x00"+caps+"\n")+"0000")
 		case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/git-upload-pack"):
 			io.Copy(io.Discard, r.Body)
 			w.Header().Set("Content-Type", "application/x-git-upload-pack-result")
