@@ -1,11 +1,18 @@
 package main
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/epp-build/epp-build/internal/killpoint"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -61,4 +68,49 @@ func TestAnEmptyDirLeftByAKilledStartDoesNotBlockARebase(t *testing.T) {
 	r = run(t, cache, "--patches", patches, "rebase", "--version", "v9", "--onto", "v2", "--as", "v11", "--dir", other)
 	assert.Equal(t, 2, r.code, r.stdout+r.stderr)
 	assert.FileExists(t, filepath.Join(other, "keep"))
+}
+
+// TestASecondRebaseCommandIsRefusedWhileOneRuns: while a --continue runs
+// (held here in its read of the state), an --abort of the same rebase is
+// refused at once, exit 1, naming the process, and removes nothing; once
+// the first is gone (killed: the kernel drops its lock) the --abort goes
+// on. Two such commands at once used to leave the rebase unfinishable.
+func TestASecondRebaseCommandIsRefusedWhileOneRuns(t *testing.T) {
+	cache := t.TempDir()
+	patches := t.TempDir()
+	work := filepath.Join(t.TempDir(), "rebase")
+	state := filepath.Join(work, ".git", "epp-build", "rebase.json")
+	require.NoError(t, os.MkdirAll(filepath.Dir(state), 0o755))
+	data, err := json.Marshal(map[string]any{
+		"version": "v9", "recipe": filepath.Join(patches, "v9"),
+		"upstream": map[string]string{"repository": "https://example.com/gaie.git", "ref": "v2", "commit": strings.Repeat("ab", 20)},
+		"patches":  []string{"0001-a.patch"}, "next": 0, "conflict": "0001-a.patch",
+	})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(state, data, 0o644))
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	first := exec.CommandContext(ctx, binary, "--patches", patches, "rebase", "--continue", "--dir", work)
+	first.Env = append(os.Environ(), "XDG_CACHE_HOME="+cache, "GOPROXY=off", killpoint.BlockVar+"=input-read")
+	stderr, err := first.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, first.Start())
+	lines := bufio.NewScanner(stderr)
+	blocked := false
+	for !blocked && lines.Scan() {
+		blocked = strings.Contains(lines.Text(), "blocked at input-read")
+	}
+	require.True(t, blocked, "the first --continue never read its state")
+
+	r := run(t, cache, "--patches", patches, "rebase", "--abort", "--dir", work)
+	assert.Equal(t, 1, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, "another epp-build (pid "+strconv.Itoa(first.Process.Pid)+") is continuing this rebase")
+	assert.FileExists(t, state)
+
+	require.NoError(t, first.Process.Kill())
+	_ = first.Wait()
+	r = run(t, cache, "--patches", patches, "rebase", "--abort", "--dir", work)
+	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
+	assert.NoDirExists(t, work)
 }
