@@ -5,7 +5,7 @@ import (
 	"os"
 	"strconv"
 
-	"golang.org/x/sys/unix"
+	"golang.org/x/term"
 )
 
 // DefaultWidth is the width assumed when neither the terminal nor
@@ -15,11 +15,7 @@ const DefaultWidth = 80
 // IsTerminal is whether w is a terminal.
 func IsTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // Width is how many columns w shows: the terminal's own size, else
@@ -27,8 +23,8 @@ func IsTerminal(w io.Writer) bool {
 // a resized window is followed.
 func Width(w io.Writer) int {
 	if f, ok := w.(*os.File); ok {
-		if ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ); err == nil && ws.Col > 0 {
-			return int(ws.Col)
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
+			return cols
 		}
 	}
 	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
