@@ -87,7 +87,7 @@ func busy(path, kind string) *BusyError {
 
 // validDoing are the words a lock holder writes: the note is read back
 // into a message, so nothing else of it is shown.
-var validDoing = map[string]bool{"starting": true, "continuing": true, "skipping": true, "aborting": true}
+var validDoing = map[string]bool{"starting": true, "continuing": true, "skipping": true, "aborting": true, "pruning": true}
 
 // doing names a command's operation for lockOp.
 func doing(cont, skip, abort bool) string {

@@ -2,12 +2,9 @@ package backport
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-
-	"github.com/gofrs/flock"
 )
 
 // MayHoldStopped says whether the work tree dir may hold a stopped rebase
@@ -26,18 +23,17 @@ func MayHoldStopped(dir string) bool {
 
 // TryLockWorkTree takes, without waiting, the lock every rebase or pick
 // command of a patches folder holds beside its default work tree dir
-// while it runs (a pick writes no state until it stops): ok is false
-// while one runs. `cache prune` holds it while it looks at and removes
-// the tree.
+// while it runs (lockOp; a pick writes no state until it stops): ok is
+// false while one runs. `cache prune` holds it while it looks at and
+// removes the tree, and a command started meanwhile is refused as busy.
 func TryLockWorkTree(dir string) (unlock func(), ok bool, err error) {
-	l := flock.New(dir + ".lock")
-	ok, err = l.TryLock()
-	if err != nil {
-		return nil, false, fmt.Errorf("lock the work tree %s: %w", dir, err)
-	}
-	if !ok {
-		_ = l.Close()
+	unlock, err = lockOp(dir, filepath.Base(filepath.Dir(dir)), "pruning")
+	var busy *BusyError
+	if errors.As(err, &busy) {
 		return nil, false, nil
 	}
-	return func() { _ = l.Unlock() }, true, nil
+	if err != nil {
+		return nil, false, err
+	}
+	return unlock, true, nil
 }

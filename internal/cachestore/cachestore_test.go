@@ -187,7 +187,7 @@ func TestPrunePassesByWhatIsLocked(t *testing.T) {
 		whys[e.Path] = e.Why
 	}
 	assert.Equal(t, "in use by a running fetch or checkout", whys[c.unpinned])
-	assert.Equal(t, "a rebase is running in it", whys[c.finished])
+	assert.Equal(t, "a rebase command of its patches folder is running", whys[c.finished])
 
 	unlockEntry()
 	unlockTree()

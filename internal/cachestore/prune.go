@@ -119,7 +119,7 @@ func (p *pruner) workTree(kind Kind, tree string) error {
 		return err
 	}
 	if !ok {
-		return p.keep(kind, tree, fmt.Sprintf("a %s is running in it", kind))
+		return p.keep(kind, tree, fmt.Sprintf("a %s command of its patches folder is running", kind))
 	}
 	defer unlock()
 	if stopped(tree) {
