@@ -152,9 +152,7 @@ The staged files are listed in --out's .git/info/exclude: ` + "`git add -A`" + `
 them out and a re-apply keeps them. Every apply lists there, too, /epp and /bbr, the
 binaries a local go build of ./cmd/epp or ./cmd/bbr leaves at the tree's root.
 --capi-only stages into --out without applying the series (any git work tree holding
-the binding, such as a rebase's work tree in --exec).
-
-` + exitCodesHelp,
+the binding, such as a rebase's work tree in --exec).`,
 		Example: `  epp-build apply --version v0.7.0 --out ./gaie
   epp-build apply --recipe ./my-series --out ./gaie-try
   epp-build apply --version v0.7.0 --out ./gaie --source goproxy
@@ -203,8 +201,8 @@ the binding, such as a rebase's work tree in --exec).
 	f.register(cmd)
 	cmd.Flags().StringVar(&out, "out", "", "folder for the patched tree (created; replaced only by a tree of epp-build's)")
 	f.registerProgress(cmd)
-	cmd.Flags().BoolVar(&regenFirst, "regen", false, "first rewrite the generated patches from plugins/ and ffi/ (as `epp-build regen`), then apply")
-	cmd.Flags().BoolVar(&withCAPI, "capi", false, "stage the recipe's C API library (built for this machine) where the tree's cgo binding links it, for `go build ./cmd/epp`")
+	cmd.Flags().BoolVar(&regenFirst, "regen", false, "first rewrite the generated patches from plugins/ and ffi/ (as epp-build regen does), then apply")
+	cmd.Flags().BoolVar(&withCAPI, "capi", false, "stage the recipe's C API library (built for this machine) where the tree's cgo binding links it, so go build ./cmd/epp works in the tree")
 	cmd.Flags().StringVar(&capiSrc, "capi-src", "", "with --capi: build the C API from this checkout or crate instead of the recipe's pin (implies --capi)")
 	cmd.Flags().StringSliceVar(&capiFeatures, "capi-features", nil, "cargo features of the C API crate to build with (comma-separated; implies --capi)")
 	cmd.Flags().BoolVar(&capiOnly, "capi-only", false, "only stage the C API library into --out (any git tree holding the binding); apply nothing")

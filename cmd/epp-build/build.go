@@ -93,9 +93,7 @@ a bare tag such as latest is one of --image's repository, as ko's --tags) and
 revision, version and created; --label and --annotation ([TYPE,...:]KEY=VALUE, as
 buildx) go over them. --metadata-file writes buildx's metadata, --image-refs ko's
 REPOSITORY@DIGEST lines. --dry-run[=json] prints the plan and does nothing.
-type=gha caches read ACTIONS_RUNTIME_TOKEN and ACTIONS_CACHE_URL/ACTIONS_RESULTS_URL.
-
-` + exitCodesHelp,
+type=gha caches read ACTIONS_RUNTIME_TOKEN and ACTIONS_CACHE_URL/ACTIONS_RESULTS_URL.`,
 		Example: `  epp-build build --version v0.7.0 --image 127.0.0.1:5000/dynamo/epp:v0.7.0 \
       --platform linux/amd64,linux/arm64 --push --capi-src testdata/capi-double \
       --buildkit unix:///run/buildkit/buildkitd.sock --report build.json \

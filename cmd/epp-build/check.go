@@ -14,9 +14,7 @@ func newCheckCommand(g *globalFlags) *cobra.Command {
 result with the committed patch files byte for byte. Folders a patch adds from
 plugins/ or ffi/ (the recipe's generated list) are refreshed from that source first,
 so a change there that was not regenerated is caught too. It exits 6 and lists every
-stale patch; fix with ` + "`epp-build regen`" + ` (or apply, edit, export --to the recipe folder).
-
-` + exitCodesHelp,
+stale patch; fix with ` + "`epp-build regen`" + ` (or apply, edit, export --to the recipe folder).`,
 		Example: `  epp-build check --version v0.7.0
   epp-build check --recipe ./my-series --source goproxy`,
 		Args: cobra.NoArgs,

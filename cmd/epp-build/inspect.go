@@ -61,9 +61,7 @@ agree. A missing, unfetchable or mismatched attestation exits 5, naming it and
 its platform. With --key (a PEM public key, such as cosign.pub, or env://VAR for one
 in $VAR, as cosign takes it) the report must
 also be signed with that key (epp-build sign, build --sign-key); an unsigned
-report, or one signed with another key, exits 5.
-
-` + exitCodesHelp,
+report, or one signed with another key, exits 5.`,
 		Example: `  epp-build verify registry.example/dynamo/epp:v0.7.0
   epp-build verify 127.0.0.1:5000/dynamo/epp@sha256:... --insecure
   epp-build verify registry.example/dynamo/epp:v0.7.0 --key cosign.pub`,

@@ -59,9 +59,7 @@ lines, new and cleanly merged files staged, and FILE.rej for what cannot be merg
 Fix the files, then --continue (deleting a .rej file drops that change); or --skip,
 as git cherry-pick --skip does, to drop that pick (nothing is recorded for it, its
 edits are discarded) and go on with the rest; or --abort (the work tree goes, and so
-does a version --extends created).
-
-` + exitCodesHelp,
+does a version --extends created).`,
 		Example: `  epp-build pick --version v1.4.3 --extends v1.4.2 --reason "fixes stuck streams" \
       --upstream-link https://github.com/kubernetes-sigs/gateway-api-inference-extension/pull/2901 fix.patch
   epp-build pick --version v1.4.2 --from ../gaie --reason "backport" 1a2b3c4d 5e6f7a8b..9c0d1e2f

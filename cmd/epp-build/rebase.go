@@ -63,9 +63,7 @@ module proxy) and, for a recipe with upstream.module, the module version and h1:
 hash from the module proxy;
 --onto-commit, --onto-module-version and --onto-module-hash override them.
 --onto-module-version alone is enough: its h1: hash is computed from the fetched
-tree (a hash given, or the proxy's, is checked against that tree).
-
-` + exitCodesHelp,
+tree (a hash given, or the proxy's, is checked against that tree).`,
 		Example: `  epp-build rebase --version v1.4.2 --onto v1.5.0 --as v1.5.0-dyn --dir ./rebase
   epp-build rebase --continue --dir ./rebase
   epp-build rebase --abort --dir ./rebase

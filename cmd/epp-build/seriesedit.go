@@ -35,9 +35,7 @@ patches list, generated entries renamed with their patch), so ` + "`check`" + ` 
 it. A patch is named by its file name, its number among the version's own patches (3
 or 0003), or a file name prefix; patches a version inherits with extends are edited in
 the version that has them. An order that does not apply is refused (exit 3) and
-nothing is written.
-
-` + exitCodesHelp,
+nothing is written.`,
 		Example: `  epp-build series --version v1.4.3
   epp-build series list --version v1.4.3 -o json
   epp-build series reword --version v1.4.3 1 --body "GAIE's stream close races the EPP's."

@@ -26,9 +26,7 @@ The key is cosign's (cosign generate-key-pair: an encrypted key whose password
 is read from $COSIGN_PASSWORD) or an unencrypted PEM private key (ECDSA, RSA or
 Ed25519), in a file or, as cosign takes it, in an environment variable:
 --key env://VAR (an unset or empty VAR exits 2). The key and the password are
-never printed or stored.
-
-` + exitCodesHelp,
+never printed or stored.`,
 		Example: `  COSIGN_PASSWORD=... epp-build sign registry.example/dynamo/epp:v0.7.0 --key cosign.key
   COSIGN_KEY="$(cat cosign.key)" epp-build sign registry.example/dynamo/epp:v0.7.0 --key env://COSIGN_KEY
   epp-build verify registry.example/dynamo/epp:v0.7.0 --key cosign.pub
