@@ -17,6 +17,7 @@ import (
 
 	"github.com/epp-build/epp-build/internal/redact"
 
+	"github.com/epp-build/epp-build/internal/dirswap"
 	"github.com/epp-build/epp-build/internal/export"
 	"github.com/epp-build/epp-build/internal/patchset"
 	"github.com/epp-build/epp-build/internal/recipe"
@@ -263,9 +264,11 @@ func NewVersion(root, name, base string) (string, error) {
 	if _, err := recipe.LoadVersion(root, base); err != nil {
 		return "", err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
 	text := fmt.Sprintf("# %s: %s plus backports.\nextends: %s\npatches: []\n", name, base, base)
-	return dir, os.WriteFile(filepath.Join(dir, recipe.FileName), []byte(text), 0o644)
+	// Made beside and renamed into place: a kill leaves no folder without
+	// its recipe, which no command would load and the next pick would not
+	// create again.
+	return dir, dirswap.Create(dir, 0o755, func(staging string) error {
+		return os.WriteFile(filepath.Join(staging, recipe.FileName), []byte(text), 0o644)
+	})
 }
