@@ -10,6 +10,7 @@ import (
 
 	"github.com/epp-build/epp-build/internal/patchset"
 	"github.com/epp-build/epp-build/internal/recipe"
+	"github.com/epp-build/epp-build/internal/textsafe"
 )
 
 // The pick and rebase commands' sequencing: each command makes one call
@@ -209,7 +210,8 @@ func Rebase(ctx context.Context, req RebaseRequest) (*Rebased, error) {
 		}
 		res.Dir = found.Dir
 		if req.Log != nil {
-			fmt.Fprintf(req.Log, "found the stopped rebase in %s (%s)\n", found.Dir, found.How)
+			// The folder comes from a note in the cache, which anyone can edit.
+			fmt.Fprintf(req.Log, "found the stopped rebase in %s (%s)\n", textsafe.Escape(found.Dir), textsafe.Escape(found.How))
 		}
 	}
 	if res.Dir == "" {

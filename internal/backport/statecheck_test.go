@@ -201,3 +201,20 @@ func TestOneCommandAtATimeRunsARebaseOrPick(t *testing.T) {
 	require.NoError(t, err, "once the other run ends, the next goes on")
 	assert.NoDirExists(t, work)
 }
+
+// TestTheFolderANoteNamesIsEscapedInTheMessage: the note naming a
+// --dir rebase is a file in the cache; its folder is shown escaped.
+func TestTheFolderANoteNamesIsEscapedInTheMessage(t *testing.T) {
+	root := t.TempDir()
+	work := filepath.Join(t.TempDir(), "rb\x1b]0;owned\a")
+	writeState(t, work, stoppedState(filepath.Join(root, "v9")))
+	d, err := DefaultDir(root)
+	require.NoError(t, err)
+	require.NoError(t, recordActive(d, work))
+	var log strings.Builder
+	res, err := Rebase(context.Background(), RebaseRequest{Root: root, Abort: true, Log: &log})
+	require.NoError(t, err)
+	assert.True(t, res.Aborted)
+	assert.NotContains(t, log.String(), "\x1b")
+	assert.Contains(t, log.String(), `rb\x1b]0;owned\x07`)
+}
