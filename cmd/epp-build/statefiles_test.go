@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/epp-build/epp-build/internal/dirswap"
 	"github.com/epp-build/epp-build/internal/killpoint"
 
 	"github.com/stretchr/testify/assert"
@@ -113,4 +114,24 @@ func TestASecondRebaseCommandIsRefusedWhileOneRuns(t *testing.T) {
 	r = run(t, cache, "--patches", patches, "rebase", "--abort", "--dir", work)
 	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
 	assert.NoDirExists(t, work)
+}
+
+// TestAKilledRebaseStartDoesNotBlockTheNextStart: a start killed before
+// it stopped or finished leaves its --dir without a state; the next start
+// with that --dir removes it (the start recorded that it made it) and
+// runs, and a --dir the user made is never taken.
+func TestAKilledRebaseStartDoesNotBlockTheNextStart(t *testing.T) {
+	u := newTwoPins(t)
+	cache := t.TempDir()
+	patches := t.TempDir()
+	seriesOn(t, u.url, u.v1, patches, cache, "v9", []edit{{"d.txt", "d 2 line\n", "d = dynamo\n", "Route d"}})
+	work := filepath.Join(t.TempDir(), "rebase")
+	args := []string{"--patches", patches, "rebase", "--version", "v9", "--onto", "v2", "--as", "v10", "--dir", work}
+	r := runEnv(t, cache, []string{killpoint.Var + "=" + dirswap.KillStep + "#1"}, args...)
+	require.Equal(t, -1, r.code, "killed: "+r.stdout+r.stderr)
+	require.DirExists(t, work)
+	r = run(t, cache, args...)
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, "removed "+work+": a rebase start that did not finish left it")
+	assert.FileExists(t, filepath.Join(patches, "v10", "recipe.yaml"))
 }

@@ -241,6 +241,9 @@ func Rebase(ctx context.Context, req RebaseRequest) (*Rebased, error) {
 			if err := removeIfEmpty(res.Dir); err != nil {
 				return nil, err
 			}
+			if err := clearKilledStart(defaultDir, res.Dir, req.Log); err != nil {
+				return nil, err
+			}
 			if _, err := os.Stat(res.Dir); errors.Is(err, os.ErrNotExist) { // not another rebase's
 				if err := recordActive(defaultDir, res.Dir); err != nil {
 					return nil, err

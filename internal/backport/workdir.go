@@ -13,6 +13,7 @@ import (
 
 	"github.com/epp-build/epp-build/internal/inputfile"
 	"github.com/epp-build/epp-build/internal/source"
+	"github.com/epp-build/epp-build/internal/textsafe"
 )
 
 // DefaultDir is the work tree of a rebase when none is named: one per
@@ -145,6 +146,35 @@ func removeIfEmpty(dir string) error {
 	}
 	if err := os.Remove(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("remove the empty work tree %s a killed start left: %w", dir, err)
+	}
+	return nil
+}
+
+// clearKilledStart removes the --dir dir when a start of ours made it and
+// ended without a stop or a finish (killed): the note beside the default
+// work tree still names it, which a start writes only for a dir that did
+// not exist and a finish or --abort removes, and it holds no rebase
+// state. Anything else in dir is left alone.
+func clearKilledStart(defaultDir, dir string, log io.Writer) error {
+	if inProgress(dir) {
+		return nil
+	}
+	if _, err := os.Lstat(dir); err != nil {
+		return nil
+	}
+	data, err := inputfile.ReadFile(activeFile(defaultDir), "", activeNoteLimit)
+	if err != nil {
+		return nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil || strings.TrimSpace(string(data)) != abs {
+		return nil
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("remove the work tree %s a rebase start that did not finish left: %w", dir, err)
+	}
+	if log != nil {
+		fmt.Fprintf(log, "removed %s: a rebase start that did not finish left it\n", textsafe.Escape(dir))
 	}
 	return nil
 }
