@@ -70,7 +70,7 @@ func packBombs() map[string]func() ([20]byte, func(io.Writer)) {
 			result := make([]byte, copies*chunk)
 			next := hg.DeltaOf(uint64(len(result)), copies, chunk)
 			onResult := hg.Object{Type: hg.RefDelta, Size: int64(len(next)), Data: next, Base: hg.ID("blob", result)}
-			return answer(hg.Honest(hg.Blob, zeros), on(zeros), onResult, onResult, onResult, onResult)
+			return answer(hg.Honest(hg.Blob, zeros), on(zeros), onResult, onResult, onResult)
 		},
 		"folder 40,000 deep": func() ([20]byte, func(io.Writer)) {
 			root, objs := hg.DeepTree(40_000)
@@ -82,7 +82,7 @@ func packBombs() map[string]func() ([20]byte, func(io.Writer)) {
 
 // bombLimits are the settings a bomb runs under, when not the defaults.
 var bombLimits = map[string][]string{
-	"deltas up to the limits": {MaxObjectEnv + "=64", MaxPackEnv + "=300"},
+	"deltas up to the limits": {MaxObjectEnv + "=64", MaxPackEnv + "=200"},
 }
 
 // TestHostilePackBombsCostLittleMemory: each bomb, fetched with the

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path"
 	"path/filepath"
 	"strings"
 	"time"
@@ -104,7 +103,7 @@ func snapshot(ctx context.Context, tmp string, s storer.EncodedObjectStorer, com
 	w := &snapshotWriter{ctx: ctx, s: s, seen: map[plumbing.Hash]bool{}, pool: pool, maxDepth: lim.treeDepth}
 	w.add(commit)
 	w.add(root.Hash)
-	err = w.walk(root.Hash, "", 1)
+	err = w.walk(root.Hash, nil, 1)
 	ranges, stat, perr := w.pool.close()
 	if err == nil {
 		err = perr
@@ -153,9 +152,12 @@ func (w *snapshotWriter) add(h plumbing.Hash) {
 	}
 }
 
-// walk lists tree t's files under prefix, depth first in tree order, and
-// stores each blob the first time it appears. t is depth trees deep.
-func (w *snapshotWriter) walk(t plumbing.Hash, prefix string, depth int) error {
+// walk lists tree t's files under prefix ("" or a path ending in '/'),
+// depth first in tree order, and stores each blob the first time it
+// appears. t is depth trees deep. The folders' paths share one growing
+// buffer, as git's strbuf: a path string per folder made trees nested
+// thousands deep cost memory quadratic in the depth.
+func (w *snapshotWriter) walk(t plumbing.Hash, prefix []byte, depth int) error {
 	if err := w.ctx.Err(); err != nil {
 		return err
 	}
@@ -174,17 +176,17 @@ func (w *snapshotWriter) walk(t plumbing.Hash, prefix string, depth int) error {
 		if err != nil {
 			return fmt.Errorf("upstream tree %s: entry %q in %q: %w", t, e.name, prefix, err)
 		}
-		rel := path.Join(prefix, e.name)
 		switch mode {
 		case filemode.Dir:
 			w.add(e.hash)
-			if err := w.walk(e.hash, rel, depth+1); err != nil {
+			if err := w.walk(e.hash, append(append(prefix, e.name...), '/'), depth+1); err != nil {
 				return err
 			}
 		case filemode.Submodule:
 			// A submodule is an empty folder in a fresh checkout.
-			w.entries = append(w.entries, fileEntry{Path: rel, Mode: uint32(e.mode), Hash: e.hash.String()})
+			w.entries = append(w.entries, fileEntry{Path: string(prefix) + e.name, Mode: uint32(e.mode), Hash: e.hash.String()})
 		default:
+			rel := string(prefix) + e.name
 			if !w.seen[e.hash] {
 				if !w.pool.holds(e.hash) {
 					if err := w.storeBlob(e.hash, rel); err != nil {
