@@ -12,6 +12,7 @@ import (
 
 	"github.com/epp-build/epp-build/internal/capi"
 	"github.com/epp-build/epp-build/internal/compile"
+	"github.com/epp-build/epp-build/internal/inputfile"
 	"github.com/epp-build/epp-build/internal/platform"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/source"
@@ -149,7 +150,7 @@ func ExcludeFromGit(tree string, paths []string) error {
 // adding only those not there yet.
 func excludeUnder(tree, header string, paths []string) error {
 	name := filepath.Join(tree, ".git", "info", "exclude")
-	data, err := os.ReadFile(name)
+	data, err := inputfile.ReadFile(name, "", inputfile.StateLimit(".git/info/exclude"))
 	if err != nil && !os.IsNotExist(err) {
 		return err
 	}

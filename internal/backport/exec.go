@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/epp-build/epp-build/internal/inputfile"
 	"github.com/epp-build/epp-build/internal/patchset"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -350,7 +351,7 @@ func patchsetUpstream(repo *git.Repository) plumbing.Hash {
 // --exec command's outputs are listed), for a go-git work tree to honour:
 // go-git itself does not read that file.
 func infoExcludes(dir string) []gitignore.Pattern {
-	data, err := os.ReadFile(filepath.Join(dir, ".git", "info", "exclude"))
+	data, err := inputfile.ReadFile(filepath.Join(dir, ".git", "info", "exclude"), "", inputfile.StateLimit(".git/info/exclude"))
 	if err != nil {
 		return nil
 	}

@@ -12,12 +12,16 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
+
+	"github.com/epp-build/epp-build/internal/inputfile"
 )
 
 // ReadIndex reads the index file name as go-git's repository storage does: a
 // missing file is an empty version 2 index, and ModTime is the file's.
 func ReadIndex(name string) (*index.Index, error) {
-	f, err := os.Open(name)
+	// Bounded and regular-only: a FIFO or a device in its place must not
+	// hang or exhaust the process.
+	f, err := inputfile.Open(name, "", inputfile.IndexLimit())
 	if errors.Is(err, os.ErrNotExist) {
 		return &index.Index{Version: 2}, nil
 	}

@@ -12,7 +12,15 @@ const (
 	KeyBytes = 1 << 20
 	// MessageBytes bounds a commit message read from a file.
 	MessageBytes = 1 << 20
+	// IndexBytes bounds a work tree's .git/index: GAIE's is a few hundred
+	// KB; a repository of millions of files would need more.
+	IndexBytes = 1 << 30
 )
+
+// IndexLimit is the limit for a work tree's .git/index.
+func IndexLimit() Limit {
+	return Limit{Bytes: IndexBytes, What: "a git index", Raise: "it is damaged or not git's; apply again into a new --out"}
+}
 
 // StateLimit is the limit for a state file named what.
 func StateLimit(what string) Limit {
