@@ -23,29 +23,35 @@ const modulePath = "github.com/epp-build/epp-build"
 func TestGoInstallSaysItsVersion(t *testing.T) {
 	root, err := filepath.Abs("../..")
 	require.NoError(t, err)
+	// The module cache keeps what it extracted for a version for good, so
+	// the version names the commit served: another commit is another
+	// version, never the cached source of an earlier one.
+	head, err := exec.Command("git", "-C", root, "rev-parse", "--short=12", "HEAD").Output()
+	require.NoError(t, err)
+	version := testVersion + "." + strings.TrimSpace(string(head))
 	proxy := t.TempDir()
 	dir := filepath.Join(proxy, modulePath, "@v")
 	require.NoError(t, os.MkdirAll(dir, 0o755))
-	m := module.Version{Path: modulePath, Version: testVersion}
+	m := module.Version{Path: modulePath, Version: version}
 
 	// The module zip of HEAD, made as the module proxy makes one from the
 	// repository: nested modules (ffi/, plugins/) are left out.
-	zf, err := os.Create(filepath.Join(dir, testVersion+".zip"))
+	zf, err := os.Create(filepath.Join(dir, version+".zip"))
 	require.NoError(t, err)
 	require.NoError(t, modzip.CreateFromVCS(zf, m, root, "HEAD", ""))
 	require.NoError(t, zf.Close())
 	gomod, err := exec.Command("git", "-C", root, "show", "HEAD:go.mod").Output()
 	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, testVersion+".mod"), gomod, 0o644))
-	info, err := json.Marshal(map[string]string{"Version": testVersion, "Time": "2025-12-01T00:00:00Z"})
+	require.NoError(t, os.WriteFile(filepath.Join(dir, version+".mod"), gomod, 0o644))
+	info, err := json.Marshal(map[string]string{"Version": version, "Time": "2025-12-01T00:00:00Z"})
 	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, testVersion+".info"), info, 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "list"), []byte(testVersion+"\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, version+".info"), info, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "list"), []byte(version+"\n"), 0o644))
 
 	upstream, err := exec.Command("go", "env", "GOPROXY").Output()
 	require.NoError(t, err)
 	gobin := t.TempDir()
-	install := exec.Command("go", "install", modulePath+"/cmd/epp-build@"+testVersion)
+	install := exec.Command("go", "install", modulePath+"/cmd/epp-build@"+version)
 	install.Dir = t.TempDir() // outside any module, as a user runs it
 	install.Env = append(os.Environ(),
 		"GOBIN="+gobin, "GOFLAGS=", "GOWORK=off",
@@ -55,8 +61,9 @@ func TestGoInstallSaysItsVersion(t *testing.T) {
 	out, err := install.CombinedOutput()
 	require.NoError(t, err, "go install:\n%s", out)
 
-	version, err := exec.Command(filepath.Join(gobin, "epp-build"), "version").Output()
+	said, err := exec.Command(filepath.Join(gobin, "epp-build"), "version").Output()
 	require.NoError(t, err)
-	assert.Regexp(t, `^epp-build `+testVersion+`, go\S+ \S+/\S+\n$`, string(version))
-	assert.NotContains(t, string(version), "go install", "no advice to build it the way it was built")
+	assert.True(t, strings.HasPrefix(string(said), "epp-build "+version+", "), "names its version: %s", said)
+	assert.Regexp(t, `^epp-build \S+, go\S+ \S+/\S+\n$`, string(said))
+	assert.NotContains(t, string(said), "go install", "no advice to build it the way it was built")
 }
