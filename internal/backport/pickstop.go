@@ -181,17 +181,27 @@ func startPick(ctx context.Context, r *recipe.Recipe, apply Applier, picks []*pa
 	return runPicks(ctx, dir, st)
 }
 
+// loadStoppedPick is the state of the pick stopped in dir and the pick it
+// stopped at, for --continue and --skip.
+func loadStoppedPick(dir, root string) (*pickState, *patchset.Patch, error) {
+	st, err := loadPickStateFor(dir, root)
+	if err != nil {
+		return nil, nil, err
+	}
+	if st.Conflict == "" {
+		return nil, nil, fmt.Errorf("the pick in %s is not stopped at a conflict", dir)
+	}
+	p, err := loadPick(dir, st.Conflict)
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, p, nil
+}
+
 // continuePick records the user's resolution of the pick stopped at and
 // goes on.
 func continuePick(ctx context.Context, dir, root string, log io.Writer) (*Picked, error) {
-	st, err := loadPickStateFor(dir, root)
-	if err != nil {
-		return nil, err
-	}
-	if st.Conflict == "" {
-		return nil, fmt.Errorf("the pick in %s is not stopped at a conflict", dir)
-	}
-	p, err := loadPick(dir, st.Conflict)
+	st, p, err := loadStoppedPick(dir, root)
 	if err != nil {
 		return nil, err
 	}
@@ -221,14 +231,7 @@ func continuePick(ctx context.Context, dir, root string, log io.Writer) (*Picked
 // rebase --skip drops a patch: nothing is recorded for it, and the
 // remaining picks go on.
 func skipPick(ctx context.Context, dir, root string, log io.Writer) (*Picked, error) {
-	st, err := loadPickStateFor(dir, root)
-	if err != nil {
-		return nil, err
-	}
-	if st.Conflict == "" {
-		return nil, fmt.Errorf("the pick in %s is not stopped at a conflict", dir)
-	}
-	p, err := loadPick(dir, st.Conflict)
+	st, p, err := loadStoppedPick(dir, root)
 	if err != nil {
 		return nil, err
 	}
