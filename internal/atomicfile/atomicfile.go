@@ -1,37 +1,157 @@
 // Package atomicfile replaces a file so that a reader, or the next run after
-// a kill, finds either its old content or the new, never a part of it.
+// a kill or a power loss, finds either its old content or the new, never a
+// part of it.
 package atomicfile
 
 import (
+	"errors"
+	"fmt"
+	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
+	"syscall"
 )
 
-// Write puts data at path with the permission bits perm. The data goes to
-// a temporary file beside path first, under a name no one else can have
-// made: a fixed name such as path+".tmp" could be a FIFO that blocks the
-// write or a symlink that sends it elsewhere. The rename that follows is
-// atomic within one file system. On failure nothing is left behind and
-// path is unchanged.
+// Write puts data at path with the permission bits perm. On failure
+// nothing is left behind and path is unchanged.
 func Write(path string, data []byte, perm fs.FileMode) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	f, err := Create(path, perm)
 	if err != nil {
 		return err
 	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(perm)
+	if _, err := f.Write(data); err != nil {
+		f.Abort()
+		return err
 	}
-	if cerr := f.Close(); err == nil {
+	return f.Commit()
+}
+
+// File is the new content of one path while it is written: the path
+// keeps its old content until Commit, and Abort (or a failed Commit)
+// leaves no trace of the new.
+type File struct {
+	f    *os.File
+	path string
+	perm fs.FileMode
+	done bool
+}
+
+// Create starts replacing path, for writers that stream more than they
+// should hold in memory. The content goes to a temporary file beside path,
+// under a name no one else can have made: a fixed name such as path+".tmp"
+// could be a FIFO that blocks the write, a symlink that sends it elsewhere,
+// a file the tree itself holds, or another writer's temporary file.
+// Beside, because the rename that installs it is atomic only within one
+// file system.
+func Create(path string, perm fs.FileMode) (*File, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return nil, err
+	}
+	return &File{f: f, path: path, perm: perm}, nil
+}
+
+// Write appends p to the new content.
+func (f *File) Write(p []byte) (int, error) {
+	if f.done {
+		return 0, fmt.Errorf("write %s: %w", f.path, fs.ErrClosed)
+	}
+	return f.f.Write(p)
+}
+
+// ReadFrom appends what r holds, letting the kernel copy from a file
+// (copy_file_range) instead of through a buffer.
+func (f *File) ReadFrom(r io.Reader) (int64, error) {
+	if f.done {
+		return 0, fmt.Errorf("write %s: %w", f.path, fs.ErrClosed)
+	}
+	return f.f.ReadFrom(r)
+}
+
+// Commit puts the new content at the path. The file is synced before the
+// rename, or a crash could leave the new name on empty or partial data;
+// the folder after, or the rename itself could be lost. On failure the
+// path keeps its old content and the temporary file is removed.
+func (f *File) Commit() error {
+	if f.done {
+		return fmt.Errorf("commit %s: %w", f.path, fs.ErrClosed)
+	}
+	f.done = true
+	tmp := f.f.Name()
+	err := f.f.Chmod(f.perm)
+	if err == nil {
+		err = syncFile(f.f)
+	}
+	if cerr := f.f.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp, path)
+		err = os.Rename(tmp, f.path)
 	}
 	if err != nil {
 		os.Remove(tmp)
+		return err
+	}
+	if err := syncDir(filepath.Dir(f.path)); err != nil {
+		return fmt.Errorf("%s is replaced but may not survive a crash: %w", f.path, err)
+	}
+	return nil
+}
+
+// Abort drops the new content; the path keeps its old. After Commit it
+// does nothing, so it can be deferred.
+func (f *File) Abort() {
+	if f.done {
+		return
+	}
+	f.done = true
+	f.f.Close()
+	os.Remove(f.f.Name())
+}
+
+// Symlink puts a symbolic link to target at path, replacing what is
+// there, under the same rules as Write: made beside under a name no one
+// else has, then renamed.
+func Symlink(target, path string) error {
+	for {
+		tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+"."+strconv.FormatUint(rand.Uint64(), 36)+".tmp")
+		err := os.Symlink(target, tmp)
+		if errors.Is(err, fs.ErrExist) {
+			continue // someone else's name: draw another, as os.CreateTemp does
+		}
+		if err != nil {
+			return err
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			os.Remove(tmp)
+			return err
+		}
+		if err := syncDir(filepath.Dir(path)); err != nil {
+			return fmt.Errorf("%s is replaced but may not survive a crash: %w", path, err)
+		}
+		return nil
+	}
+}
+
+// syncFile is replaced by tests to fail a write after its data is out.
+var syncFile = (*os.File).Sync
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	// Some file systems cannot sync a folder and say so; the rename is
+	// all they offer.
+	if errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOTSUP) {
+		return nil
 	}
 	return err
 }

@@ -1,8 +1,11 @@
 package atomicfile
 
 import (
+	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -54,4 +57,110 @@ func TestWriteIntoAMissingFolderLeavesNothing(t *testing.T) {
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	assert.Empty(t, entries)
+}
+
+func TestAFailedWriteLeavesTheOldFileAndNoTemporary(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "index")
+	require.NoError(t, os.WriteFile(path, []byte("old"), 0o644))
+	syncFile = func(*os.File) error { return errors.New("disk full") }
+	t.Cleanup(func() { syncFile = (*os.File).Sync })
+
+	require.ErrorContains(t, Write(path, []byte("new"), 0o644), "disk full")
+
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, "old", string(data))
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Len(t, entries, 1, "the temporary file is removed")
+}
+
+func TestAnAbortedStreamLeavesTheOldFileAndNoTemporary(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "image.tar")
+	require.NoError(t, os.WriteFile(path, []byte("old"), 0o644))
+
+	f, err := Create(path, 0o644)
+	require.NoError(t, err)
+	_, err = f.Write([]byte("half a tarball"))
+	require.NoError(t, err)
+	f.Abort()
+	f.Abort()
+	require.Error(t, f.Commit(), "an aborted file cannot be committed")
+
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, "old", string(data))
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Len(t, entries, 1)
+}
+
+func TestAStreamIsInvisibleUntilCommitted(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "image.tar")
+	f, err := Create(path, 0o600)
+	require.NoError(t, err)
+	defer f.Abort()
+	_, err = f.Write([]byte("part one, "))
+	require.NoError(t, err)
+	_, err = os.Stat(path)
+	require.ErrorIs(t, err, os.ErrNotExist)
+	_, err = f.Write([]byte("part two"))
+	require.NoError(t, err)
+	require.NoError(t, f.Commit())
+
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, "part one, part two", string(data))
+	st, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), st.Mode().Perm())
+}
+
+// Two writers of one path, as two builds sharing a cache are, each
+// install a whole file of their own: neither writes into the other's
+// temporary file or renames it away.
+func TestConcurrentWritersDoNotCollide(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "binary")
+	contents := [][]byte{bytes.Repeat([]byte("a"), 1<<20), bytes.Repeat([]byte("b"), 1<<20)}
+	var wg sync.WaitGroup
+	errs := make(chan error, 2*20)
+	for _, c := range contents {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 20 {
+				errs <- Write(path, c, 0o755)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.True(t, bytes.Equal(data, contents[0]) || bytes.Equal(data, contents[1]), "the file is one writer's whole content")
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Len(t, entries, 1)
+}
+
+func TestSymlinkReplacesAFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "link")
+	require.NoError(t, os.WriteFile(path, []byte("old"), 0o644))
+
+	require.NoError(t, Symlink("target", path))
+
+	got, err := os.Readlink(path)
+	require.NoError(t, err)
+	assert.Equal(t, "target", got)
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Len(t, entries, 1)
 }

@@ -5,10 +5,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 
+	"github.com/epp-build/epp-build/internal/atomicfile"
 	"github.com/epp-build/epp-build/internal/filetree"
 )
 
@@ -64,13 +67,25 @@ func treeHash(dir string) (string, error) {
 	return filetree.Hash(dir, filetree.HashOptions{Skip: []string{".git"}, PathOrder: true})
 }
 
-// copyExecutable writes through a temporary name, so a concurrent build
-// never runs half a binary and a binary that is running is replaced, not
-// rewritten under it.
+// copyExecutable replaces dst whole, so a concurrent build never runs
+// half a binary and a binary that is running is replaced, not rewritten
+// under it.
 func copyExecutable(src, dst string) error {
-	tmp := dst + ".tmp"
-	if err := filetree.CopyFile(src, tmp, 0o755); err != nil {
+	in, err := os.Open(src)
+	if err != nil {
 		return err
 	}
-	return os.Rename(tmp, dst)
+	defer in.Close()
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	out, err := atomicfile.Create(dst, 0o755)
+	if err != nil {
+		return err
+	}
+	defer out.Abort()
+	if _, err := io.Copy(out, in); err != nil {
+		return fmt.Errorf("copy %s to %s: %w", src, dst, err)
+	}
+	return out.Commit()
 }

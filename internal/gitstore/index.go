@@ -14,6 +14,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/epp-build/epp-build/internal/atomicfile"
 	"github.com/epp-build/epp-build/internal/gitformat"
 )
 
@@ -110,12 +111,10 @@ func UpdateIndex(dir string, idx *index.Index, paths []string, entry func(p stri
 	if err := gitformat.EncodeIndex(&buf, idx); err != nil {
 		return fmt.Errorf("write git index: %w", err)
 	}
-	tmp := idxPath + ".epp-build-tmp"
-	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
-		os.Remove(tmp)
+	if err := atomicfile.Write(idxPath, buf.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("write git index: %w", err)
 	}
-	return os.Rename(tmp, idxPath)
+	return nil
 }
 
 func statEntry(dir, p string, mode filemode.FileMode, hash plumbing.Hash) (*index.Entry, error) {

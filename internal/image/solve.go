@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/authn"
@@ -19,6 +20,7 @@ import (
 	"github.com/tonistiigi/fsutil"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/epp-build/epp-build/internal/atomicfile"
 	"github.com/epp-build/epp-build/internal/progress"
 	"github.com/epp-build/epp-build/internal/redact"
 )
@@ -172,9 +174,8 @@ func solveOnce(ctx context.Context, c *client.Client, opt SolveOptions) (*SolveR
 	}
 
 	var exports []client.ExportEntry
-	var tmpTar string
+	var tar ociTar
 	if opt.OCITar != "" {
-		tmpTar = opt.OCITar + ".partial"
 		a := map[string]string{}
 		if opt.ImageName != "" {
 			a[string(exptypes.OptKeyName)] = opt.ImageName
@@ -182,12 +183,7 @@ func solveOnce(ctx context.Context, c *client.Client, opt SolveOptions) (*SolveR
 		addEpoch(a, epoch)
 		maps.Copy(a, opt.Annotations)
 		exports = append(exports, client.ExportEntry{Type: client.ExporterOCI, Attrs: a,
-			Output: func(map[string]string) (io.WriteCloser, error) {
-				if err := os.MkdirAll(filepath.Dir(tmpTar), 0o755); err != nil {
-					return nil, err
-				}
-				return os.Create(tmpTar)
-			}})
+			Output: func(map[string]string) (io.WriteCloser, error) { return tar.create(opt.OCITar) }})
 	}
 
 	// The image exporter goes last: BuildKit merges the exporters'
@@ -239,9 +235,7 @@ func solveOnce(ctx context.Context, c *client.Client, opt SolveOptions) (*SolveR
 	})
 	eg.Go(func() error { return display(ctx, opt.Progress, opt.Out, shown) })
 	if err := eg.Wait(); err != nil {
-		if tmpTar != "" {
-			_ = os.Remove(tmpTar)
-		}
+		tar.abort()
 		if fe := fw.explain(err); fe != nil {
 			return nil, fe
 		}
@@ -250,8 +244,8 @@ func solveOnce(ctx context.Context, c *client.Client, opt SolveOptions) (*SolveR
 		}
 		return nil, err
 	}
-	if tmpTar != "" {
-		if err := os.Rename(tmpTar, opt.OCITar); err != nil {
+	if opt.OCITar != "" {
+		if err := tar.commit(); err != nil {
 			return nil, fmt.Errorf("OCI tarball %s: %w", opt.OCITar, err)
 		}
 	}
@@ -261,6 +255,54 @@ func solveOnce(ctx context.Context, c *client.Client, opt SolveOptions) (*SolveR
 	}
 	return &SolveResult{Digest: dgst}, nil
 }
+
+// ociTar is the OCI exporter's tarball while BuildKit streams it: the
+// path keeps what it held until the solve succeeds, so a failed or killed
+// build never leaves a truncated tarball under the name.
+type ociTar struct {
+	mu sync.Mutex
+	f  *atomicfile.File
+}
+
+func (t *ociTar) create(path string) (io.WriteCloser, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	f, err := atomicfile.Create(path, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.f != nil {
+		t.f.Abort()
+	}
+	t.f = f
+	return tarWriter{f}, nil
+}
+
+func (t *ociTar) abort() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.f != nil {
+		t.f.Abort()
+	}
+}
+
+func (t *ociTar) commit() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.f == nil {
+		return errors.New("BuildKit did not export it")
+	}
+	return t.f.Commit()
+}
+
+// tarWriter lets BuildKit close the stream when it has written it all;
+// the file is committed only once the whole solve has succeeded.
+type tarWriter struct{ *atomicfile.File }
+
+func (tarWriter) Close() error { return nil }
 
 func addEpoch(a map[string]string, epoch string) {
 	if epoch != "" {

@@ -10,6 +10,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 
+	"github.com/epp-build/epp-build/internal/atomicfile"
 	"github.com/epp-build/epp-build/internal/gitstore"
 )
 
@@ -76,18 +77,13 @@ func writeFile(full string, mode filemode.FileMode, data []byte) error {
 	}
 	// Replace rather than rewrite in place, so a file that shares storage
 	// with anything else is never changed underneath it.
-	tmp := full + ".epp-build-tmp"
+	var err error
 	if mode == filemode.Symlink {
-		if err := os.Symlink(string(data), tmp); err != nil {
-			return fmt.Errorf("write %s: %w", full, err)
-		}
+		err = atomicfile.Symlink(string(data), full)
 	} else {
-		if err := os.WriteFile(tmp, data, filePerm(mode)); err != nil {
-			return fmt.Errorf("write %s: %w", full, err)
-		}
+		err = atomicfile.Write(full, data, filePerm(mode))
 	}
-	if err := os.Rename(tmp, full); err != nil {
-		os.Remove(tmp)
+	if err != nil {
 		return fmt.Errorf("write %s: %w", full, err)
 	}
 	return nil

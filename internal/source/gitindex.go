@@ -2,7 +2,6 @@ package source
 
 import (
 	"os"
-	"path/filepath"
 	"syscall"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"golang.org/x/sys/unix"
 
+	"github.com/epp-build/epp-build/internal/atomicfile"
 	"github.com/epp-build/epp-build/internal/gitformat"
 )
 
@@ -85,20 +85,13 @@ func writeIndex(name string, entries []indexEntry) error {
 		}
 		idx.Entries = append(idx.Entries, entry)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(name), "index-")
+	f, err := atomicfile.Create(name, 0o644)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
-	if err := gitformat.EncodeIndex(tmp, idx); err != nil {
-		tmp.Close()
+	defer f.Abort()
+	if err := gitformat.EncodeIndex(f, idx); err != nil {
 		return err
 	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), name)
+	return f.Commit()
 }
