@@ -39,13 +39,6 @@ func TestCollectFromARepositoryWritesTheCommitPickedAsUpstream(t *testing.T) {
 	assert.ErrorContains(t, err, `pick "Innocent fix": no Upstream: trailer and no --upstream-link`)
 }
 
-func TestWithoutTrailerDropsOnlyThatKey(t *testing.T) {
-	assert.Equal(t, "Why.\n\nReason: r", withoutTrailer("Why.\n\nUpstream: u\nReason: r", "Upstream"))
-	assert.Equal(t, "Why.", withoutTrailer("Why.\n\nUPSTREAM: u\n", "Upstream"))
-	assert.Equal(t, "", withoutTrailer("Upstream: u", "Upstream"))
-	assert.Equal(t, "Upstream: u is cited here.\n\nWhy.", withoutTrailer("Upstream: u is cited here.\n\nWhy.", "Upstream"), "not a trailer block")
-}
-
 func TestCollectRefusesAnAuthorWithAControlCharacter(t *testing.T) {
 	p := newPins(t)
 	dir, _ := fixRepo(t, p, p.v1, "d.txt")

@@ -21,7 +21,7 @@ import (
 	"github.com/epp-build/epp-build/internal/export"
 	"github.com/epp-build/epp-build/internal/patchset"
 	"github.com/epp-build/epp-build/internal/recipe"
-	"github.com/epp-build/epp-build/internal/review"
+	"github.com/epp-build/epp-build/internal/trailer"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -93,11 +93,11 @@ func Collect(sources []string, opt PickOptions) ([]*patchset.Patch, error) {
 		// The user's reason is why this line carries the pick: a Reason:
 		// the message brings along does not stand in for it.
 		p.Header.Body = withReasonBody(withLine(p.Header.Body, "Reason", opt.Reason), opt.Reason)
-		tr := review.Trailers(p.Header.Body)
-		if len(tr["Upstream"]) == 0 {
+		tr := trailer.Parse(p.Header.Body)
+		if len(tr.Values("Upstream")) == 0 {
 			return nil, fmt.Errorf("pick %q: no Upstream: trailer and no --upstream-link: say where the change comes from (a PR or commit URL)", p.Header.Title)
 		}
-		if len(tr["Reason"]) == 0 {
+		if len(tr.Values("Reason")) == 0 {
 			return nil, fmt.Errorf("pick %q: no Reason: trailer and no --reason: say why the line carries it", p.Header.Title)
 		}
 	}
@@ -137,7 +137,7 @@ func fromRepo(repoDir, rev, upstream string) ([]*patchset.Patch, error) {
 		}
 		// Upstream: is where the pick was made from; a message can say
 		// anything, so its own Upstream: goes.
-		ps[0].Header.Body = withTrailer(withoutTrailer(ps[0].Header.Body, "Upstream"), "Upstream", link)
+		ps[0].Header.Body = withTrailer(trailer.Remove(ps[0].Header.Body, "Upstream"), "Upstream", link)
 		out = append(out, ps...)
 	}
 	return out, nil
@@ -200,58 +200,19 @@ func webURL(repo *git.Repository) string {
 // withTrailer adds "key: value" to the body's trailer block unless the
 // body has that key already or value is empty.
 func withTrailer(body, key, value string) string {
-	if value == "" || len(review.Trailers(body)[key]) > 0 {
+	if value == "" || len(trailer.Parse(body).Values(key)) > 0 {
 		return body
 	}
-	return addTrailer(body, key, value)
+	return trailer.Add(body, key, value)
 }
 
 // withLine adds "key: value" to the body's trailer block unless that very
 // line is there already or value is empty.
 func withLine(body, key, value string) string {
-	if value == "" || slices.Contains(review.Trailers(body)[key], value) {
+	if value == "" || slices.Contains(trailer.Parse(body).Values(key), value) {
 		return body
 	}
-	return addTrailer(body, key, value)
-}
-
-// withoutTrailer drops key's lines, in any case as git reads trailer
-// keys, from the body's trailer block.
-func withoutTrailer(body, key string) string {
-	if len(review.Trailers(body)) == 0 {
-		return body
-	}
-	body = strings.TrimSpace(body)
-	head, block := "", body
-	if i := strings.LastIndex(body, "\n\n"); i >= 0 {
-		head, block = body[:i], body[i+2:]
-	}
-	var keep []string
-	for _, l := range strings.Split(block, "\n") {
-		if k, _, _ := strings.Cut(strings.TrimSpace(l), ":"); !strings.EqualFold(k, key) {
-			keep = append(keep, l)
-		}
-	}
-	switch {
-	case len(keep) == 0:
-		return head
-	case head == "":
-		return strings.Join(keep, "\n")
-	default:
-		return head + "\n\n" + strings.Join(keep, "\n")
-	}
-}
-
-func addTrailer(body, key, value string) string {
-	body = strings.TrimRight(body, "\n")
-	switch {
-	case body == "":
-		return key + ": " + value
-	case len(review.Trailers(body)) > 0:
-		return body + "\n" + key + ": " + value
-	default:
-		return body + "\n\n" + key + ": " + value
-	}
+	return trailer.Add(body, key, value)
 }
 
 // NewVersion creates patches/<name> extending base, for a line that is

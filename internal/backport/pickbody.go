@@ -3,7 +3,7 @@ package backport
 import (
 	"strings"
 
-	"github.com/epp-build/epp-build/internal/review"
+	"github.com/epp-build/epp-build/internal/trailer"
 )
 
 // withReasonBody gives a pick whose message is only a subject (and
@@ -15,14 +15,7 @@ func withReasonBody(body, reason string) string {
 		return body
 	}
 	body = strings.Trim(body, "\n")
-	prose := body
-	if len(review.Trailers(body)) > 0 {
-		prose = ""
-		if i := strings.LastIndex(body, "\n\n"); i >= 0 {
-			prose = body[:i]
-		}
-	}
-	if strings.TrimSpace(prose) != "" {
+	if strings.TrimSpace(trailer.Prose(body)) != "" {
 		return body
 	}
 	if body == "" {

@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/epp-build/epp-build/internal/review"
+	"github.com/epp-build/epp-build/internal/trailer"
 )
 
 func TestCollectRefusesAReasonOrLinkThatIsNotOneLine(t *testing.T) {
@@ -28,9 +28,9 @@ func TestCollectRefusesAReasonOrLinkThatIsNotOneLine(t *testing.T) {
 
 	picks, err := Collect([]string{file}, PickOptions{Upstream: "https://example.com/pull/1", Reason: "needed for Dynamo's stream close", Author: "A <a@example.org>", Date: fixDate})
 	require.NoError(t, err)
-	tr := review.Trailers(picks[0].Header.Body)
-	assert.Equal(t, []string{"https://example.com/pull/1"}, tr["Upstream"])
-	assert.Equal(t, []string{"needed for Dynamo's stream close"}, tr["Reason"])
+	tr := trailer.Parse(picks[0].Header.Body)
+	assert.Equal(t, []string{"https://example.com/pull/1"}, tr.Values("Upstream"))
+	assert.Equal(t, []string{"needed for Dynamo's stream close"}, tr.Values("Reason"))
 }
 
 func TestParseDateRefusesWhatGitCannotKeep(t *testing.T) {

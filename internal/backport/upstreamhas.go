@@ -9,7 +9,7 @@ import (
 
 	"github.com/epp-build/epp-build/internal/patchset"
 	"github.com/epp-build/epp-build/internal/recipe"
-	"github.com/epp-build/epp-build/internal/review"
+	"github.com/epp-build/epp-build/internal/trailer"
 )
 
 // Ancestry says which of commits are in the history of pin in the
@@ -29,7 +29,7 @@ var (
 )
 
 func upstreamCommit(p *patchset.Patch) string {
-	for _, v := range review.Trailers(p.Header.Body)["Upstream"] {
+	for _, v := range trailer.Parse(p.Header.Body).Values("Upstream") {
 		if m := fullCommit.FindString(v); m != "" {
 			return m
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/textsafe"
+	"github.com/epp-build/epp-build/internal/trailer"
 )
 
 // Problem is one lint finding.
@@ -105,7 +106,7 @@ func LintVersions(root string, versions []string) ([]Problem, error) {
 			}
 			out = append(out, metadataProblems(v, e)...)
 			for _, earlier := range entries[:i] {
-				if msg := overlap(earlier, e); msg != "" && len(Trailers(e.patch.Header.Body)["Order"]) == 0 {
+				if msg := overlap(earlier, e); msg != "" && len(trailer.Parse(e.patch.Header.Body).Values("Order")) == 0 {
 					out = append(out, Problem{Version: v, Patch: e.File, Message: msg + "; say why the order matters in an Order: trailer, or merge the patches"})
 				}
 			}
@@ -117,26 +118,14 @@ func LintVersions(root string, versions []string) ([]Problem, error) {
 func metadataProblems(v string, e Entry) []Problem {
 	var out []Problem
 	body := strings.TrimSpace(e.patch.Header.Body)
-	tr := Trailers(body)
-	if strings.TrimSpace(stripTrailers(body)) == "" {
+	tr := trailer.Parse(body)
+	if strings.TrimSpace(trailer.Prose(body)) == "" {
 		out = append(out, Problem{Version: v, Patch: e.File, Message: "the message has no body saying why the patch exists"})
 	}
-	if len(tr["Upstream"]) == 0 && len(tr["Reason"]) == 0 {
+	if len(tr.Values("Upstream")) == 0 && len(tr.Values("Reason")) == 0 {
 		out = append(out, Problem{Version: v, Patch: e.File, Message: "no Upstream: or Reason: trailer: say where the change comes from or why it is carried"})
 	}
 	return out
-}
-
-// stripTrailers drops the trailer paragraph of body.
-func stripTrailers(body string) string {
-	if len(Trailers(body)) == 0 {
-		return body
-	}
-	i := strings.LastIndex(body, "\n\n")
-	if i < 0 {
-		return ""
-	}
-	return body[:i]
 }
 
 // overlap says whether b changes lines that a changed (same file, b's

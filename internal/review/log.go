@@ -1,3 +1,6 @@
+// Package review reads a release's series for people: the list of
+// versions, the per-patch log, the comparison of two versions' series, and
+// the lint rules, with their text and Markdown renderings.
 package review
 
 import (
@@ -6,6 +9,7 @@ import (
 
 	"github.com/epp-build/epp-build/internal/patchset"
 	"github.com/epp-build/epp-build/internal/recipe"
+	"github.com/epp-build/epp-build/internal/trailer"
 )
 
 // Entry is one patch of a series as a reviewer reads it.
@@ -36,11 +40,11 @@ func Log(r *recipe.Recipe) ([]Entry, error) {
 	}
 	out := make([]Entry, 0, len(patches))
 	for i, p := range patches {
-		tr := Trailers(p.Header.Body)
+		tr := trailer.Parse(p.Header.Body)
 		out = append(out, Entry{
 			Index: i + 1, File: p.File, Version: versionOf[p.File], Subject: p.Header.Title,
 			Author: p.Header.Author.String(), Date: p.Header.AuthorDate.Format("2006-01-02"),
-			Upstream: tr["Upstream"], Reason: tr["Reason"], Files: touched(p), SHA256: p.SHA256, patch: p,
+			Upstream: tr.Values("Upstream"), Reason: tr.Values("Reason"), Files: touched(p), SHA256: p.SHA256, patch: p,
 		})
 	}
 	return out, nil

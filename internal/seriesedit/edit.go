@@ -26,7 +26,7 @@ import (
 	"github.com/epp-build/epp-build/internal/inputfile"
 	"github.com/epp-build/epp-build/internal/patchset"
 	"github.com/epp-build/epp-build/internal/recipe"
-	"github.com/epp-build/epp-build/internal/review"
+	"github.com/epp-build/epp-build/internal/trailer"
 )
 
 // Applier applies r's series into out, which must not exist (the source
@@ -382,16 +382,13 @@ func message(old string, m Message, extra []string) string {
 	old = strings.TrimRight(old, "\n")
 	subject, body, _ := strings.Cut(old, "\n")
 	body = strings.Trim(body, "\n")
-	prose, block := splitTrailers(body)
+	prose := trailer.Prose(body)
+	lines := trailer.Lines(body)
 	if s := strings.TrimSpace(m.Subject); s != "" {
 		subject = s
 	}
 	if b := strings.TrimSpace(m.Body); b != "" {
 		prose = b
-	}
-	lines := strings.Split(block, "\n")
-	if block == "" {
-		lines = nil
 	}
 	for _, l := range extra {
 		if !contains(lines, l) {
@@ -419,26 +416,11 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// splitTrailers separates the body's prose from its trailer paragraph.
-func splitTrailers(body string) (prose, block string) {
-	if len(review.Trailers(body)) == 0 {
-		return body, ""
-	}
-	i := strings.LastIndex(body, "\n\n")
-	if i < 0 {
-		return "", body
-	}
-	return body[:i], body[i+2:]
-}
-
-// trailerLines are the lines of a commit message's trailer paragraph.
+// trailerLines are the entries of a commit message's trailer paragraph,
+// each trailer with its continuation lines.
 func trailerLines(msg string) []string {
 	_, body, _ := strings.Cut(strings.TrimRight(msg, "\n"), "\n")
-	_, block := splitTrailers(strings.Trim(body, "\n"))
-	if block == "" {
-		return nil
-	}
-	return strings.Split(block, "\n")
+	return trailer.Lines(body)
 }
 
 var numbered = regexp.MustCompile(`^[0-9]{4}-`)
