@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/epp-build/epp-build/internal/goenv"
 	"github.com/epp-build/epp-build/internal/image"
 	"github.com/epp-build/epp-build/internal/inputfile"
 	"github.com/epp-build/epp-build/internal/redact"
@@ -24,8 +25,9 @@ import (
 
 // What the container mode fetches inside the solve (the EPP's Go modules,
 // the C API's crates) is fetched with the settings the go command and
-// cargo would take here: GOPROXY and friends and CARGO_REGISTRIES_* from
-// the environment, each overridden by its flag; a CA bundle to trust; a
+// cargo would take here: GOPROXY and friends from the environment or the
+// go env file (`go env -w`), CARGO_REGISTRIES_* from the environment, each
+// overridden by its flag; a CA bundle to trust; a
 // crates.io mirror; and --secret values. They reach only the steps that
 // fetch, as BuildKit secrets (image/fetchsteps.go); the report records
 // them with every credential masked.
@@ -54,7 +56,7 @@ type FetchOptions struct {
 }
 
 // GoSettings are the go command's settings the Go module fetch takes from
-// the environment or a flag. GOFLAGS changes what is built and is a build
+// the environment, the go env file or a flag. GOFLAGS changes what is built and is a build
 // arg; the others say only where modules come from (go.sum pins them).
 var GoSettings = []string{"GOPROXY", "GONOPROXY", "GOPRIVATE", "GONOSUMDB", "GOSUMDB", "GOFLAGS"}
 
@@ -111,8 +113,9 @@ func (o *Options) resolveFetch() (*fetchPlan, []string, error) {
 	fp := &fetchPlan{goEnv: map[string]string{}, cargoEnv: map[string]string{}, secrets: map[string][]byte{}, buildArgs: map[string]string{}}
 	var problems []string
 
+	goEnv := goenv.Load(env)
 	for _, k := range GoSettings {
-		v, _ := lookup(k)
+		v := goEnv.Get(k)
 		if fv, ok := f.Go[k]; ok {
 			v = fv
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/epp-build/epp-build/internal/atomicfile"
 	"github.com/epp-build/epp-build/internal/filetree"
+	"github.com/epp-build/epp-build/internal/goenv"
 )
 
 // Go does not cache linked executables, and a static external link per
@@ -36,19 +37,13 @@ func binaryKey(ctx context.Context, base []string, opt HostOptions, t HostTarget
 	h := sha256.New()
 	fmt.Fprintf(h, "compile-v1\ntree=%s\npkg=%s\narch=%s\ncc=%s %s\ngo=%s\nflags=%s\n",
 		treeHash, opt.Package, t.Platform.GOARCH, t.CC, ccver, gover, strings.Join(buildFlags(opt.Tags), " "))
+	// As go build will read them: a `go env -w GOFLAGS=...` changes the
+	// binary as much as the variable does.
+	env := goenv.Load(base)
 	for _, k := range envKeys {
-		fmt.Fprintf(h, "%s=%s\n", k, lookup(base, k))
+		fmt.Fprintf(h, "%s=%s\n", k, env.Get(k))
 	}
 	return hex.EncodeToString(h.Sum(nil))[:32], nil
-}
-
-func lookup(environ []string, key string) string {
-	for i := len(environ) - 1; i >= 0; i-- {
-		if k, v, ok := strings.Cut(environ[i], "="); ok && k == key {
-			return v
-		}
-	}
-	return ""
 }
 
 func toolVersion(ctx context.Context, environ []string, name string, args ...string) (string, error) {

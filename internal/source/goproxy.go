@@ -1,7 +1,6 @@
 package source
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,13 +17,11 @@ import (
 	"github.com/epp-build/epp-build/internal/progress"
 	"golang.org/x/mod/module"
 
+	"github.com/epp-build/epp-build/internal/goenv"
 	"github.com/epp-build/epp-build/internal/inputfile"
 	"github.com/epp-build/epp-build/internal/netclient"
 	"github.com/epp-build/epp-build/internal/redact"
 )
-
-// defaultGOPROXY is the go command's default.
-const defaultGOPROXY = "https://proxy.golang.org,direct"
 
 // proxyEntry is one element of the GOPROXY list.
 type proxyEntry struct {
@@ -39,55 +36,23 @@ type proxyEntry struct {
 
 // goproxySetting is GOPROXY as the go command reads it, or its default.
 func goproxySetting() string {
-	if v := goSetting("GOPROXY"); v != "" {
-		return v
-	}
-	return defaultGOPROXY
+	return goenv.Load(nil).Value("GOPROXY")
 }
 
 // noProxyPatterns is GONOPROXY, which defaults to GOPRIVATE: the module
 // path prefixes the go command never asks a proxy for. "none" clears it.
 func noProxyPatterns() (setting, patterns string) {
+	env := goenv.Load(nil)
 	setting = "GONOPROXY"
-	v := goSetting(setting)
+	v := env.Get(setting)
 	if v == "" {
 		setting = "GOPRIVATE"
-		v = goSetting(setting)
+		v = env.Get(setting)
 	}
 	if v == "none" {
 		v = ""
 	}
 	return setting, v
-}
-
-// goSetting reads a go command setting as the go command does: the
-// environment first, then the go env file (GOENV, or <config dir>/go/env);
-// "" when neither sets it.
-func goSetting(key string) string {
-	if v, ok := os.LookupEnv(key); ok && v != "" {
-		return v
-	}
-	envFile := os.Getenv("GOENV")
-	if envFile == "" {
-		if dir, err := os.UserConfigDir(); err == nil {
-			envFile = filepath.Join(dir, "go", "env")
-		}
-	}
-	if envFile == "" || envFile == "off" {
-		return ""
-	}
-	f, err := os.Open(envFile)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), key+"="); ok && v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 // parseGOPROXY splits a GOPROXY value into its entries.

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/epp-build/epp-build/internal/goenv"
 	"github.com/epp-build/epp-build/internal/inputfile"
 )
 
@@ -14,7 +15,7 @@ import (
 // authenticates as it does for `go mod download`; "" when there is none
 // or GOAUTH=off turns the lookup off, as it does for the go command.
 func readNetrc() string {
-	if goSetting("GOAUTH") == "off" {
+	if goenv.Load(nil).Get("GOAUTH") == "off" {
 		return ""
 	}
 	name := os.Getenv("NETRC")

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/epp-build/epp-build/internal/atomicfile"
+	"github.com/epp-build/epp-build/internal/goenv"
 	"github.com/epp-build/epp-build/internal/inputfile"
 	"github.com/epp-build/epp-build/internal/redact"
 )
@@ -46,17 +47,15 @@ type sumConfirmation struct {
 // head seen is kept under cacheRoot, so a database that forks its log is
 // caught as the go command catches it.
 func (p *proxyClient) confirmSum(ctx context.Context, cacheRoot, mod, version, hash string) (*sumConfirmation, error) {
-	setting := goSetting("GOSUMDB")
-	if setting == "" {
-		setting = defaultGOSUMDB
-	}
+	env := goenv.Load(nil)
+	setting := env.Value("GOSUMDB")
 	if setting == "off" {
 		return nil, fmt.Errorf("GOSUMDB=off: %w", errSumDBOff)
 	}
 	noSum := "GONOSUMDB"
-	patterns := goSetting(noSum)
+	patterns := env.Get(noSum)
 	if patterns == "" {
-		noSum, patterns = "GOPRIVATE", goSetting("GOPRIVATE")
+		noSum, patterns = "GOPRIVATE", env.Get("GOPRIVATE")
 	}
 	if patterns != "" && module.MatchPrefixPatterns(patterns, mod) {
 		return nil, fmt.Errorf("%s matches %s=%s: %w", mod, noSum, patterns, errSumDBOff)
