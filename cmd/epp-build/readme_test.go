@@ -15,16 +15,17 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestREADMEBackportingRunsAsWritten runs every command of the README's
-// backporting walkthrough, in order, in a copy of the repository's
-// patches/ and docs/ (the module proxy serves the upstream pins).
+// TestREADMEBackportingRunsAsWritten runs every command of the
+// backporting walkthrough (docs/backporting.md, linked from the README),
+// in order, in a copy of the repository's patches/ and docs/ (the module
+// proxy serves the upstream pins).
 func TestREADMEBackportingRunsAsWritten(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fetches two GAIE versions from the module proxy")
 	}
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "backporting.md"))
 	require.NoError(t, err)
-	commands := walkthrough(t, string(readme))
+	commands := walkthrough(t, string(doc))
 	require.GreaterOrEqual(t, len(commands), 6)
 
 	requireProxyAnswers(t, commands)
@@ -42,14 +43,14 @@ func TestREADMEBackportingRunsAsWritten(t *testing.T) {
 	}
 	outputs := map[string]string{}
 	for _, c := range commands {
-		require.True(t, strings.HasPrefix(c, "go run ./cmd/epp-build "), "README step %q", c)
+		require.True(t, strings.HasPrefix(c, "go run ./cmd/epp-build "), "walkthrough step %q", c)
 		sub := strings.Fields(c)[3]
 		// The shell parses the step as a reader's shell would (quotes).
 		cmd := exec.Command("bash", "-c", binary+strings.TrimPrefix(c, "go run ./cmd/epp-build"))
 		cmd.Dir = root
 		cmd.Env = append(append(os.Environ(), "XDG_CACHE_HOME="+cache, "GONOSUMDB=sigs.k8s.io/gateway-api-inference-extension"), goEnv(t)...)
 		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, "README step `%s`:\n%s", c, out)
+		require.NoError(t, err, "walkthrough step `%s`:\n%s", c, out)
 		outputs[sub] += string(out)
 	}
 	assert.Regexp(t, `picked \d{4}-Dockerfile-build-the-EPP-for-the-target-platform-not\.patch into v1\.4\.3`, outputs["pick"])
@@ -93,11 +94,12 @@ func requireProxyAnswers(t *testing.T, commands []string) {
 	}
 }
 
-// walkthrough returns the commands of the README's Backporting code block,
-// continuation lines joined and comments dropped.
-func walkthrough(t *testing.T, readme string) []string {
-	_, after, ok := strings.Cut(readme, "## Backporting")
-	require.True(t, ok, "the README has a Backporting section")
+// walkthrough returns the commands of the code block of
+// docs/backporting.md's Walkthrough section, continuation lines joined and
+// comments dropped.
+func walkthrough(t *testing.T, doc string) []string {
+	_, after, ok := strings.Cut(doc, "\n## Walkthrough\n")
+	require.True(t, ok, "docs/backporting.md has a Walkthrough section")
 	_, block, ok := strings.Cut(after, "```sh\n")
 	require.True(t, ok)
 	block, _, ok = strings.Cut(block, "```")

@@ -20,7 +20,7 @@ import (
 	"github.com/epp-build/epp-build/internal/testenv"
 )
 
-// TestReleaseImage runs the README's build command for v0.7.0: the real
+// TestReleaseImage runs docs/building-images.md's first build, v0.7.0: the real
 // GAIE tree, the C API test double for both arches, one solve, a push to
 // a real registry, verification and the report.
 func TestReleaseImage(t *testing.T) {
