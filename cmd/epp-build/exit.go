@@ -16,6 +16,7 @@ import (
 	"github.com/epp-build/epp-build/internal/platform"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/source"
+	"github.com/epp-build/epp-build/internal/vulns"
 )
 
 // usageError marks a mistake in how the command was called.
@@ -56,6 +57,8 @@ func exitCode(ctx context.Context, err error) int {
 		badRef      *attest.ReferenceError
 		noImage     *attest.NoSuchImageError
 		needsLinux  *compile.SystemError
+		called      *vulns.CalledError
+		badVEX      *vulns.VEXError
 	)
 	switch {
 	case err == nil:
@@ -72,7 +75,7 @@ func exitCode(ctx context.Context, err error) int {
 	case errors.As(err, &conflict), errors.As(err, &fileErr):
 		return 3
 	case errors.As(err, &parseErr), errors.As(err, &unsafe), errors.As(err, &existing), errors.As(err, &inTheWay), errors.As(err, &local), errors.As(err, &invalid),
-		errors.As(err, &refused), errors.As(err, &badState):
+		errors.As(err, &refused), errors.As(err, &badState), errors.As(err, &badVEX):
 		return 4
 	case errors.As(err, &mismatch), errors.As(err, &moduleHash), errors.As(err, &prototype), errors.As(err, &attestation):
 		return 5
@@ -80,6 +83,8 @@ func exitCode(ctx context.Context, err error) int {
 		return 6
 	case errors.As(err, &preflight):
 		return 8
+	case errors.As(err, &called):
+		return 10
 	case errors.As(err, &lint) && lint.refused > 0:
 		return 4
 	case errors.As(err, &lint) && lint.mismatch > 0:

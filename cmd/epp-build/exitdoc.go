@@ -26,6 +26,7 @@ var exitCodeDocs = []exitCodeDoc{
 	{7, "lint found problems"},
 	{8, "build preflight: something the build needs outside this machine is missing or unreachable (BuildKit node, registry, C API pin, builder, SBOM-generator or base image); every one is listed with the flag that changes it"},
 	{9, "inspect, verify, sign: no such image (the registry has no manifest at the reference; its repository's tags are listed when it has some)"},
+	{10, "vulns: a scanned line calls a vulnerable function that no --vex statement answers for (the whole report is printed first)"},
 	{130, "interrupted (nothing half-written is left behind)"},
 }
 
@@ -56,6 +57,7 @@ var commandExitCodes = map[string][]int{
 	"series squash":         {3, 4},
 	"build":                 {3, 4, 5, 8},
 	"inspect":               {},
+	"vulns":                 {3, 4, 5, 10},
 	"verify":                {5},
 	"sign":                  {5},
 	"version":               {},
