@@ -42,7 +42,7 @@ FEATURE_MODULES := ffi plugins/dynamo-v1.4
 # builds.
 BUILDFLAGS := -race -trimpath
 
-.PHONY: build release test deps double lint unit nested routers-variants fuzz check-patches bench clean
+.PHONY: build release image test deps double lint unit nested routers-variants fuzz check-patches bench clean
 
 build:
 	$(GO) build -buildvcs=auto -o bin/epp-build ./cmd/epp-build
@@ -57,6 +57,14 @@ DIST ?= dist
 release:
 	@[ -n "$(VERSION)" ] || { echo "make release: set VERSION, such as VERSION=v1.2.3" >&2; exit 2; }
 	$(GO) run ./tools/release --version "$(VERSION)" --dist "$(DIST)" $(if $(RELEASE_KEY),--key "$(RELEASE_KEY)")
+
+# The image of the tool (internal/toolimage): the release folder's linux
+# binaries, checked against its SHA256SUMS, on Debian with git and CA
+# certificates, as user 65532, for linux/amd64 and linux/arm64, pushed to
+# IMAGE (BuildKit at $BUILDKIT_HOST; BASE overrides the Debian base).
+image:
+	@[ -n "$(VERSION)" ] && [ -n "$(IMAGE)" ] || { echo "make image: set VERSION and IMAGE, such as VERSION=v1.2.3 IMAGE=ghcr.io/epp-build/epp-build:v1.2.3" >&2; exit 2; }
+	$(GO) run ./tools/release --version "$(VERSION)" --image "$(IMAGE)" --image-from "$(DIST)" --push $(if $(BASE),--base "$(BASE)")
 
 # Every stage in order, timed, with one summary of passed / failed /
 # skipped tests (and why each skip happened) at the end.

@@ -5,13 +5,13 @@
 # SBOM generator image of the attestation tests), buildkitd/buildctl built
 # from the BuildKit module source (its go.mod has exclude directives, so
 # `go install module@version` is refused; building a writable copy works),
-# and the context of a builder image for the container compile mode (no
-# image can be pulled here, so it is assembled from Debian's packages).
+# and Debian root file systems for amd64 and arm64, the base the builder
+# and tool images are built FROM (no image can be pulled here).
 #
 # Env: BUILDKIT_VERSION (default v0.34.2), SYFT_VERSION (default v1.57.1),
 # KUBERNETES_VERSION (default v1.34.2), ETCD_DEB_VERSION (default 3.4.23-4+b4),
-# TOOLS_DIR (default $(go env GOPATH)/bin), EPP_BUILD_BUILDER_DIR (default
-# /var/lib/epp-build-builder).
+# TOOLS_DIR (default $(go env GOPATH)/bin), EPP_BUILD_BASE_DIR (default
+# /var/lib/epp-build-base).
 set -euo pipefail
 
 BUILDKIT_VERSION="${BUILDKIT_VERSION:-v0.34.2}"
@@ -63,7 +63,7 @@ fi
 # tests run their own etcd, so nothing else to do.
 
 # Three lanes side by side, each line printed with its lane's name: two of
-# Go builds, and debootstrap for the builder image, which mostly waits on
+# Go builds, and debootstrap for the Debian base, which mostly waits on
 # the network and the disk. Each build also waits on module downloads and
 # links on one core; side by side, the cores stay busy.
 tools_lane() {
@@ -187,52 +187,39 @@ debian_lane() {
     fi
   fi
 
-  step "builder image context for the container compile mode"
-  # Debian with the native and aarch64 cross gcc and static libcs, Rust (rustc,
-  # cargo, std for both arches, the same Debian packages as above) and
-  # cbindgen, plus this machine's Go toolchain: the container compile mode
-  # builds the C API and the EPP inside it. The container-mode tests build it
-  # into their own registry. One folder per Go version and builder revision
-  # (BUILDER_REV), so a toolchain bump or new contents make a new one.
-  BUILDER_REV=rust1
-  goversion="$("$GO" env GOVERSION)"
-  builder="${EPP_BUILD_BUILDER_DIR:-/var/lib/epp-build-builder}/$goversion-$BUILDER_REV"
-  if [ -f "$builder/Dockerfile" ]; then
-    echo "already prepared: $builder"
-  else
-    rm -rf "$builder.tmp"
-    mkdir -p "$builder.tmp"
-    log="$builder.tmp.log"
-    rootfs="$builder.tmp/rootfs"
-    if debootstrap --variant=minbase \
-        --include=gcc,libc6-dev,gcc-aarch64-linux-gnu,libc6-dev-arm64-cross,ca-certificates \
-        bookworm "$rootfs" http://deb.debian.org/debian >"$log" 2>&1 &&
-      step "builder: Rust and cbindgen" &&
+  step "Debian base image root file systems (amd64, arm64)"
+  # The builder image (epp-build builder) and the tool image are built FROM
+  # Debian, as users build them FROM docker.io/library/debian:bookworm; no
+  # image can be pulled here, so the tests push one made from these root
+  # file systems to their own registry. arm64's second stage runs under the
+  # qemu binfmt enabled above. One tarball per architecture, with Debian's
+  # image's sources (updates, security) and no package caches.
+  base_dir="${EPP_BUILD_BASE_DIR:-/var/lib/epp-build-base}"
+  mkdir -p "$base_dir"
+  for arch in amd64 arm64; do
+    tarball="$base_dir/bookworm-$arch.tar"
+    if [ -f "$tarball" ]; then
+      echo "already made: $tarball"
+      continue
+    fi
+    rootfs="$base_dir/rootfs-$arch.tmp"
+    log="$base_dir/debootstrap-$arch.log"
+    rm -rf "$rootfs"
+    if debootstrap --arch="$arch" --variant=minbase bookworm "$rootfs" http://deb.debian.org/debian >"$log" 2>&1; then
       printf '%s\n' 'deb http://deb.debian.org/debian bookworm main' \
         'deb http://deb.debian.org/debian bookworm-updates main' \
-        'deb http://deb.debian.org/debian-security bookworm-security main' >"$rootfs/etc/apt/sources.list" &&
-      cp /etc/resolv.conf "$rootfs/etc/resolv.conf" &&
-      chroot "$rootfs" dpkg --add-architecture arm64 >>"$log" 2>&1 &&
-      chroot "$rootfs" env DEBIAN_FRONTEND=noninteractive apt-get update -q >>"$log" 2>&1 &&
-      chroot "$rootfs" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-        rustc-web cargo-web cbindgen libstd-rust-web-dev libstd-rust-web-dev:arm64 >>"$log" 2>&1; then
-      rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
+        'deb http://deb.debian.org/debian-security bookworm-security main' >"$rootfs/etc/apt/sources.list"
+      rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/cache/apt/*.bin "$rootfs"/var/lib/apt/lists/*
       : >"$rootfs/etc/resolv.conf"
-      mkdir -p "$rootfs/usr/local"
-      cp -a "$("$GO" env GOROOT)" "$rootfs/usr/local/go"
-      cat >"$builder.tmp/Dockerfile" <<'DOCKERFILE'
-FROM scratch
-COPY rootfs/ /
-ENV PATH=/usr/local/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin GOTOOLCHAIN=local
-DOCKERFILE
-      mv "$builder.tmp" "$builder"
-      rm -f "$log"
-      echo "prepared $builder"
+      tar --numeric-owner -C "$rootfs" -cf "$tarball.tmp" . && mv "$tarball.tmp" "$tarball"
+      rm -rf "$rootfs" "$log"
+      echo "made $tarball"
     else
-      echo "preparing the builder failed (see $log): the container compile mode tests will be skipped" >&2
-      rm -rf "$builder.tmp"
+      echo "debootstrap for $arch failed (see $log): the builder and tool image tests cannot run" >&2
+      rm -rf "$rootfs"
+      exit 1
     fi
-  fi
+  done
 }
 
 # Each lane says when it ends, so the slowest one shows in the log.

@@ -18,7 +18,6 @@ import (
 
 	"github.com/epp-build/epp-build/internal/build"
 	"github.com/epp-build/epp-build/internal/testutil"
-	"github.com/epp-build/epp-build/internal/toolrelease"
 )
 
 // runInEmptyFolder runs a shell script in a folder holding only a copy
@@ -184,8 +183,10 @@ func TestGitLabExampleRuns(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, yaml.Unmarshal(data, &pipeline))
 	var job struct {
-		Stage     string            `yaml:"stage"`
-		Image     string            `yaml:"image"`
+		Stage string `yaml:"stage"`
+		Image struct {
+			Name string `yaml:"name"`
+		} `yaml:"image"`
 		Services  []map[string]any  `yaml:"services"`
 		Variables map[string]string `yaml:"variables"`
 		Script    []string          `yaml:"script"`
@@ -211,7 +212,7 @@ func TestGitLabExampleRuns(t *testing.T) {
 	}
 	var ran bool
 	for _, line := range job.Script {
-		if !strings.HasPrefix(line, "./epp-build build") {
+		if !strings.HasPrefix(line, "epp-build build") {
 			continue
 		}
 		r := runInEmptyFolder(t, line+" --dry-run=json", env)
@@ -225,59 +226,51 @@ func TestGitLabExampleRuns(t *testing.T) {
 		ran = true
 	}
 	assert.True(t, ran, "the job runs epp-build build")
-	assert.Contains(t, job.Script, `while read -r ref; do ./epp-build verify "$ref" --key "$COSIGN_PUB"; done < image-refs.txt`, "the job verifies the signature")
+	assert.Contains(t, job.Script, `while read -r ref; do epp-build verify "$ref" --key "$COSIGN_PUB"; done < image-refs.txt`, "the job verifies the signature")
 	for _, f := range []string{"metadata.json", "image-refs.txt", "report.json"} {
 		assert.Contains(t, job.Artifacts.Paths, f)
 	}
 }
 
-// The GitLab job runs epp-build only once the release's SHA256SUMS vouches
-// for it: its download lines, run as written from an empty folder against
-// a local copy of the release (EPP_BUILD_RELEASES, which a CI/CD variable
-// may point at a mirror), leave a ./epp-build of the release; with the
-// binary changed after SHA256SUMS was written they fail and leave none.
-func TestGitLabExampleChecksWhatItDownloads(t *testing.T) {
+// The GitLab job runs in the image of epp-build that the release workflow
+// pushes, at a release version, with GitLab's entrypoint override, and
+// compiles in the builder image the same release pushes: the example
+// names what the release makes, not an image of its own.
+func TestGitLabExampleRunsInTheReleasedImages(t *testing.T) {
 	var pipeline struct {
 		Job struct {
-			Variables    map[string]string `yaml:"variables"`
-			BeforeScript []string          `yaml:"before_script"`
+			Image struct {
+				Name       string   `yaml:"name"`
+				Entrypoint []string `yaml:"entrypoint"`
+			} `yaml:"image"`
+			Variables map[string]string `yaml:"variables"`
 		} `yaml:"epp-image"`
 	}
 	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "ci", "gitlab-ci.yml"))
 	require.NoError(t, err)
 	require.NoError(t, yaml.Unmarshal(data, &pipeline))
-	job := pipeline.Job
-	version := job.Variables["EPP_BUILD_VERSION"]
-	require.True(t, semver.IsValid(version), "EPP_BUILD_VERSION %q", version)
-	assert.Equal(t, releaseHost, job.Variables["EPP_BUILD_RELEASES"])
-	var download []string
-	for _, line := range job.BeforeScript {
-		if strings.Contains(line, "EPP_BUILD_") || strings.Contains(line, toolrelease.ChecksumsFile) {
-			download = append(download, line)
-		}
+	var workflow struct {
+		Jobs map[string]struct {
+			Env map[string]string `yaml:"env"`
+		} `yaml:"jobs"`
 	}
-	require.Len(t, download, 3, "download, check, install")
+	data, err = os.ReadFile(filepath.Join("..", "..", ".github", "workflows", "release.yml"))
+	require.NoError(t, err)
+	require.NoError(t, yaml.Unmarshal(data, &workflow))
+	// The project's own repository, as the release workflow runs in it.
+	released := func(v string) string {
+		v = strings.ReplaceAll(v, "${{ github.repository }}", "epp-build/epp-build")
+		return strings.ReplaceAll(v, "${{ github.repository_owner }}", "epp-build")
+	}
+	env := workflow.Jobs["images"].Env
+	require.NotEmpty(t, env["TOOL_IMAGE"], "the release workflow pushes the tool image")
 
-	for _, changed := range []bool{false, true} {
-		rel := fakeRelease(t, version, "")
-		bin := toolrelease.BinaryName(version, "linux/amd64")
-		if changed {
-			require.NoError(t, os.WriteFile(filepath.Join(rel.Dir, bin), []byte("#!/bin/sh\necho evil\n"), 0o755))
-		}
-		dir := t.TempDir()
-		cmd := exec.Command("bash", "-euo", "pipefail", "-c", strings.Join(download, "\n"))
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "EPP_BUILD_VERSION="+version, "EPP_BUILD_RELEASES="+rel.URL)
-		out, err := cmd.CombinedOutput()
-		if changed {
-			require.Error(t, err, "a binary that does not match SHA256SUMS is refused:\n%s", out)
-			assert.Contains(t, string(out), bin+": FAILED")
-			assert.NoFileExists(t, filepath.Join(dir, "epp-build"))
-			continue
-		}
-		require.NoError(t, err, "%s", out)
-		got, err := exec.Command(filepath.Join(dir, "epp-build")).Output()
-		require.NoError(t, err)
-		assert.Equal(t, "epp-build "+version+", fake linux/amd64\n", string(got))
-	}
+	job := pipeline.Job
+	repo, version, ok := strings.Cut(job.Image.Name, ":")
+	require.True(t, ok, "the job's image has a tag: %q", job.Image.Name)
+	assert.Equal(t, released(env["TOOL_IMAGE"]), repo)
+	assert.True(t, semver.IsValid(version), "a release version: %q", version)
+	assert.Equal(t, []string{""}, job.Image.Entrypoint, "GitLab runs the script with its shell, not epp-build")
+	assert.Equal(t, released(env["BUILDER_IMAGE"])+":"+version, job.Variables["EPP_BUILDER_IMAGE"],
+		"the builder of the same release")
 }

@@ -50,6 +50,12 @@ func Lookup(s string) (Platform, error) {
 	return lookup(s, runtime.GOARCH)
 }
 
+// LookupFrom is Lookup as seen from a machine of architecture buildArch:
+// what a builder image for that architecture installs to target s.
+func LookupFrom(s, buildArch string) (Platform, error) {
+	return lookup(s, buildArch)
+}
+
 func lookup(s, hostArch string) (Platform, error) {
 	var p Platform
 	switch strings.TrimSpace(s) {
