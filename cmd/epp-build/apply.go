@@ -110,6 +110,30 @@ func (f *recipeFlags) notice(log io.Writer) func(format string, args ...any) {
 	}
 }
 
+// applyCommand turns apply's flags into the apply stage's command,
+// refusing flags that contradict each other before any work.
+func applyCommand(g *globalFlags, f *recipeFlags, cmd *cobra.Command, out string, regen, withCAPI bool, capiSrc string, capiFeatures []string, capiOnly bool) (apply.Command, error) {
+	if out == "" {
+		return apply.Command{}, usageError{fmt.Errorf("--out is required: the folder to leave the patched tree in")}
+	}
+	r, err := f.load(g)
+	if err != nil {
+		return apply.Command{}, err
+	}
+	opt, err := f.options(cmd.ErrOrStderr(), true)
+	if err != nil {
+		return apply.Command{}, err
+	}
+	if err := capi.CheckFeatures(capiFeatures); err != nil {
+		return apply.Command{}, usageError{err}
+	}
+	if capiOnly && (regen || f.force) {
+		return apply.Command{}, usageError{fmt.Errorf("--capi-only stages the C API library and applies nothing: drop --regen and --force")}
+	}
+	return apply.Command{Recipe: r, Out: out, Regen: regen, CAPI: withCAPI, CAPISrc: capiSrc, CAPIFeatures: capiFeatures,
+		CAPIOnly: capiOnly, Log: cmd.ErrOrStderr(), Options: opt}, nil
+}
+
 func newApplyCommand(g *globalFlags) *cobra.Command {
 	var f recipeFlags
 	var out string
@@ -164,36 +188,11 @@ the binding, such as a rebase's work tree in --exec).`,
   epp-build apply --version v1.4.2 --out . --capi-only --capi-src ../dynamo   # stage only, into this tree`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if out == "" {
-				return usageError{fmt.Errorf("--out is required: the folder to leave the patched tree in")}
-			}
-			r, err := f.load(g)
+			c, err := applyCommand(g, &f, cmd, out, regenFirst, withCAPI, capiSrc, capiFeatures, capiOnly)
 			if err != nil {
 				return err
 			}
-			opt, err := f.options(cmd.ErrOrStderr(), true)
-			if err != nil {
-				return err
-			}
-			if capiSrc != "" || capiOnly || len(capiFeatures) > 0 {
-				withCAPI = true
-			}
-			if withCAPI {
-				if err := capi.CheckFeatures(capiFeatures); err != nil {
-					return usageError{err}
-				}
-				opt.CAPI = &apply.CAPIOptions{Src: capiSrc, CacheDir: f.cacheDir, Features: capiFeatures,
-					Log: cmd.ErrOrStderr(), Notice: f.notice(cmd.ErrOrStderr())}
-			}
-			if capiOnly {
-				if regenFirst || f.force {
-					return usageError{fmt.Errorf("--capi-only stages the C API library and applies nothing: drop --regen and --force")}
-				}
-				staged, err := apply.StageCAPI(cmd.Context(), r, out, *opt.CAPI)
-				apply.WriteStaged(cmd.OutOrStdout(), staged)
-				return err
-			}
-			res, err := apply.Run(cmd.Context(), r, out, regenFirst, opt)
+			res, err := apply.Do(cmd.Context(), c)
 			apply.WriteResult(cmd.OutOrStdout(), cmd.ErrOrStderr(), res)
 			return g.adviseOwnFolder(err)
 		},

@@ -38,6 +38,7 @@ func WriteResult(stdout, log io.Writer, res *Result) {
 	WriteRegenerated(stdout, res.Regenerated)
 	o := res.Outcome
 	if o == nil {
+		WriteStaged(stdout, res.CAPI) // --capi-only applies nothing
 		return
 	}
 	r, rec := res.Recipe, o.Record

@@ -3,6 +3,7 @@ package apply
 import (
 	"context"
 	"fmt"
+	"io"
 
 	"github.com/epp-build/epp-build/internal/patchset"
 	"github.com/epp-build/epp-build/internal/recipe"
@@ -17,6 +18,40 @@ type Result struct {
 	// CAPI is the C API library staged for a local build (nil without
 	// Options.CAPI).
 	CAPI *StagedCAPI
+}
+
+// Command is one apply command: what to apply where, and what to do
+// before and after.
+type Command struct {
+	Recipe *recipe.Recipe
+	Out    string
+	// Regen first rewrites the generated patches from their source.
+	Regen bool
+	// CAPI stages the C API library for a local build; CAPISrc,
+	// CAPIFeatures and CAPIOnly imply it.
+	CAPI         bool
+	CAPISrc      string
+	CAPIFeatures []string
+	// CAPIOnly stages into Out, any git tree holding the binding, and
+	// applies nothing.
+	CAPIOnly bool
+	// Log takes cargo's output.
+	Log     io.Writer
+	Options Options
+}
+
+// Do runs an apply command. The C API is fetched into the upstream's
+// cache folder and reports through its notices.
+func Do(ctx context.Context, c Command) (*Result, error) {
+	opt := c.Options
+	if c.CAPI || c.CAPISrc != "" || c.CAPIOnly || len(c.CAPIFeatures) > 0 {
+		opt.CAPI = &CAPIOptions{Src: c.CAPISrc, CacheDir: opt.CacheDir, Features: c.CAPIFeatures, Log: c.Log, Notice: opt.Notice}
+	}
+	if c.CAPIOnly {
+		staged, err := StageCAPI(ctx, c.Recipe, c.Out, *opt.CAPI)
+		return &Result{Recipe: c.Recipe, CAPI: staged}, err
+	}
+	return Run(ctx, c.Recipe, c.Out, c.Regen, opt)
 }
 
 // Run applies r into out; with regen, the generated patches are first

@@ -12,11 +12,14 @@ import (
 func TestABareTagIsInTheImageRepository(t *testing.T) {
 	o := Options{Image: "registry.example/dynamo/epp:v0.7.0", Platforms: platforms(t, "linux/amd64"), Push: true,
 		BuildKit: []string{"tcp://bk:1"}, Tags: []string{"latest", "registry.example/dynamo/epp:stable"}}
-	require.NoError(t, o.Validate())
-	assert.Equal(t, []string{"registry.example/dynamo/epp:v0.7.0", "registry.example/dynamo/epp:latest", "registry.example/dynamo/epp:stable"}, o.AllTags())
+	b, err := Resolve(o)
+	require.NoError(t, err)
+	p, err := b.forVersion(nil)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"registry.example/dynamo/epp:v0.7.0", "registry.example/dynamo/epp:latest", "registry.example/dynamo/epp:stable"}, p.allTags())
 
 	o.Tags = []string{"registry.example/other:latest"}
-	err := o.Validate()
+	_, err = Resolve(o)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "give only the tag, such as --tag latest")
 

@@ -37,12 +37,12 @@ func BenchmarkWarmVsCold(b *testing.B) {
 		in := testInput(b)
 
 		start := time.Now()
-		_, err = Run(ctx, in, opt)
+		_, err = runOpts(ctx, in, opt)
 		require.NoError(b, err)
 		cold += time.Since(start)
 
 		start = time.Now()
-		rep, err := Run(ctx, in, opt)
+		rep, err := runOpts(ctx, in, opt)
 		require.NoError(b, err)
 		warm += time.Since(start)
 		for _, img := range rep.Outputs.Images {
@@ -85,7 +85,7 @@ func BenchmarkContainerModeWarmVsCold(b *testing.B) {
 		in := testInput(b)
 
 		start := time.Now()
-		rep, err := Run(ctx, in, opt)
+		rep, err := runOpts(ctx, in, opt)
 		require.NoError(b, err)
 		cold += time.Since(start)
 		for _, st := range rep.Timings {
@@ -95,7 +95,7 @@ func BenchmarkContainerModeWarmVsCold(b *testing.B) {
 		}
 
 		start = time.Now()
-		_, err = Run(ctx, in, opt)
+		_, err = runOpts(ctx, in, opt)
 		require.NoError(b, err)
 		warm += time.Since(start)
 	}

@@ -141,7 +141,7 @@ func TestBuildHostModeEndToEnd(t *testing.T) {
 	t.Setenv(attest.PasswordEnv, "build-pass")
 	in := testInput(t)
 
-	rep, err := Run(ctx, in, opt)
+	rep, err := runOpts(ctx, in, opt)
 	require.NoError(t, err, "stderr:\n%s", errOut.String())
 
 	// The tag points at a verified two-platform index.
@@ -212,7 +212,7 @@ func TestBuildHostModeEndToEnd(t *testing.T) {
 	// (reproducible). The index differs: BuildKit's provenance records
 	// when the build started and its invocation ID.
 	opt.Stdout, opt.Stderr = io.Discard, io.Discard
-	again, err := Run(ctx, in, opt)
+	again, err := runOpts(ctx, in, opt)
 	require.NoError(t, err)
 	require.Len(t, again.Outputs.Images, 2)
 	t.Logf("index digests of the two runs: %s, %s", rep.Outputs.IndexDigest, again.Outputs.IndexDigest)
@@ -236,7 +236,7 @@ func TestBuildOCITarballOnly(t *testing.T) {
 	opt, out, errOut := testOptions(t, reg.Host, "dynamo/epp-tar")
 	opt.Push = false
 	opt.OCITar = filepath.Join(t.TempDir(), "epp.tar")
-	rep, err := Run(context.Background(), testInput(t), opt)
+	rep, err := runOpts(context.Background(), testInput(t), opt)
 	require.NoError(t, err, errOut.String())
 	assert.FileExists(t, opt.OCITar)
 	assert.NoFileExists(t, opt.OCITar+".partial")
@@ -266,7 +266,7 @@ func TestUnreachableSBOMGeneratorSaysWhatToPass(t *testing.T) {
 	opt, _, _ := testOptions(t, reg.Host, "dynamo/epp-nogen")
 	opt.Platforms = platforms(t, "linux/"+runtime.GOARCH)
 	opt.SBOM = "generator=" + reg.Host + "/nobody/scanner:missing"
-	_, err := Run(context.Background(), testInput(t), fastRetry(opt))
+	_, err := runOpts(context.Background(), testInput(t), fastRetry(opt))
 	var ge *attest.GeneratorError
 	require.ErrorAs(t, err, &ge)
 	assert.Equal(t, reg.Host+"/nobody/scanner:missing", ge.Image)
@@ -282,7 +282,7 @@ func TestVerifyNamesTheSBOMABuildLeftOut(t *testing.T) {
 	opt, out, errOut := testOptions(t, reg.Host, "dynamo/epp-nosbom")
 	opt.Platforms = platforms(t, "linux/"+runtime.GOARCH)
 	opt.SBOM, opt.Provenance = "false", "mode=min"
-	_, err := Run(context.Background(), testInput(t), opt)
+	_, err := runOpts(context.Background(), testInput(t), opt)
 	require.NoError(t, err, errOut.String())
 	assert.Contains(t, out.String(), "attestations: provenance (mode=min) per platform; report ")
 
@@ -305,7 +305,7 @@ func TestBuildOnePlatformMakesAnIndex(t *testing.T) {
 	opt, _, errOut := testOptions(t, reg.Host, "dynamo/epp-one")
 	opt.Platforms = platforms(t, "linux/"+runtime.GOARCH)
 	opt.OCITar = filepath.Join(t.TempDir(), "epp.tar")
-	rep, err := Run(context.Background(), testInput(t), opt)
+	rep, err := runOpts(context.Background(), testInput(t), opt)
 	require.NoError(t, err, errOut.String())
 	require.Len(t, rep.Outputs.Images, 1)
 	assert.Equal(t, "linux/"+runtime.GOARCH, rep.Outputs.Images[0].Platform)
@@ -331,7 +331,7 @@ func TestBuildOnePlatformMakesAnIndex(t *testing.T) {
 func TestBuildKitUnreachable(t *testing.T) {
 	opt, _, _ := testOptions(t, "127.0.0.1:1", "x/y")
 	opt.BuildKit = []string{"unix://" + filepath.Join(t.TempDir(), "nobody-listens.sock")}
-	_, err := Run(context.Background(), testInput(t), opt)
+	_, err := runOpts(context.Background(), testInput(t), opt)
 	var ue *image.UnreachableError
 	require.ErrorAs(t, err, &ue)
 	assert.Contains(t, err.Error(), "nobody-listens.sock")
@@ -341,7 +341,7 @@ func TestBuildKitAddressRequired(t *testing.T) {
 	t.Setenv("BUILDKIT_HOST", "")
 	opt, _, _ := testOptions(t, "127.0.0.1:1", "x/y")
 	opt.BuildKit = nil
-	_, err := Run(context.Background(), testInput(t), opt)
+	_, err := runOpts(context.Background(), testInput(t), opt)
 	require.ErrorIs(t, err, image.ErrNoBuildKit)
 	assert.Contains(t, err.Error(), "--buildkit")
 	assert.Contains(t, err.Error(), "BUILDKIT_HOST")
@@ -350,7 +350,7 @@ func TestBuildKitAddressRequired(t *testing.T) {
 func TestBadOptionsAreNamed(t *testing.T) {
 	opt, _, _ := testOptions(t, "127.0.0.1:1", "x/y")
 	opt.Push, opt.Compile, opt.Progress, opt.SBOM = false, "emulate", "loud", "scanner=x"
-	_, err := Run(context.Background(), testInput(t), opt)
+	_, err := runOpts(context.Background(), testInput(t), opt)
 	require.Error(t, err)
 	for _, want := range []string{"--push", "compile mode \"emulate\"", "progress \"loud\"", `--sbom="scanner=x": want true, false or generator=IMAGE`} {
 		assert.Contains(t, err.Error(), want)
@@ -360,7 +360,7 @@ func TestBadOptionsAreNamed(t *testing.T) {
 func TestNoCAPISourceIsAClearError(t *testing.T) {
 	opt, _, _ := testOptions(t, "127.0.0.1:1", "x/y")
 	opt.CAPISrc = ""
-	_, err := Run(context.Background(), testInput(t), opt)
+	_, err := runOpts(context.Background(), testInput(t), opt)
 	require.ErrorIs(t, err, ErrNoCAPI)
 	assert.Contains(t, err.Error(), "--capi-src")
 }
@@ -371,7 +371,7 @@ func TestRegistryDown(t *testing.T) {
 	port, err := imagetest.FreePort()
 	require.NoError(t, err)
 	opt, _, _ := testOptions(t, "127.0.0.1:"+itoa(port), "dynamo/epp")
-	_, err = Run(context.Background(), testInput(t), fastRetry(opt))
+	_, err = runOpts(context.Background(), testInput(t), fastRetry(opt))
 	var se *image.RegistryServerError
 	require.ErrorAs(t, err, &se)
 	assert.Contains(t, err.Error(), "127.0.0.1:"+itoa(port))
@@ -383,7 +383,7 @@ func TestRegistry5xxIsRetried(t *testing.T) {
 	proxy := imagetest.NewFaultProxy(reg.Host, 2, 503, false)
 	defer proxy.Close()
 	opt, _, errOut := testOptions(t, proxy.Host, "dynamo/epp-retry")
-	rep, err := Run(context.Background(), testInput(t), fastRetry(opt))
+	rep, err := runOpts(context.Background(), testInput(t), fastRetry(opt))
 	require.NoError(t, err, errOut.String())
 	assert.EqualValues(t, 2, proxy.Failed(), "the injected 503s were seen and retried past")
 	assert.True(t, tagExists(t, reg.Host+"/dynamo/epp-retry:v0.7.0"))
@@ -396,7 +396,7 @@ func TestRegistryAlways5xxLeavesNoTag(t *testing.T) {
 	proxy := imagetest.NewFaultProxy(reg.Host, -1, 503, false)
 	defer proxy.Close()
 	opt, _, _ := testOptions(t, proxy.Host, "dynamo/epp-down")
-	_, err := Run(context.Background(), testInput(t), fastRetry(opt))
+	_, err := runOpts(context.Background(), testInput(t), fastRetry(opt))
 	var se *image.RegistryServerError
 	require.ErrorAs(t, err, &se)
 	assert.Contains(t, err.Error(), "503")
@@ -416,7 +416,7 @@ func TestRegistryRefusesAuthWithoutLeakingCredentials(t *testing.T) {
 		[]byte(`{"auths":{"`+proxy.Host+`":{"auth":"`+auth+`"}}}`), 0o600))
 	t.Setenv("DOCKER_CONFIG", cfgDir) // ggcr's default keychain reads the process env
 	opt, out, errOut := testOptions(t, proxy.Host, "dynamo/epp-auth")
-	_, err := Run(context.Background(), testInput(t), fastRetry(opt))
+	_, err := runOpts(context.Background(), testInput(t), fastRetry(opt))
 	var ae *image.RegistryAuthError
 	require.ErrorAs(t, err, &ae)
 	assert.True(t, proxy.SawAuthorization(), "the credentials from the Docker config were offered")
@@ -437,7 +437,7 @@ func TestCancellationMidBuildLeavesNoTag(t *testing.T) {
 	// Cancel as soon as cargo starts: the C API is never cached in this
 	// fresh cache folder, so cargo is certainly still running.
 	opt.Stderr = cancelOnWrite{match: "cargo build", cancel: cancel}
-	_, err := Run(ctx, testInput(t), opt)
+	_, err := runOpts(ctx, testInput(t), opt)
 	require.Error(t, err)
 	assert.True(t, errors.Is(err, context.Canceled), "got %v", err)
 	assert.False(t, tagExists(t, reg.Host+"/dynamo/epp-cancel:v0.7.0"))
@@ -480,7 +480,7 @@ func TestContainerModeBuildsEverythingInTheSolve(t *testing.T) {
 	require.NoError(t, err)
 	runnerOnly(t, &opt)
 
-	rep, err := Run(context.Background(), testInput(t), opt)
+	rep, err := runOpts(context.Background(), testInput(t), opt)
 	require.NoError(t, err, errOut.String())
 
 	// Cargo ran inside the solve, once per target triple.
@@ -527,7 +527,7 @@ func TestContainerModeBuildsEverythingInTheSolve(t *testing.T) {
 	// the digest is the same.
 	var again syncBuffer
 	opt.Stderr, opt.Report = &again, ""
-	rep2, err := Run(context.Background(), testInput(t), opt)
+	rep2, err := runOpts(context.Background(), testInput(t), opt)
 	require.NoError(t, err, again.String())
 	assert.Equal(t, platformDigests(rep), platformDigests(rep2), "identical inputs give identical images")
 	assert.NotContains(t, again.String(), "Compiling libdynamo_llm", "an unchanged C API is not rebuilt")
@@ -549,7 +549,7 @@ func TestContainerModePrototypeMismatchFailsTheBuild(t *testing.T) {
 	require.NoError(t, os.WriteFile(hdr, []byte(strings.Replace(string(data), want, "uint64_t kv_block_size);", 1)), 0o644))
 	runnerOnly(t, &opt)
 
-	_, err = Run(context.Background(), testInput(t), opt)
+	_, err = runOpts(context.Background(), testInput(t), opt)
 	var mismatch *cheader.MismatchError
 	require.ErrorAs(t, err, &mismatch, "stderr:\n%s", errOut.String())
 	assert.Contains(t, err.Error(), "dynamo_llm_init")
@@ -574,7 +574,7 @@ func TestContainerModeCancellationMidCargoLeavesNoTag(t *testing.T) {
 	opt.Stderr = cancelOnWrite{match: "cargo build", cancel: cancel}
 	runnerOnly(t, &opt)
 
-	_, err = Run(ctx, testInput(t), opt)
+	_, err = runOpts(ctx, testInput(t), opt)
 	require.Error(t, err)
 	assert.True(t, errors.Is(err, context.Canceled), "got %v", err)
 	assert.False(t, tagExists(t, opt.Image))
@@ -593,7 +593,7 @@ func TestContainerModeHeaderFromCbindgen(t *testing.T) {
 	require.NoError(t, os.RemoveAll(filepath.Join(opt.CAPISrc, "include")))
 	runnerOnly(t, &opt)
 
-	rep, err := Run(context.Background(), testInput(t), opt)
+	rep, err := runOpts(context.Background(), testInput(t), opt)
 	require.NoError(t, err, errOut.String())
 	assert.Contains(t, errOut.String(), "sh /capi/build.sh cbindgen", "the cbindgen stage ran")
 	for _, p := range bothPlatforms {

@@ -25,7 +25,7 @@ func TestCacheImportFromMissingRefWarnsAndBuilds(t *testing.T) {
 	opt.Progress = "quiet" // the warning shows whatever the progress mode
 	missing := reg.Host + "/cache/never-pushed:buildcache"
 	opt.CacheFrom = []string{missing}
-	rep, err := Run(context.Background(), testInput(t), opt)
+	rep, err := runOpts(context.Background(), testInput(t), opt)
 	require.NoError(t, err, errOut.String())
 	assert.Contains(t, errOut.String(), "warning: cache import from "+missing+" failed, building without it")
 	t.Logf("warning: %s", grepLine(errOut.String(), "warning: cache import"))
@@ -45,7 +45,7 @@ func TestCacheExportRefused(t *testing.T) {
 	t.Run("fails before tagging", func(t *testing.T) {
 		opt, _, errOut := testOptions(t, reg.Host, "dynamo/epp-cache-refused")
 		opt.CacheTo = []string{"type=registry,ref=" + cacheRef + ",mode=max"}
-		_, err := Run(context.Background(), testInput(t), fastRetry(opt))
+		_, err := runOpts(context.Background(), testInput(t), fastRetry(opt))
 		require.Error(t, err)
 		var ce *image.CacheExportError
 		require.ErrorAs(t, err, &ce, "stderr:\n%s", errOut.String())
@@ -60,7 +60,7 @@ func TestCacheExportRefused(t *testing.T) {
 		opt, _, errOut := testOptions(t, reg.Host, "dynamo/epp-cache-ignored")
 		opt.CacheTo = []string{"type=registry,ref=" + cacheRef + ",mode=max,ignore-error=true"}
 		before := proxy.Failed()
-		_, err := Run(context.Background(), testInput(t), fastRetry(opt))
+		_, err := runOpts(context.Background(), testInput(t), fastRetry(opt))
 		require.NoError(t, err, errOut.String())
 		assert.Greater(t, proxy.Failed(), before, "the export was tried")
 		assert.Contains(t, errOut.String(), "warning: exporting cache to registry failed")
@@ -81,7 +81,7 @@ func TestCacheRegistryExportThenImportOnAnotherDaemon(t *testing.T) {
 
 	opt, _, errOut := testOptions(t, reg.Host, "dynamo/epp-cache-export")
 	opt.CacheTo = []string{"type=registry,ref=" + cacheRef + ",mode=max", "type=local,dest=" + localDir}
-	first, err := Run(ctx, testInput(t), opt)
+	first, err := runOpts(ctx, testInput(t), opt)
 	require.NoError(t, err, errOut.String())
 	r, err := name.ParseReference(cacheRef, name.Insecure)
 	require.NoError(t, err)
@@ -92,7 +92,7 @@ func TestCacheRegistryExportThenImportOnAnotherDaemon(t *testing.T) {
 	opt2, _, errOut2 := testOptions(t, reg.Host, "dynamo/epp-cache-import")
 	opt2.BuildKit = []string{node2.Addr}
 	opt2.CacheFrom = []string{"type=registry,ref=" + cacheRef}
-	second, err := Run(ctx, testInput(t), opt2)
+	second, err := runOpts(ctx, testInput(t), opt2)
 	require.NoError(t, err, errOut2.String())
 	assert.Contains(t, errOut2.String(), "importing cache manifest from "+cacheRef)
 	assert.NotContains(t, errOut2.String(), "warning: cache import")
@@ -105,7 +105,7 @@ func TestCacheOptionErrorsAreUsageErrors(t *testing.T) {
 	opt, _, _ := testOptions(t, "127.0.0.1:1", "x/y")
 	opt.CacheFrom = []string{"type=inline"}
 	opt.CacheTo = []string{"type=local"}
-	_, err := Run(context.Background(), testInput(t), opt)
+	_, err := runOpts(context.Background(), testInput(t), opt)
 	var oe *OptionsError
 	require.ErrorAs(t, err, &oe)
 	assert.Contains(t, err.Error(), "--cache-from")

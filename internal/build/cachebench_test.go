@@ -51,7 +51,7 @@ func BenchmarkCache(b *testing.B) {
 	}
 	in := testInput(b)
 	// Warm what is not BuildKit's: the C API cache and the Go build cache.
-	_, err := Run(ctx, in, options(bk.Addr, "bench/cache-prep"))
+	_, err := runOpts(ctx, in, options(bk.Addr, "bench/cache-prep"))
 	require.NoError(b, err)
 
 	type row struct {
@@ -68,7 +68,7 @@ func BenchmarkCache(b *testing.B) {
 			defer a.Stop()
 			measure := func(name string, opt Options) {
 				start := time.Now()
-				rep, err := Run(ctx, in, opt)
+				rep, err := runOpts(ctx, in, opt)
 				require.NoError(b, err, name)
 				rows = append(rows, row{name, time.Since(start), stageTime(rep, "solve"), strings.Join(platformDigests(rep), ", ")})
 			}

@@ -29,8 +29,8 @@ type ciSettings struct {
 	annotations map[string]string // --annotation as exporter attributes
 }
 
-// checkCI validates --tag, --label and --annotation against the parsed
-// image reference; it returns the problems found.
+// checkCI validates --label and --annotation; it returns the problems
+// found.
 func (o *Options) checkCI(p *plan) []string {
 	var problems []string
 	var err error
@@ -40,11 +40,15 @@ func (o *Options) checkCI(p *plan) []string {
 	if p.ci.annotations, err = image.ParseAnnotations(o.Annotations); err != nil {
 		problems = append(problems, err.Error())
 	}
-	var nopts []name.Option
-	if o.Insecure {
-		nopts = append(nopts, name.Insecure)
-	}
-	for _, t := range o.Tags {
+	return problems
+}
+
+// checkTags parses one version's --tag values (expanded) into p, against
+// its image reference; it returns the problems found.
+func (o *Options) checkTags(p *plan, tags []string) []string {
+	var problems []string
+	p.ci.extraTags = nil
+	for _, t := range tags {
 		ref := t
 		if BareTag(t) {
 			if p.repository == "" {
@@ -52,7 +56,7 @@ func (o *Options) checkCI(p *plan) []string {
 			}
 			ref = p.repository + ":" + t
 		}
-		tag, err := name.NewTag(ref, nopts...)
+		tag, err := name.NewTag(ref, o.nameOptions()...)
 		if err != nil {
 			problems = append(problems, redact.Text(fmt.Sprintf("tag %q: %v (want a tag such as latest, or REGISTRY/REPO:TAG in --image's repository)", t, err)))
 			continue

@@ -58,19 +58,37 @@ type DryRunNode struct {
 	Platforms []string `json:"platforms"`
 }
 
-// Plan describes what Release would do with req, checking the options as
-// Release does first.
-func Plan(req Request) (*DryRun, error) {
-	opt, r := req.Options, req.Recipe
-	p, problems, err := opt.checkOptions()
+// Plans describes what ReleaseAll would do with reqs, refusing what it
+// refuses before the preflight.
+func Plans(b *Resolved, reqs []Request) ([]*DryRun, error) {
+	plans, err := b.forVersions(reqs)
 	if err != nil {
 		return nil, err
 	}
-	if len(problems) > 0 {
-		return nil, &OptionsError{Problems: problems}
+	var out []*DryRun
+	for i, req := range reqs {
+		d, err := b.dryRun(plans[i], req)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
 	}
+	return out, nil
+}
+
+// Plan describes what Release would do with req.
+func Plan(b *Resolved, req Request) (*DryRun, error) {
+	p, err := b.forVersion(req.Recipe)
+	if err != nil {
+		return nil, err
+	}
+	return b.dryRun(p, req)
+}
+
+func (b *Resolved) dryRun(p *plan, req Request) (*DryRun, error) {
+	opt, r := b.opt, req.Recipe
 	d := &DryRun{Compile: opt.Compile, Builder: opt.BuilderImage, BaseImage: p.baseImageOr(opt.BaseImage),
-		Push: opt.Push, OCITar: opt.OCITar, Tags: opt.AllTags(), Report: opt.Report, SignKey: opt.SignKey, Patches: []string{}}
+		Push: opt.Push, OCITar: opt.OCITar, Tags: p.allTags(), Report: p.report, SignKey: opt.SignKey, Patches: []string{}}
 	if d.Compile == "" {
 		d.Compile = CompileHost
 	}

@@ -52,7 +52,7 @@ func TestContainerModeFetchesThroughATLSInterceptingProxy(t *testing.T) {
 	opt.Fetch.Secrets = []string{"id=netrc,src=" + netrc}
 
 	start := time.Now()
-	_, err := Run(context.Background(), in, opt)
+	_, err := runOpts(context.Background(), in, opt)
 	var fe *image.FetchError
 	require.ErrorAs(t, err, &fe, "stderr:\n%s", errOut.String())
 	assert.Equal(t, image.FetchGoModules, fe.What)
@@ -72,7 +72,7 @@ func TestContainerModeFetchesThroughATLSInterceptingProxy(t *testing.T) {
 	opt.CacheTo = []string{"type=local,dest=" + cacheDir + ",mode=max"}
 	var log syncBuffer
 	opt.Stderr = &log
-	_, err = Run(context.Background(), in, opt)
+	_, err = runOpts(context.Background(), in, opt)
 	require.NoError(t, err, log.String())
 	t.Logf("with the CA: built in %s", time.Since(start).Round(time.Second))
 	assert.Positive(t, proxy.Requests(), "the module came through the proxy")

@@ -31,7 +31,7 @@ func TestFetchSettingsFromTheEnvironmentAndFlags(t *testing.T) {
 	opt.Fetch.Go = map[string]string{"GOPRIVATE": "from.flag", "GOSUMDB": "sum.corp.example"}
 	opt.Fetch.CargoMirror = "sparse+https://mirror.corp.example/index/"
 	opt.Fetch.BuildArgs = []string{"HTTPS_PROXY=http://proxyuser:proxy-pw-3@proxy.corp.example:3128", "NO_PROXY=127.0.0.1"}
-	p, problems, err := opt.checkOptions()
+	p, problems, err := opt.checkOptions(naming{image: opt.Image})
 	require.NoError(t, err)
 	require.Empty(t, problems)
 	fp := p.fetch
@@ -66,7 +66,7 @@ func TestFetchSettingsFromTheEnvironmentAndFlags(t *testing.T) {
 
 	// An empty flag unsets the environment's value.
 	opt.Fetch.Go = map[string]string{"GOPROXY": ""}
-	p, _, err = opt.checkOptions()
+	p, _, err = opt.checkOptions(naming{image: opt.Image})
 	require.NoError(t, err)
 	assert.NotContains(t, p.fetch.goEnv, "GOPROXY")
 }
@@ -79,7 +79,7 @@ func TestSecretsAndCABundleAreReadAsBuildxReadsThem(t *testing.T) {
 	opt := fetchOptions(t, "TOKEN_VAR=env-secret-5", "GOPROXY=https://goproxy.corp.example")
 	opt.Fetch.Secrets = []string{"id=netrc,src=" + netrc, "id=CARGO_REGISTRIES_CORP_TOKEN,env=TOKEN_VAR", "type=env,id=GOPROXY"}
 	opt.Fetch.CABundle = ca
-	p, problems, err := opt.checkOptions()
+	p, problems, err := opt.checkOptions(naming{image: opt.Image})
 	require.NoError(t, err)
 	require.Empty(t, problems)
 	secrets := p.fetch.solveSecrets()
@@ -103,7 +103,7 @@ func TestBadFetchSettingsAreNamedTogether(t *testing.T) {
 	opt.Fetch.Secrets = []string{"src=/nowhere", "id=gone,src=/nowhere/at/all", "id=x,env=UNSET_VAR_FOR_TEST", "id=epp-build-fetch,env=HOME"}
 	opt.Fetch.BuildArgs = []string{"BASE_IMAGE=alpine", "CAPI_CRATE=x", "GOFLAGS=-x", "not a name=1"}
 	opt.Fetch.CargoMirror = "not a url"
-	err := opt.Validate()
+	_, err := Resolve(opt)
 	require.Error(t, err)
 	msg := err.Error()
 	for _, want := range []string{"--ca-bundle " + notPEM + ": no PEM certificate", "--secret \"src=/nowhere\": no id",
@@ -118,7 +118,7 @@ func TestBadFetchSettingsAreNamedTogether(t *testing.T) {
 	host.Compile = CompileHost
 	host.Fetch.CABundle, host.Fetch.Secrets = notPEM, []string{"id=a,env=HOME"}
 	host.Env = []string{"HOME=/root"}
-	err = host.Validate()
+	_, err = Resolve(host)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "--secret reaches the fetches inside the solve, and only --compile container fetches there")
 	assert.Contains(t, err.Error(), "--ca-bundle reaches the fetches inside the solve")

@@ -1,6 +1,7 @@
 package build
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -8,6 +9,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/epp-build/epp-build/internal/report"
 )
 
 func itoa(i int) string { return strconv.Itoa(i) }
@@ -17,6 +20,23 @@ func itoa(i int) string { return strconv.Itoa(i) }
 func fastRetry(o Options) Options {
 	o.retryBackoff = 50 * time.Millisecond
 	return o
+}
+
+// runOpts is Run with opt resolved first, as the build command does.
+func runOpts(ctx context.Context, in Input, opt Options) (*report.Report, error) {
+	b, err := Resolve(opt)
+	if err != nil {
+		return nil, err
+	}
+	return Run(ctx, b, in)
+}
+
+// mustResolve is Resolve of options a test expects to work.
+func mustResolve(t testing.TB, opt Options) *Resolved {
+	t.Helper()
+	b, err := Resolve(opt)
+	require.NoError(t, err)
+	return b
 }
 
 // copyCAPIDouble copies the C API test double (cargo writes Cargo.lock

@@ -29,11 +29,13 @@ func TestHostCompileOffLinuxIsRefusedUpFront(t *testing.T) {
 	for _, mode := range []string{CompileHost, ""} {
 		opt := options(mode)
 		var bad *OptionsError
-		require.ErrorAs(t, opt.Validate(), &bad, "compile mode %q", mode)
+		_, err := Resolve(opt)
+		require.ErrorAs(t, err, &bad, "compile mode %q", mode)
 		assert.Equal(t, []string{want}, bad.Problems, "compile mode %q", mode)
 	}
 
 	opt := options(CompileContainer)
 	opt.BuilderImage = "127.0.0.1:1/builder"
-	assert.NoError(t, opt.Validate())
+	_, err := Resolve(opt)
+	assert.NoError(t, err)
 }

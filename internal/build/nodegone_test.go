@@ -55,7 +55,7 @@ func TestDeadNodeMidBuildIsNamedAsTheNode(t *testing.T) {
 	opt.BuildKit = []string{doomed.Addr}
 	opt.SBOM = "false"
 	opt.Stderr = &onFirstWrite{w: errOut, match: "load build definition", do: doomed.Kill}
-	_, err = Run(context.Background(), testInput(t), fastRetry(opt))
+	_, err = runOpts(context.Background(), testInput(t), fastRetry(opt))
 	var gone *image.NodeGoneError
 	require.ErrorAs(t, err, &gone, errOut.String())
 	assert.Contains(t, err.Error(), "BuildKit node "+doomed.Addr+" stopped answering during the build")
@@ -77,7 +77,7 @@ func TestContainerModeUnreachableSBOMGeneratorSaysWhatToPass(t *testing.T) {
 	opt.Compile, opt.BuilderImage = CompileContainer, builder
 	opt.Platforms = platforms(t, "linux/"+runtime.GOARCH)
 	opt.SBOM = "generator=" + reg.Host + "/nobody/scanner:missing"
-	_, err := Run(context.Background(), testInput(t), fastRetry(opt))
+	_, err := runOpts(context.Background(), testInput(t), fastRetry(opt))
 	var ge *attest.GeneratorError
 	require.ErrorAs(t, err, &ge, errOut.String())
 	assert.Equal(t, reg.Host+"/nobody/scanner:missing", ge.Image)

@@ -103,17 +103,13 @@ type Options struct {
 	Fetch FetchOptions
 
 	// Tags are more tags for the image, in its repository, set with
-	// Image's after every check (--tag, templates already expanded).
+	// Image's after every check (--tag). Image, Tags and Report are
+	// templates of the version (see TagData); with no Image the first tag
+	// is the image.
 	Tags []string
 	// Labels (KEY=VALUE) and Annotations (buildx's [TYPE,...:]KEY=VALUE)
 	// go over the OCI defaults (see imageMetadata).
 	Labels, Annotations []string
-
-	// shared is a connected node plan a caller building several versions
-	// passes to each build (ReleaseAll): one connection, one cache.
-	shared *nodes.Plan
-	// preflighted: the caller ran Preflight already.
-	preflighted bool
 
 	// retryBackoff overrides the first registry retry delay (tests).
 	retryBackoff time.Duration
@@ -149,6 +145,8 @@ type plan struct {
 	cacheImports, cacheExports []client.CacheOptionsEntry
 	fetch                      *fetchPlan
 	ci                         ciSettings
+	// report is where this version's report goes (--report expanded).
+	report string
 }
 
 // OptionsError lists every option that cannot work, found before any
@@ -159,25 +157,10 @@ type OptionsError struct{ Problems []string }
 // flag values, which may be references with user:pass@ in them.
 func (e *OptionsError) Error() string { return redact.Text("build: " + strings.Join(e.Problems, "; ")) }
 
-// Validate checks the options alone, so a caller can refuse bad flags
-// before fetching or compiling anything. No platform is
-// platform.ErrNone, anything else an *OptionsError.
-func (o *Options) Validate() error {
-	_, problems, err := o.checkOptions()
-	if err != nil {
-		return err
-	}
-	if len(problems) > 0 {
-		return &OptionsError{Problems: problems}
-	}
-	return nil
-}
-
-func (o *Options) validate(in Input) (*plan, error) {
-	p, problems, err := o.checkOptions()
-	if err != nil {
-		return nil, err
-	}
+// complete adds to a version's plan what its input decides: the C API
+// crate and generation, the main package, the base image.
+func (o *Options) complete(p *plan, in Input) error {
+	var problems []string
 	if o.CacheDir == "" {
 		problems = append(problems, "no cache folder given")
 	}
@@ -185,7 +168,7 @@ func (o *Options) validate(in Input) (*plan, error) {
 		problems = append(problems, "no patched tree given")
 	}
 	if len(problems) > 0 {
-		return nil, &OptionsError{Problems: problems}
+		return &OptionsError{Problems: problems}
 	}
 	p.crate, p.library, p.generation = defaultCrate, defaultLibrary, defaultGeneration
 	if in.Recipe != nil && in.Recipe.CAPI != nil {
@@ -200,17 +183,26 @@ func (o *Options) validate(in Input) (*plan, error) {
 	if p.baseImage == "" {
 		p.baseImage = image.DefaultBaseImage
 	}
-	return p, nil
+	return nil
 }
 
 // hostSystem says whether this system can compile on the host; a test
 // stands in another system.
 var hostSystem = compile.CheckSystem
 
+// onResolve is called each time options are checked and their files
+// read: a test counts the calls to prove that one command does it once,
+// whatever its number of versions and tags.
+var onResolve = func() {}
+
 // checkOptions validates what the options alone decide: platforms, what
-// to export, the image reference, compile and progress modes.
-func (o *Options) checkOptions() (*plan, []string, error) {
-	p := &plan{}
+// to export, the image reference (n, expanded for one version), compile
+// and progress modes. It reads the files the options name, decrypts the
+// signing key and registers the secrets for redaction: Resolve is its one
+// caller in a command.
+func (o *Options) checkOptions(n naming) (*plan, []string, error) {
+	onResolve()
+	p := &plan{report: n.report}
 	var problems []string
 	if len(o.Platforms) == 0 {
 		return nil, nil, platform.ErrNone
@@ -220,21 +212,7 @@ func (o *Options) checkOptions() (*plan, []string, error) {
 	if !o.Push && o.OCITar == "" {
 		problems = append(problems, "nothing to export: pass --push and/or --oci-tar FILE")
 	}
-	if o.Image == "" {
-		problems = append(problems, "no image reference: pass --image REGISTRY/REPO:TAG")
-	} else {
-		var nopts []name.Option
-		if o.Insecure {
-			nopts = append(nopts, name.Insecure)
-		}
-		tag, err := name.NewTag(o.Image, nopts...)
-		if err != nil {
-			problems = append(problems, redact.Text(fmt.Sprintf("image %q: %v (want REGISTRY/REPO:TAG, no digest)", o.Image, err)))
-		} else {
-			p.tag = tag
-			p.repository = tag.Context().Name()
-		}
-	}
+	problems = append(problems, o.checkImage(p, n.image)...)
 	switch o.Compile {
 	case "", CompileHost, CompileContainer:
 	default:
@@ -277,10 +255,31 @@ func (o *Options) checkOptions() (*plan, []string, error) {
 	}
 	p.fetch, problems = fetch, append(problems, fetchProblems...)
 	problems = append(problems, o.checkCI(p)...)
+	problems = append(problems, o.checkTags(p, n.tags)...)
 	if err := o.Progress.Check(); err != nil {
 		problems = append(problems, fmt.Sprintf("progress %q: use %s", o.Progress, strings.Join(progress.Modes, ", ")))
 	}
 	return p, problems, nil
+}
+
+// checkImage parses one version's image reference into p.
+func (o *Options) checkImage(p *plan, ref string) []string {
+	if ref == "" {
+		return []string{"no image reference: pass --image REGISTRY/REPO:TAG"}
+	}
+	tag, err := name.NewTag(ref, o.nameOptions()...)
+	if err != nil {
+		return []string{redact.Text(fmt.Sprintf("image %q: %v (want REGISTRY/REPO:TAG, no digest)", ref, err))}
+	}
+	p.tag, p.repository = tag, tag.Context().Name()
+	return nil
+}
+
+func (o *Options) nameOptions() []name.Option {
+	if o.Insecure {
+		return []name.Option{name.Insecure}
+	}
+	return nil
 }
 
 // bindingHeader is the header of the cgo binding for a C API generation.

@@ -36,7 +36,7 @@ func TestBuildPerPlatformNodes(t *testing.T) {
 	ctx := context.Background()
 
 	single, _, errOut := testOptions(t, reg.Host, "dynamo/epp-single")
-	one, err := Run(ctx, testInput(t), single)
+	one, err := runOpts(ctx, testInput(t), single)
 	require.NoError(t, err, errOut.String())
 
 	armBefore, amdBefore := solvesOf(t, node2.Addr, "linux/arm64"), solvesOf(t, bk.Addr, "linux/amd64")
@@ -45,7 +45,7 @@ func TestBuildPerPlatformNodes(t *testing.T) {
 	opt.Report = filepath.Join(t.TempDir(), "report.json")
 	cacheRef := reg.Host + "/cache/epp-nodes:buildcache"
 	opt.CacheTo = []string{"type=registry,ref=" + cacheRef + ",mode=max"}
-	rep, err := Run(ctx, testInput(t), opt)
+	rep, err := runOpts(ctx, testInput(t), opt)
 	require.NoError(t, err, errOut.String())
 	// Each node wrote its own cache, the platform in the tag.
 	for _, p := range bothPlatforms {
@@ -99,7 +99,7 @@ func TestBuildNodeDownFailsNamingIt(t *testing.T) {
 	down := "unix://" + filepath.Join(t.TempDir(), "nobody-listens.sock")
 	opt.BuildKit = []string{"linux/amd64=" + bk.Addr + ",linux/arm64=" + down}
 	start := time.Now()
-	_, err := Run(context.Background(), testInput(t), opt)
+	_, err := runOpts(context.Background(), testInput(t), opt)
 	var ne *nodes.NodeError
 	require.ErrorAs(t, err, &ne)
 	assert.Equal(t, []string{"linux/arm64"}, ne.Platforms)
@@ -121,7 +121,7 @@ func TestBuildNodeSolveFailsNamingIt(t *testing.T) {
 	node2 := secondNode(t)
 	opt, _, errOut := testOptions(t, "127.0.0.1:1", "dynamo/epp-node-fails")
 	opt.BuildKit = []string{"linux/amd64=" + bk.Addr, "linux/arm64=" + node2.Addr}
-	_, err := Run(context.Background(), testInput(t), fastRetry(opt))
+	_, err := runOpts(context.Background(), testInput(t), fastRetry(opt))
 	var ne *nodes.NodeError
 	require.ErrorAs(t, err, &ne, errOut.String())
 	assert.Contains(t, err.Error(), "BuildKit node for linux/")
@@ -143,7 +143,7 @@ func TestContainerModePerPlatformNodes(t *testing.T) {
 	opt.BuildKit = []string{"linux/amd64=" + bk.Addr, "linux/arm64=" + node2.Addr}
 	runnerOnly(t, &opt)
 
-	rep, err := Run(context.Background(), testInput(t), opt)
+	rep, err := runOpts(context.Background(), testInput(t), opt)
 	require.NoError(t, err, errOut.String())
 	for _, p := range bothPlatforms {
 		assert.Contains(t, errOut.String(), "capi "+p+": built in the solve; binding checked against", "each node checked its own platform")
@@ -181,7 +181,7 @@ func TestBuildNodeFailingLateMovesNoTag(t *testing.T) {
 	opt, _, errOut := testOptions(t, reg.Host, "dynamo/epp-node-late")
 	earlier := testInput(t)
 	earlier.UpstreamTime = earlier.UpstreamTime.Add(-time.Hour)
-	prev, err := Run(ctx, earlier, opt)
+	prev, err := runOpts(ctx, earlier, opt)
 	require.NoError(t, err, errOut.String())
 
 	opt, _, errOut = testOptions(t, reg.Host, "dynamo/epp-node-late")
@@ -189,7 +189,7 @@ func TestBuildNodeFailingLateMovesNoTag(t *testing.T) {
 	// No SBOM: its scan would be the first process the broken node runs,
 	// and this test is about a failure after the image is pushed.
 	opt.SBOM = "false"
-	_, err = Run(ctx, testInput(t), opt)
+	_, err = runOpts(ctx, testInput(t), opt)
 	var ne *nodes.NodeError
 	require.ErrorAs(t, err, &ne, errOut.String())
 	assert.Equal(t, []string{"linux/arm64"}, ne.Platforms)
@@ -212,14 +212,14 @@ func tagDigest(t *testing.T, ref string) string {
 func TestBuildNodeSpecIsAUsageError(t *testing.T) {
 	opt, _, _ := testOptions(t, "127.0.0.1:1", "x/y")
 	opt.BuildKit = []string{"linux/amd64=unix:///a.sock"}
-	_, err := Run(context.Background(), testInput(t), opt)
+	_, err := runOpts(context.Background(), testInput(t), opt)
 	var oe *OptionsError
 	require.ErrorAs(t, err, &oe)
 	assert.Contains(t, err.Error(), "no node for linux/arm64")
 
 	opt.BuildKit = []string{"linux/amd64=unix:///a.sock,linux/arm64=unix:///b.sock"}
 	opt.OCITar = filepath.Join(t.TempDir(), "x.tar")
-	_, err = Run(context.Background(), testInput(t), opt)
+	_, err = runOpts(context.Background(), testInput(t), opt)
 	require.ErrorAs(t, err, &oe)
 	assert.Contains(t, err.Error(), "--oci-tar")
 }

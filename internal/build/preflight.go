@@ -50,15 +50,17 @@ func (e *PreflightError) Error() string {
 // takes a push to the image's repository; the C API source is there (the
 // local --capi-src, or the pin cached or its repository answering). It
 // returns a *PreflightError listing all that are missing, or nil.
-func Preflight(ctx context.Context, req Request) error {
-	opt := req.Options
-	p, problems, err := opt.checkOptions()
+func Preflight(ctx context.Context, b *Resolved, req Request) error {
+	p, err := b.forVersion(req.Recipe)
 	if err != nil {
 		return err
 	}
-	if len(problems) > 0 {
-		return &OptionsError{Problems: problems}
-	}
+	return b.preflight(ctx, p, req)
+}
+
+// preflight is Preflight of one version's plan.
+func (b *Resolved) preflight(ctx context.Context, p *plan, req Request) error {
+	opt := b.opt
 	var (
 		mu      sync.Mutex
 		missing []Missing
@@ -141,7 +143,7 @@ func Preflight(ctx context.Context, req Request) error {
 		})
 	}
 	check(func(ctx context.Context) {
-		if m, ok := capiMissing(ctx, req); !ok {
+		if m, ok := capiMissing(ctx, opt, req); !ok {
 			add(m)
 		}
 	})
@@ -155,8 +157,8 @@ func Preflight(ctx context.Context, req Request) error {
 
 // capiMissing checks the C API source: --capi-src is a crate or a checkout
 // of the pin; else the pin is cached or its repository answers.
-func capiMissing(ctx context.Context, req Request) (Missing, bool) {
-	opt, r := req.Options, req.Recipe
+func capiMissing(ctx context.Context, opt Options, req Request) (Missing, bool) {
+	r := req.Recipe
 	if opt.CAPISrc != "" {
 		var pin *recipe.CAPI
 		if r != nil {

@@ -27,10 +27,10 @@ func TestPreflightListsEverythingMissingAtOnce(t *testing.T) {
 	opt.BuildKit = []string{"unix://" + filepath.Join(t.TempDir(), "nobody-listens.sock")}
 	opt.CAPISrc = ""
 	cache := t.TempDir()
-	req := Request{Recipe: &recipe.Recipe{Version: "v0.7.0", CAPI: unreachablePin()}, Options: opt,
+	req := Request{Recipe: &recipe.Recipe{Version: "v0.7.0", CAPI: unreachablePin()},
 		Apply: apply.Options{Fetcher: apply.Fetcher{CacheDir: cache}}}
 
-	_, err := Release(context.Background(), req)
+	_, err := Release(context.Background(), mustResolve(t, opt), req)
 	var pe *PreflightError
 	require.ErrorAs(t, err, &pe)
 	var whats []string
@@ -53,7 +53,7 @@ func TestPreflightNamesABadCAPISrc(t *testing.T) {
 	requireDaemons(t)
 	opt, _, _ := testOptions(t, reg.Host, "dynamo/epp-preflight-src")
 	opt.CAPISrc = t.TempDir()
-	err := Preflight(context.Background(), Request{Recipe: &recipe.Recipe{Version: "v0.7.0"}, Options: opt})
+	err := Preflight(context.Background(), mustResolve(t, opt), Request{Recipe: &recipe.Recipe{Version: "v0.7.0"}})
 	var pe *PreflightError
 	require.ErrorAs(t, err, &pe)
 	require.Len(t, pe.Missing, 1)
@@ -68,11 +68,11 @@ func TestPreflightResolvesTheImagesOnTheNode(t *testing.T) {
 	requireDaemons(t)
 	opt, _, _ := testOptions(t, reg.Host, "dynamo/epp-preflight")
 	opt.Platforms = platforms(t, "linux/"+runtime.GOARCH)
-	require.NoError(t, Preflight(context.Background(), Request{Recipe: &recipe.Recipe{Version: "v0.7.0"}, Options: opt}))
+	require.NoError(t, Preflight(context.Background(), mustResolve(t, opt), Request{Recipe: &recipe.Recipe{Version: "v0.7.0"}}))
 
 	opt.Compile, opt.BuilderImage = CompileContainer, reg.Host+"/nobody/builder:missing"
 	opt.SBOM = "generator=" + reg.Host + "/nobody/scanner:missing"
-	err := Preflight(context.Background(), Request{Recipe: &recipe.Recipe{Version: "v0.7.0"}, Options: opt})
+	err := Preflight(context.Background(), mustResolve(t, opt), Request{Recipe: &recipe.Recipe{Version: "v0.7.0"}})
 	var pe *PreflightError
 	require.ErrorAs(t, err, &pe)
 	require.Len(t, pe.Missing, 2, err.Error())

@@ -6,14 +6,15 @@ import (
 
 	"github.com/epp-build/epp-build/internal/apply"
 	"github.com/epp-build/epp-build/internal/capi"
+	"github.com/epp-build/epp-build/internal/nodes"
 	"github.com/epp-build/epp-build/internal/patchset"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/report"
 	"github.com/epp-build/epp-build/internal/source"
 )
 
-// Request is one release: the recipe and how to apply it, then how to
-// build, attest and report. The build command fills it from its flags.
+// Request is one release: the recipe and how to apply it; the build
+// command's Resolved options say how to build, attest and report.
 type Request struct {
 	Recipe *recipe.Recipe
 	// TreeDir keeps the applied tree, reused by the next build of the same
@@ -22,21 +23,27 @@ type Request struct {
 	// Apply fetches and applies the recipe; its cache folder and notices
 	// serve the C API pin's fetch too.
 	Apply apply.Options
-	// Options build the image; CacheDir "" = the fetch cache folder.
-	Options Options
 }
 
 // Release is the one owner of the build pipeline, run in one direction:
 // apply -> the C API pin (or Options.CAPISrc) -> compile -> image ->
-// attest -> report. Bad options, and anything external the build needs
-// that is missing (Preflight), fail before anything is fetched.
-func Release(ctx context.Context, req Request) (*report.Report, error) {
-	opt, r := req.Options, req.Recipe
-	if err := opt.Validate(); err != nil {
+// attest -> report. Anything external the build needs that is missing
+// (Preflight) fails before anything is fetched.
+func Release(ctx context.Context, b *Resolved, req Request) (*report.Report, error) {
+	p, err := b.forVersion(req.Recipe)
+	if err != nil {
 		return nil, err
 	}
-	if !opt.preflighted {
-		if err := Preflight(ctx, req); err != nil {
+	return b.release(ctx, p, req, nil)
+}
+
+// release builds one version with its plan p. shared is the node plan
+// ReleaseAll connected for every version, after preflighting them all;
+// nil means this build preflights and connects on its own.
+func (b *Resolved) release(ctx context.Context, p *plan, req Request, shared *nodes.Plan) (*report.Report, error) {
+	r := req.Recipe
+	if shared == nil {
+		if err := b.preflight(ctx, p, req); err != nil {
 			return nil, err
 		}
 	}
@@ -53,18 +60,19 @@ func Release(ctx context.Context, req Request) (*report.Report, error) {
 		return nil, err
 	}
 	in := inputFrom(r, res)
-	if opt.CAPISrc == "" && r.CAPI != nil {
+	if b.opt.CAPISrc == "" && r.CAPI != nil {
 		if in.CAPI, err = capi.FetchPin(ctx, r.CAPI, req.Apply.CacheDir, req.Apply.Notice); err != nil {
 			return nil, err
 		}
 		defer in.CAPI.Close()
 	}
-	if opt.CacheDir == "" {
-		if opt.CacheDir, err = cacheRoot(req.Apply.CacheDir); err != nil {
+	cacheDir := b.opt.CacheDir
+	if cacheDir == "" {
+		if cacheDir, err = cacheRoot(req.Apply.CacheDir); err != nil {
 			return nil, err
 		}
 	}
-	return Run(ctx, in, opt)
+	return b.run(ctx, p, in, shared, cacheDir)
 }
 
 // inputFrom is what the apply stage hands the build.

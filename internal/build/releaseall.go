@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"github.com/epp-build/epp-build/internal/image"
-	"github.com/epp-build/epp-build/internal/nodes"
 	"github.com/epp-build/epp-build/internal/report"
 )
 
@@ -15,22 +14,26 @@ import (
 // once; then the BuildKit nodes are connected once and every version is
 // built on that connection in turn, sharing BuildKit's cache (and the C
 // API cache) between them. It stops at the first version that fails and
-// returns the reports of those built.
-func ReleaseAll(ctx context.Context, reqs []Request) ([]*report.Report, error) {
+// returns those built.
+func ReleaseAll(ctx context.Context, b *Resolved, reqs []Request) ([]Built, error) {
+	plans, err := b.forVersions(reqs)
+	if err != nil {
+		return nil, err
+	}
+	built := func(p *plan, req Request, rep *report.Report) Built {
+		return Built{Version: versionOf(req.Recipe), Repository: p.repository, Tags: p.allTags(), Pushed: b.opt.Push, Report: rep}
+	}
 	if len(reqs) == 1 {
-		rep, err := Release(ctx, reqs[0])
+		rep, err := b.release(ctx, plans[0], reqs[0], nil)
 		if err != nil {
 			return nil, err
 		}
-		return []*report.Report{rep}, nil
+		return []Built{built(plans[0], reqs[0], rep)}, nil
 	}
 	var missing []Missing
 	seen := map[string]bool{}
-	for _, req := range reqs {
-		if err := req.Options.Validate(); err != nil {
-			return nil, err
-		}
-		err := Preflight(ctx, req)
+	for i, req := range reqs {
+		err := b.preflight(ctx, plans[i], req)
 		pe, ok := err.(*PreflightError)
 		switch {
 		case err == nil:
@@ -49,30 +52,22 @@ func ReleaseAll(ctx context.Context, reqs []Request) ([]*report.Report, error) {
 		sortMissing(missing)
 		return nil, &PreflightError{Missing: missing}
 	}
-	first := reqs[0].Options
-	plan, err := nodes.Parse(first.BuildKit, first.Platforms)
-	if err != nil {
+	shared := cloneNodes(b.base.nodes)
+	if err := shared.Connect(ctx, b.opt.TLS); err != nil {
 		return nil, err
 	}
-	if err := plan.Connect(ctx, first.TLS); err != nil {
-		return nil, err
-	}
-	defer plan.Close()
-	var reps []*report.Report
-	for _, req := range reqs {
-		req.Options.shared, req.Options.preflighted = plan, true
-		version := ""
-		if req.Recipe != nil {
-			version = req.Recipe.Version
-		}
-		fmt.Fprintf(writerOr(req.Options.Stderr), "== build %s\n", version)
-		rep, err := Release(ctx, req)
+	defer shared.Close()
+	var out []Built
+	for i, req := range reqs {
+		version := versionOf(req.Recipe)
+		fmt.Fprintf(writerOr(b.opt.Stderr), "== build %s\n", version)
+		rep, err := b.release(ctx, plans[i], req, shared)
 		if err != nil {
-			return reps, fmt.Errorf("version %s: %w", version, err)
+			return out, fmt.Errorf("version %s: %w", version, err)
 		}
-		reps = append(reps, rep)
+		out = append(out, built(plans[i], req, rep))
 	}
-	return reps, nil
+	return out, nil
 }
 
 // tagMore sets the --tag tags, after the image's own tag, on the same
@@ -85,18 +80,4 @@ func tagMore(ctx context.Context, p *plan, digestRef string, ro image.RegistryOp
 		fmt.Fprintf(stdout, "tagged %s\n", t.String())
 	}
 	return nil
-}
-
-// AllTags are every tag a build with these options sets: the image's, then
-// --tag's. Bad options give none.
-func (o *Options) AllTags() []string {
-	p, problems, err := o.checkOptions()
-	if err != nil || len(problems) > 0 || p.repository == "" {
-		return nil
-	}
-	out := []string{p.tag.String()}
-	for _, t := range p.ci.extraTags {
-		out = append(out, t.String())
-	}
-	return out
 }

@@ -47,32 +47,34 @@ func TestReleaseAllBuildsEveryVersionOnOneConnection(t *testing.T) {
 	requireToolchains(t)
 	upstream, commit := fixtureUpstream(t)
 	fetchCache := t.TempDir()
+	opt, _, _ := testOptions(t, reg.Host, "dynamo/epp-multi")
+	opt.Image = reg.Host + "/dynamo/epp-multi:{{.Version}}"
+	opt.Tags = []string{reg.Host + "/dynamo/epp-multi:{{.Version}}-extra"}
+	opt.Platforms = platforms(t, "linux/"+runtime.GOARCH)
+	opt.SBOM = "false"
 	var reqs []Request
 	for _, v := range []string{"v1.0.0-a", "v1.0.0-b"} {
-		opt, _, _ := testOptions(t, reg.Host, "dynamo/epp-multi")
-		opt.Image = reg.Host + "/dynamo/epp-multi:" + v
-		opt.Tags = []string{reg.Host + "/dynamo/epp-multi:" + v + "-extra"}
-		opt.Platforms = platforms(t, "linux/"+runtime.GOARCH)
-		opt.SBOM = "false"
 		reqs = append(reqs, Request{
 			Recipe:  &recipe.Recipe{Version: v, Upstream: recipe.Upstream{Repository: upstream, Ref: "v1.0.0", Commit: commit}},
 			TreeDir: filepath.Join(t.TempDir(), "tree"),
 			Apply:   apply.Options{Fetcher: apply.Fetcher{Kind: source.Path, CacheDir: fetchCache}},
-			Options: opt,
 		})
 	}
-	reps, err := ReleaseAll(context.Background(), reqs)
+	resolved := countResolves(t)
+	built, err := ReleaseAll(context.Background(), mustResolve(t, opt), reqs)
 	require.NoError(t, err)
-	require.Len(t, reps, 2)
+	require.Len(t, built, 2)
+	assert.Equal(t, 1, *resolved, "the options are resolved once for both versions")
 	for i, v := range []string{"v1.0.0-a", "v1.0.0-b"} {
+		assert.Equal(t, []string{reg.Host + "/dynamo/epp-multi:" + v, reg.Host + "/dynamo/epp-multi:" + v + "-extra"}, built[i].Tags)
 		for _, tag := range []string{v, v + "-extra"} {
 			idx, dgst := taggedIndex(t, reg.Host+"/dynamo/epp-multi:"+tag)
-			assert.Equal(t, reps[i].Outputs.IndexDigest, dgst.String(), tag)
+			assert.Equal(t, built[i].Report.Outputs.IndexDigest, dgst.String(), tag)
 			m, err := idx.IndexManifest()
 			require.NoError(t, err)
 			assert.Equal(t, v, m.Annotations[OCIVersion], tag)
 			assert.Equal(t, commit, m.Annotations[OCIRevision], tag)
 		}
 	}
-	assert.NotEqual(t, reps[0].Outputs.IndexDigest, reps[1].Outputs.IndexDigest, "each version's own labels")
+	assert.NotEqual(t, built[0].Report.Outputs.IndexDigest, built[1].Report.Outputs.IndexDigest, "each version's own labels")
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/epp-build/epp-build/internal/capi"
 	"github.com/epp-build/epp-build/internal/image"
+	"github.com/epp-build/epp-build/internal/nodes"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/report"
 )
@@ -26,11 +27,24 @@ const binaryName = "epp"
 // Run builds, pushes by digest, verifies, attests, smoke-tests and only
 // then tags the image, and writes the report. On any failure before the
 // tag step the tag is neither created nor moved.
-func Run(ctx context.Context, in Input, opt Options) (*report.Report, error) {
-	p, err := opt.validate(in)
+func Run(ctx context.Context, b *Resolved, in Input) (*report.Report, error) {
+	p, err := b.forVersion(in.Recipe)
 	if err != nil {
 		return nil, err
 	}
+	return b.run(ctx, p, in, nil, b.opt.CacheDir)
+}
+
+// run is Run of one version's plan p, on the nodes ReleaseAll connected
+// (shared) or, when nil, on its own connections; cacheDir holds the C
+// API cache and the work folders.
+func (b *Resolved) run(ctx context.Context, p *plan, in Input, shared *nodes.Plan, cacheDir string) (*report.Report, error) {
+	opt := b.opt
+	opt.CacheDir = cacheDir
+	if err := opt.complete(p, in); err != nil {
+		return nil, err
+	}
+	var err error
 	capiSrc := in.CAPI
 	if capiSrc == nil {
 		if opt.CAPISrc == "" {
@@ -70,8 +84,8 @@ func Run(ctx context.Context, in Input, opt Options) (*report.Report, error) {
 	// Connect first, to every node at once: an unreachable buildkitd should
 	// fail in a second, not after minutes of cargo and go builds.
 	t0 := time.Now()
-	if opt.shared != nil {
-		p.nodes = opt.shared // connected once for every version (ReleaseAll)
+	if shared != nil {
+		p.nodes = shared
 	} else {
 		if err := p.nodes.Connect(ctx, opt.TLS); err != nil {
 			return nil, err
@@ -170,11 +184,11 @@ func Run(ctx context.Context, in Input, opt Options) (*report.Report, error) {
 		}
 		rep.Outputs.Images = append(rep.Outputs.Images, pi)
 	}
-	if opt.Report != "" {
-		if err := rep.Write(opt.Report); err != nil {
+	if p.report != "" {
+		if err := rep.Write(p.report); err != nil {
 			return rep, err
 		}
-		fmt.Fprintf(stdout, "report: %s\n", opt.Report)
+		fmt.Fprintf(stdout, "report: %s\n", p.report)
 	}
 	return rep, nil
 }

@@ -25,7 +25,7 @@ func TestSecretAndCABundleFilesAreReadBounded(t *testing.T) {
 		} {
 			opt := fetchOptions(t)
 			set(&opt)
-			err := testutil.Returns(t, "Validate with "+what, opt.Validate)
+			err := testutil.Returns(t, "Resolve with "+what, func() error { _, err := Resolve(opt); return err })
 			var refused *inputfile.Error
 			require.ErrorAs(t, err, &refused, what)
 		}

@@ -11,6 +11,9 @@ import (
 	"github.com/epp-build/epp-build/internal/report"
 )
 
+// loadSigner reads and decrypts a signing key; a test counts the calls.
+var loadSigner = attest.LoadSigner
+
 // checkSigning loads --sign-key before any work, so that a missing file or
 // a wrong password fails the build before BuildKit is asked for anything.
 func (o *Options) checkSigning(p *plan) []string {
@@ -21,7 +24,7 @@ func (o *Options) checkSigning(p *plan) []string {
 	if !o.Push {
 		problems = append(problems, "--sign-key signs the report attestation, a registry referrer: pass --push")
 	}
-	s, err := attest.LoadSigner(o.SignKey)
+	s, err := loadSigner(o.SignKey)
 	if err != nil {
 		return append(problems, err.Error())
 	}
