@@ -58,7 +58,9 @@ var githubExpressions = map[string]string{
 	"secrets.GITHUB_TOKEN":      "token",
 	"steps.buildx.outputs.name": "builder-1",
 	"vars.EPP_BUILDER_IMAGE":    "ghcr.io/example-org/epp-builder:bookworm",
-	"secrets.COSIGN_PASSWORD":   "cosign-password",
+	// A repository without the variable builds in the released builder.
+	"vars.EPP_BUILDER_IMAGE || 'ghcr.io/epp-build/builder:v0.1.0'": "ghcr.io/example-org/epp-builder:bookworm",
+	"secrets.COSIGN_PASSWORD":                                      "cosign-password",
 	// secrets.COSIGN_PRIVATE_KEY and vars.COSIGN_PUBLIC_KEY are a key pair
 	// each test writes: see withCosignKeyPair.
 }

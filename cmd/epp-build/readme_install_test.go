@@ -50,7 +50,7 @@ func readmeInstall(t *testing.T) (prose string, blocks []string) {
 // installed. The files they name are the ones `make release` writes.
 func TestREADMEInstallRunsAsWritten(t *testing.T) {
 	prose, blocks := readmeInstall(t)
-	require.Len(t, blocks, 3, "download, go install, GitHub Action")
+	require.Len(t, blocks, 4, "download, go install, GitHub Action, image")
 	assert.Contains(t, prose, "`"+toolrelease.BinaryName("VERSION", "OS/ARCH")+"`", "the binaries' names")
 	for _, name := range []string{toolrelease.ChecksumsFile, toolrelease.SignatureFile} {
 		assert.Contains(t, prose, "`"+name+"`")
@@ -123,4 +123,19 @@ func TestREADMEInstallRunsAsWritten(t *testing.T) {
 	}
 	assert.Contains(t, prose, "`"+"path"+"`", "the README names the output")
 	require.Len(t, action.Outputs, 1)
+
+	// The image is the one the release workflow pushes and signs, at the
+	// release the other channels install, checked with the release key.
+	var workflow struct {
+		Jobs map[string]struct {
+			Env map[string]string `yaml:"env"`
+		} `yaml:"jobs"`
+	}
+	data, err := os.ReadFile(filepath.Join("..", "..", ".github", "workflows", "release.yml"))
+	require.NoError(t, err)
+	require.NoError(t, yaml.Unmarshal(data, &workflow))
+	toolImage := strings.ReplaceAll(workflow.Jobs["images"].Env["TOOL_IMAGE"], "${{ github.repository }}", "epp-build/epp-build")
+	require.NotEmpty(t, toolImage)
+	assert.Equal(t, "cosign verify --key cosign.pub "+toolImage+":"+ref+"\n"+
+		"docker run --rm "+toolImage+":"+ref+" versions\n", blocks[3])
 }

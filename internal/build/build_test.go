@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -603,56 +602,6 @@ func TestContainerModeHeaderFromCbindgen(t *testing.T) {
 	assert.FileExists(t, opt.OCITar)
 }
 
-var builderOnce struct {
-	once sync.Once
-	ref  string
-	err  error
-}
-
-// builderRev names the builder context's contents; scripts/install-test-deps.sh
-// prepares <go version>-<builderRev>.
-const builderRev = "rust1"
-
-// builderImage is the image the container compile mode builds in:
-// EPP_BUILD_BUILDER_IMAGE, else one built (once per test run) into the test
-// registry from the context scripts/install-test-deps.sh prepares (Debian,
-// gcc for both arches, Rust with both std, cbindgen, this Go toolchain).
-// Without either the test is skipped: no image can be pulled here.
-func builderImage(t testing.TB) string {
-	t.Helper()
-	if ref := os.Getenv("EPP_BUILD_BUILDER_IMAGE"); ref != "" {
-		return ref
-	}
-	dir := builderDir()
-	if _, err := os.Stat(filepath.Join(dir, "Dockerfile")); err != nil {
-		testenv.Require(t, "a builder image (Go, Rust, cbindgen, gcc for both arches)",
-			"the container compile mode builds in it: set EPP_BUILD_BUILDER_IMAGE, or run scripts/install-test-deps.sh to prepare "+dir)
-	}
-	builderOnce.once.Do(func() {
-		ctx := context.Background()
-		c, err := image.Connect(ctx, bk.Addr, image.TLSOptions{})
-		if err != nil {
-			builderOnce.err = err
-			return
-		}
-		defer c.Close()
-		repo := reg.Host + "/epp-build/builder"
-		res, err := image.Solve(ctx, c, image.SolveOptions{
-			ContextDir: dir, Platforms: []string{"linux/" + runtime.GOARCH},
-			Repository: repo, Push: true, Insecure: true, Progress: "quiet",
-			// 1.9 GB: gzip took a minute of one core at the push.
-			Compression: "zstd",
-		})
-		if err != nil {
-			builderOnce.err = fmt.Errorf("build the builder image from %s: %w", dir, err)
-			return
-		}
-		builderOnce.ref = repo + "@" + res.Digest
-	})
-	require.NoError(t, builderOnce.err)
-	return builderOnce.ref
-}
-
 // sbomPackages lists the package names of the SPDX SBOM in an attestation
 // manifest of idx.
 func sbomPackages(t *testing.T, idx v1.ImageIndex, attestation string) []string {
@@ -698,14 +647,4 @@ func taggedIndex(t *testing.T, tag string) (v1.ImageIndex, v1.Hash) {
 	dgst, err := idx.Digest()
 	require.NoError(t, err)
 	return idx, dgst
-}
-
-// builderDir is the builder image's context scripts/install-test-deps.sh
-// prepares for this Go version (EPP_BUILD_BUILDER_DIR overrides the root).
-func builderDir() string {
-	root := os.Getenv("EPP_BUILD_BUILDER_DIR")
-	if root == "" {
-		root = "/var/lib/epp-build-builder"
-	}
-	return filepath.Join(root, runtime.Version()+"-"+builderRev)
 }
