@@ -5,12 +5,14 @@ import (
 
 	"github.com/epp-build/epp-build/internal/apply"
 	"github.com/epp-build/epp-build/internal/backport"
+	"github.com/epp-build/epp-build/internal/patchset"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/spf13/cobra"
 )
 
-// applier wires the source and patchset stages for the backport flows.
-func applier(f *recipeFlags, cmd *cobra.Command) backport.Applier {
+// applier wires the source and patchset stages for the backport and
+// series-edit flows.
+func applier(f *recipeFlags, cmd *cobra.Command) patchset.Applier {
 	return func(ctx context.Context, r *recipe.Recipe, out string) error {
 		opt, err := f.options(cmd.ErrOrStderr(), false)
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/epp-build/epp-build/internal/inputfile"
 	"github.com/epp-build/epp-build/internal/outfmt"
+	"github.com/epp-build/epp-build/internal/patchset"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/seriesedit"
 	"github.com/epp-build/epp-build/internal/textsafe"
@@ -87,12 +88,12 @@ func seriesListFlags(cmd *cobra.Command, g *globalFlags) {
 
 // seriesEdit loads the recipe and runs one edit with the apply stage
 // wired in, then prints what changed.
-func seriesEdit(cmd *cobra.Command, g *globalFlags, f *recipeFlags, edit func(context.Context, *recipe.Recipe, seriesedit.Applier) (*seriesedit.Edited, error)) error {
+func seriesEdit(cmd *cobra.Command, g *globalFlags, f *recipeFlags, edit func(context.Context, *recipe.Recipe, patchset.Applier) (*seriesedit.Edited, error)) error {
 	r, err := f.load(g)
 	if err != nil {
 		return err
 	}
-	res, err := edit(cmd.Context(), r, seriesedit.Applier(applier(f, cmd)))
+	res, err := edit(cmd.Context(), r, applier(f, cmd))
 	var usage *seriesedit.UsageError
 	if errors.As(err, &usage) {
 		return usageError{err}
@@ -169,7 +170,7 @@ patch whose subject changes gets the file name format-patch would give it.`,
 			if err != nil {
 				return err
 			}
-			return seriesEdit(cmd, g, &f, func(ctx context.Context, r *recipe.Recipe, a seriesedit.Applier) (*seriesedit.Edited, error) {
+			return seriesEdit(cmd, g, &f, func(ctx context.Context, r *recipe.Recipe, a patchset.Applier) (*seriesedit.Edited, error) {
 				return seriesedit.Reword(ctx, r, a, args[0], msg)
 			})
 		},
@@ -191,7 +192,7 @@ entry whose patch is dropped leaves the recipe, and the command says so.`,
   epp-build series drop --version v1.4.3 0002-Fix-stream-close.patch 0004`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return seriesEdit(cmd, g, &f, func(ctx context.Context, r *recipe.Recipe, a seriesedit.Applier) (*seriesedit.Edited, error) {
+			return seriesEdit(cmd, g, &f, func(ctx context.Context, r *recipe.Recipe, a patchset.Applier) (*seriesedit.Edited, error) {
 				return seriesedit.Drop(ctx, r, a, args)
 			})
 		},
@@ -216,7 +217,7 @@ longer applies is refused (exit 3) and nothing is written.`,
 			if !cmd.Flags().Changed("to") {
 				return usageError{fmt.Errorf("move: --to N is required")}
 			}
-			return seriesEdit(cmd, g, &f, func(ctx context.Context, r *recipe.Recipe, a seriesedit.Applier) (*seriesedit.Edited, error) {
+			return seriesEdit(cmd, g, &f, func(ctx context.Context, r *recipe.Recipe, a patchset.Applier) (*seriesedit.Edited, error) {
 				return seriesedit.Move(ctx, r, a, args[0], to)
 			})
 		},
@@ -245,7 +246,7 @@ the folded patches move to the squashed one.`,
 			if err != nil {
 				return err
 			}
-			return seriesEdit(cmd, g, &f, func(ctx context.Context, r *recipe.Recipe, a seriesedit.Applier) (*seriesedit.Edited, error) {
+			return seriesEdit(cmd, g, &f, func(ctx context.Context, r *recipe.Recipe, a patchset.Applier) (*seriesedit.Edited, error) {
 				return seriesedit.Squash(ctx, r, a, args[0], args[1:], msg)
 			})
 		},

@@ -7,7 +7,6 @@
 package backport
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -27,9 +26,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
-// Applier applies r's series into out, which must not exist (the source
-// and patchset stages, wired by the caller).
-type Applier func(ctx context.Context, r *recipe.Recipe, out string) error
+// Applier is patchset's: the apply that pick and rebase run, passed in.
+type Applier = patchset.Applier
 
 // PickOptions say where picks come from and why they are carried.
 type PickOptions struct {

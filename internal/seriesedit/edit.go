@@ -29,10 +29,6 @@ import (
 	"github.com/epp-build/epp-build/internal/trailer"
 )
 
-// Applier applies r's series into out, which must not exist (the source
-// and patchset stages, wired by the caller).
-type Applier func(ctx context.Context, r *recipe.Recipe, out string) error
-
 // UsageError is an edit that names patches or positions the series does
 // not have.
 type UsageError struct{ Err error }
@@ -134,7 +130,7 @@ func find(groups []group, name string) int {
 }
 
 // Reword gives patch a new subject and/or body.
-func Reword(ctx context.Context, r *recipe.Recipe, apply Applier, patch string, msg Message) (*Edited, error) {
+func Reword(ctx context.Context, r *recipe.Recipe, apply patchset.Applier, patch string, msg Message) (*Edited, error) {
 	if strings.TrimSpace(msg.Subject) == "" && strings.TrimSpace(msg.Body) == "" {
 		return nil, &UsageError{fmt.Errorf("reword: give --subject, --body or both")}
 	}
@@ -154,7 +150,7 @@ func Reword(ctx context.Context, r *recipe.Recipe, apply Applier, patch string, 
 }
 
 // Drop removes patches from the series.
-func Drop(ctx context.Context, r *recipe.Recipe, apply Applier, patches []string) (*Edited, error) {
+func Drop(ctx context.Context, r *recipe.Recipe, apply patchset.Applier, patches []string) (*Edited, error) {
 	if len(patches) == 0 {
 		return nil, &UsageError{fmt.Errorf("drop: name the patches to drop")}
 	}
@@ -175,7 +171,7 @@ func Drop(ctx context.Context, r *recipe.Recipe, apply Applier, patches []string
 
 // Move puts patch at position to (1-based, among the version's own
 // patches).
-func Move(ctx context.Context, r *recipe.Recipe, apply Applier, patch string, to int) (*Edited, error) {
+func Move(ctx context.Context, r *recipe.Recipe, apply patchset.Applier, patch string, to int) (*Edited, error) {
 	name, err := Resolve(r, patch)
 	if err != nil {
 		return nil, err
@@ -194,7 +190,7 @@ func Move(ctx context.Context, r *recipe.Recipe, apply Applier, patch string, to
 // Squash folds patches into target: one patch at target's place, with
 // target's author, date and message (or msg), the trailers of all of them
 // and the changes of all of them, applied in series order.
-func Squash(ctx context.Context, r *recipe.Recipe, apply Applier, target string, patches []string, msg Message) (*Edited, error) {
+func Squash(ctx context.Context, r *recipe.Recipe, apply patchset.Applier, target string, patches []string, msg Message) (*Edited, error) {
 	if len(patches) == 0 {
 		return nil, &UsageError{fmt.Errorf("squash: name the patches to fold into %s", target)}
 	}
@@ -241,7 +237,7 @@ func Squash(ctx context.Context, r *recipe.Recipe, apply Applier, target string,
 
 // rewrite replays r's series in the groups' order in a temporary folder
 // and writes the rebuilt series into r's folder.
-func rewrite(ctx context.Context, r *recipe.Recipe, apply Applier, groups []group) (*Edited, error) {
+func rewrite(ctx context.Context, r *recipe.Recipe, apply patchset.Applier, groups []group) (*Edited, error) {
 	tmp, err := os.MkdirTemp("", "epp-build-series-")
 	if err != nil {
 		return nil, err
