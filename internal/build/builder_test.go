@@ -58,7 +58,7 @@ func builtBuilder(t testing.TB) *builderimage.Result {
 			return
 		}
 		builderOnce.base = base
-		from, to := builderCache()
+		from, to := testCache("builder")
 		plan, err := builderimage.Resolve(builderimage.Options{
 			Base: base, Platforms: imagetest.BasePlatforms, Image: reg.Host + "/epp-build/builder:bookworm",
 			Push: true, Insecure: true, BuildKit: bk.Addr, Progress: "quiet", CacheFrom: from, CacheTo: to,
@@ -73,14 +73,14 @@ func builtBuilder(t testing.TB) *builderimage.Result {
 	return builderOnce.result
 }
 
-// builderCache keeps the builder's BuildKit cache between test runs, as
-// the Go build cache is kept: installing the toolchains, arm64's under
-// emulation, is most of the builder's time, and the base (made from the
-// same tarballs) and the package lists rarely change. A changed input
-// misses the cache and builds in full. EPP_BUILD_TEST_BUILDER_CACHE names
-// the folder; "off" builds without it.
-func builderCache() (from, to []string) {
-	dir := os.Getenv("EPP_BUILD_TEST_BUILDER_CACHE")
+// testCache keeps the BuildKit cache of the images the tests build FROM
+// Debian (the builder, the tool image) between test runs, as the Go build
+// cache is kept: their package installs, arm64's under emulation, are most
+// of their time, and the base (made from the same tarballs) and the package
+// lists rarely change. A changed input misses the cache and builds in
+// full. EPP_BUILD_TEST_IMAGE_CACHE names the folder; "off" builds without.
+func testCache(name string) (from, to []string) {
+	dir := os.Getenv("EPP_BUILD_TEST_IMAGE_CACHE")
 	if dir == "off" {
 		return nil, nil
 	}
@@ -89,8 +89,9 @@ func builderCache() (from, to []string) {
 		if err != nil {
 			return nil, nil
 		}
-		dir = filepath.Join(base, "epp-build-test", "builder")
+		dir = filepath.Join(base, "epp-build-test")
 	}
+	dir = filepath.Join(dir, name)
 	if _, err := os.Stat(filepath.Join(dir, "index.json")); err == nil {
 		from = []string{"type=local,src=" + dir}
 	}

@@ -36,7 +36,13 @@ func TestToolImageRunsAsAnUnprivilegedUser(t *testing.T) {
 		b, err := cmd.CombinedOutput()
 		require.NoError(t, err, "%s", b)
 	}
+	from, to := testCache("toolimage")
+	imports, err := image.ParseCache(from, image.CacheImport, true)
+	require.NoError(t, err)
+	exports, err := image.ParseCache(to, image.CacheExport, true)
+	require.NoError(t, err)
 	res, err := toolimage.Build(ctx, toolimage.Options{
+		CacheImports: imports, CacheExports: exports,
 		Dist: dist, BinaryPrefix: prefix, Version: version, Revision: "0123456789abcdef",
 		Platforms: toolimage.Platforms, Base: builderOnce.base,
 		Image: reg.Host + "/epp-build/epp-build:" + version, Push: true, Insecure: true,

@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/moby/buildkit/client"
+
 	"github.com/epp-build/epp-build/internal/image"
 	"github.com/epp-build/epp-build/internal/progress"
 )
@@ -46,6 +48,9 @@ type Options struct {
 	BuildKit     string
 	Insecure     bool
 	Progress     progress.Mode
+	// CacheImports and CacheExports keep the package install between
+	// builds (image.ParseCache makes them from --cache-from/--cache-to).
+	CacheImports, CacheExports []client.CacheOptionsEntry
 }
 
 // Result is the pushed image.
@@ -109,6 +114,7 @@ func Build(ctx context.Context, o Options, log io.Writer) (*Result, error) {
 		},
 		Repository: target.Repository.Name(), Push: o.Push, OCITar: o.OCITar, ImageName: target.Name(),
 		Insecure: o.Insecure, Progress: o.Progress, Out: log, Node: addr,
+		CacheImports: o.CacheImports, CacheExports: o.CacheExports,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("build the tool image: %w", err)
