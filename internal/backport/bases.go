@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
+	"github.com/epp-build/epp-build/internal/gitformat"
 	"github.com/epp-build/epp-build/internal/recipe"
 )
 
@@ -146,11 +147,8 @@ func rebaseBase(dir, patch string) baseOf {
 // pinName is how markers and messages name a pin: its ref, else its
 // commit.
 func pinName(u recipe.Upstream) string {
-	switch {
-	case u.Ref != "":
+	if u.Ref != "" {
 		return u.Ref
-	case len(u.Commit) > 12:
-		return u.Commit[:12]
 	}
-	return u.Commit
+	return gitformat.Short(u.Commit)
 }

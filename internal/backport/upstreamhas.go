@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/epp-build/epp-build/internal/gitformat"
 	"github.com/epp-build/epp-build/internal/patchset"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/trailer"
@@ -96,8 +97,8 @@ func withoutUpstreamPicks(ctx context.Context, r *recipe.Recipe, u recipe.Upstre
 }
 
 func shortHash(s string) string {
-	if len(s) > 12 && !strings.ContainsAny(s, "./:") {
-		return s[:12]
+	if strings.ContainsAny(s, "./:") {
+		return s // a URL or a ref, not a hash
 	}
-	return s
+	return gitformat.Short(s)
 }

@@ -16,6 +16,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
+
+	"github.com/epp-build/epp-build/internal/gitformat"
 )
 
 // The fixed header layout of `git format-patch --zero-commit --keep-subject
@@ -39,15 +41,15 @@ func shortCounts(s string) string {
 // FormatCommit renders commit c (against its single parent) as a patch.
 func FormatCommit(store storer.EncodedObjectStorer, c *object.Commit) ([]byte, error) {
 	if c.NumParents() != 1 {
-		return nil, fmt.Errorf("commit %s has %d parents; the series must be a straight line of commits", short(c.Hash), c.NumParents())
+		return nil, fmt.Errorf("commit %s has %d parents; the series must be a straight line of commits", gitformat.Short(c.Hash.String()), c.NumParents())
 	}
 	parent, err := c.Parent(0)
 	if err != nil {
-		return nil, fmt.Errorf("commit %s: parent: %w", short(c.Hash), err)
+		return nil, fmt.Errorf("commit %s: parent: %w", gitformat.Short(c.Hash.String()), err)
 	}
 	files, err := fileDiffs(store, parent, c)
 	if err != nil {
-		return nil, fmt.Errorf("commit %s: %w", short(c.Hash), err)
+		return nil, fmt.Errorf("commit %s: %w", gitformat.Short(c.Hash.String()), err)
 	}
 	var b bytes.Buffer
 	writeHeader(&b, c)
@@ -240,5 +242,3 @@ func blob(store storer.EncodedObjectStorer, h plumbing.Hash) ([]byte, error) {
 	_, err = buf.ReadFrom(r)
 	return buf.Bytes(), err
 }
-
-func short(h plumbing.Hash) string { return h.String()[:12] }

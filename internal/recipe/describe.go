@@ -3,6 +3,8 @@ package recipe
 import (
 	"regexp"
 	"strings"
+
+	"github.com/epp-build/epp-build/internal/gitformat"
 )
 
 // A description names the upstream it stands on in free text ("Dynamo
@@ -88,10 +90,7 @@ func PinName(u Upstream) string {
 	if u.Ref != "" && !isHexCommit(u.Ref) {
 		return u.Ref
 	}
-	if len(u.Commit) > 12 {
-		return u.Commit[:12]
-	}
-	return u.Commit
+	return gitformat.Short(u.Commit)
 }
 
 func isHexCommit(s string) bool {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
+	"github.com/epp-build/epp-build/internal/gitformat"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/textsafe"
 	"github.com/epp-build/epp-build/internal/trailer"
@@ -194,7 +195,7 @@ func reproducesNotices(r *recipe.Recipe) []Problem {
 	case p == nil:
 		return []Problem{{Version: r.Version, Notice: true, Message: "does not say what Dynamo release it reproduces (add a reproduces: block: release, commit, checked, note)"}}
 	case !p.AtRelease():
-		return []Problem{{Version: r.Version, Notice: true, Message: fmt.Sprintf("reproduces %s as Dynamo commit %s, not checked at the %s release", p.Release, short(p.Commit), p.Release), Detail: p.Note}}
+		return []Problem{{Version: r.Version, Notice: true, Message: fmt.Sprintf("reproduces %s as Dynamo commit %s, not checked at the %s release", p.Release, gitformat.Short(p.Commit), p.Release), Detail: p.Note}}
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"sort"
 
+	"github.com/epp-build/epp-build/internal/gitformat"
 	"github.com/epp-build/epp-build/internal/outfmt"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/redact"
@@ -23,7 +24,7 @@ type Pin struct {
 // Label is the pin as a reader names it: "v1.2.1 (206d40dca75d)", or the
 // short commit alone when the ref is the commit.
 func (p Pin) Label() string {
-	c := short(p.Commit)
+	c := gitformat.Short(p.Commit)
 	switch {
 	case p.Commit == "" && p.Ref == "":
 		return "none"
@@ -161,7 +162,7 @@ func WritePins(w io.Writer, p Pins) error {
 		fmt.Fprintf(w, "  %d upstream commit(s) between them touch patched files\n", len(p.Upstream.Commits))
 	}
 	for _, c := range p.Upstream.Commits {
-		fmt.Fprintf(w, "    %s %s\n", short(c.Hash), textsafe.Escape(c.Subject))
+		fmt.Fprintf(w, "    %s %s\n", gitformat.Short(c.Hash), textsafe.Escape(c.Subject))
 	}
 	_, err := fmt.Fprintln(w)
 	return err
@@ -190,7 +191,7 @@ func WritePinsMarkdown(w io.Writer, p Pins) error {
 	if len(p.Upstream.Commits) > 0 {
 		fmt.Fprintf(w, "\nUpstream commits between the pins that touch patched files:\n\n")
 		for _, c := range p.Upstream.Commits {
-			fmt.Fprintf(w, "- `%s` %s\n", short(c.Hash), outfmt.Cell(c.Subject))
+			fmt.Fprintf(w, "- `%s` %s\n", gitformat.Short(c.Hash), outfmt.Cell(c.Subject))
 		}
 	}
 	_, err := fmt.Fprintln(w)

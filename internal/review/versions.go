@@ -5,6 +5,7 @@ import (
 	"io"
 	"text/tabwriter"
 
+	"github.com/epp-build/epp-build/internal/gitformat"
 	"github.com/epp-build/epp-build/internal/outfmt"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/redact"
@@ -61,7 +62,7 @@ func WriteVersions(w io.Writer, rows []Version) error {
 			extends = "-"
 		}
 		release, checked := reproduces(r.Reproduces)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", r.Version, textsafe.Escape(release), checked, extends, short(r.Ref), r.Commit[:12], r.Patches, r.Repository)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", r.Version, textsafe.Escape(release), checked, extends, gitformat.Short(r.Ref), gitformat.Short(r.Commit), r.Patches, r.Repository)
 	}
 	return tw.Flush()
 }
@@ -80,14 +81,6 @@ func WriteVersionsMarkdown(w io.Writer, rows []Version) error {
 	return outfmt.Table(w, table)
 }
 
-// short is the 12-character form of a long ref (a commit given as the ref).
-func short(s string) string {
-	if len(s) > 12 {
-		return s[:12]
-	}
-	return s
-}
-
 // reproduces is a recipe's Dynamo release and where its facts were
 // checked, for a table: "release <commit>" when read at the release's own
 // sources, "commit <commit>" when only that commit could be read.
@@ -95,5 +88,5 @@ func reproduces(p *recipe.Reproduces) (release, checked string) {
 	if p == nil {
 		return "unstated", "-"
 	}
-	return p.Release, p.Checked + " " + short(p.Commit)
+	return p.Release, p.Checked + " " + gitformat.Short(p.Commit)
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/epp-build/epp-build/internal/gitformat"
 	"github.com/epp-build/epp-build/internal/netclient"
 	"github.com/epp-build/epp-build/internal/redact"
 )
@@ -86,10 +87,7 @@ func OpenHistory(ctx context.Context, cacheDir, repository string, commits ...st
 func shortAll(commits []string) []string {
 	out := make([]string, len(commits))
 	for i, c := range commits {
-		out[i] = c
-		if len(c) > 12 {
-			out[i] = c[:12]
-		}
+		out[i] = gitformat.Short(c)
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/epp-build/epp-build/internal/backport"
+	"github.com/epp-build/epp-build/internal/gitformat"
 	"github.com/epp-build/epp-build/internal/textsafe"
 )
 
@@ -112,10 +113,10 @@ func writeTree(w io.Writer, t Tree) {
 		fmt.Fprintf(w, "  untracked where the recipe's patches write (a re-apply refuses them): %s\n", escapeAll(t.InTheWay))
 	}
 	if t.HeadMoved {
-		fmt.Fprintf(w, "  HEAD moved: at %s, apply left it at %s\n", short(t.Head), short(t.AppliedHead))
+		fmt.Fprintf(w, "  HEAD moved: at %s, apply left it at %s\n", gitformat.Short(t.Head), gitformat.Short(t.AppliedHead))
 	}
 	for _, c := range t.Commits {
-		fmt.Fprintf(w, "  commit apply did not make: %s %q\n", short(c.Hash), c.Subject)
+		fmt.Fprintf(w, "  commit apply did not make: %s %q\n", gitformat.Short(c.Hash), c.Subject)
 	}
 	for _, r := range t.Reasons {
 		fmt.Fprintf(w, "  %s\n", textsafe.Escape(r))
@@ -129,11 +130,4 @@ func escapeAll(names []string) string {
 		out[i] = textsafe.Escape(n)
 	}
 	return strings.Join(out, ", ")
-}
-
-func short(hash string) string {
-	if len(hash) > 12 {
-		return hash[:12]
-	}
-	return hash
 }
