@@ -39,14 +39,16 @@ var vulnDB struct {
 // between runs. Without the proxy the test stops through testenv.Require.
 func VulnDB(t testing.TB) PinnedVulnDB {
 	t.Helper()
-	vulnDB.once.Do(func() { vulnDB.db, vulnDB.err = buildVulnDB() })
+	vulnDB.once.Do(func() { vulnDB.db, vulnDB.err = BuildVulnDB() })
 	if vulnDB.err != nil {
 		testenv.Require(t, "golang.org/x/vulndb@"+VulnDBVersion+" from the Go module proxy", vulnDB.err.Error())
 	}
 	return vulnDB.db
 }
 
-func buildVulnDB() (PinnedVulnDB, error) {
+// BuildVulnDB is VulnDB outside a test (make lint): the database, built
+// or found in the cache, or why it could not be.
+func BuildVulnDB() (PinnedVulnDB, error) {
 	cache, err := os.UserCacheDir()
 	if err != nil {
 		return PinnedVulnDB{}, err

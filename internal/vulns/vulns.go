@@ -50,6 +50,9 @@ type Request struct {
 	Apply   apply.Options
 	// Dirs are Go module folders (an applied tree) scanned as they are.
 	Dirs []string
+	// Patterns are the packages a source scan starts from; nil = the
+	// EPP's ./cmd/epp and ./cmd/bbr, those the tree has.
+	Patterns []string
 	// Binaries are built Go programs, scanned in binary mode.
 	Binaries []string
 	// DB is the database URL (https://... or file:///DIR); "" = DefaultDB.
@@ -208,7 +211,7 @@ func Scan(ctx context.Context, req Request) (*Report, error) {
 	}
 	for _, dir := range req.Dirs {
 		t := &Target{Name: dir, Kind: "dir"}
-		cfg, err := scanSource(ctx, t, dir, db, env, req.Progress)
+		cfg, err := scanSource(ctx, t, dir, req.Patterns, db, env, req.Progress)
 		if err != nil {
 			return rep, err
 		}
@@ -238,7 +241,7 @@ func scanLine(ctx context.Context, r *recipe.Recipe, req Request, db string, env
 		return nil, nil, fmt.Errorf("apply %s to scan it: %w", r.Version, err)
 	}
 	t := &Target{Name: r.Version, Kind: "line"}
-	cfg, err := scanSource(ctx, t, out, db, env, req.Progress)
+	cfg, err := scanSource(ctx, t, out, req.Patterns, db, env, req.Progress)
 	return t, cfg, err
 }
 
@@ -246,8 +249,13 @@ func scanLine(ctx context.Context, r *recipe.Recipe, req Request, db string, env
 // tree has them.
 var mainPackages = []string{"./cmd/epp", "./cmd/bbr"}
 
-func scanSource(ctx context.Context, t *Target, dir, db string, env []string, shown *progress.Reporter) (*scanConfig, error) {
+func scanSource(ctx context.Context, t *Target, dir string, patterns []string, db string, env []string, shown *progress.Reporter) (*scanConfig, error) {
 	t.Mode = "source"
+	if len(patterns) > 0 {
+		t.Patterns = patterns
+		args := append([]string{"-C", dir}, patterns...)
+		return run(ctx, t, "scan "+t.Name, db, env, shown, args...)
+	}
 	for _, p := range mainPackages {
 		if fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(p))); err == nil && fi.IsDir() {
 			t.Patterns = append(t.Patterns, p)
