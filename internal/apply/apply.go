@@ -82,10 +82,16 @@ type Options struct {
 
 // Recipe fetches r's upstream and applies its series into out.
 func Recipe(ctx context.Context, r *recipe.Recipe, out string, opt Options) (*patchset.Outcome, error) {
-	patches, err := patchset.LoadSeries(r)
+	s, err := patchset.LoadSeries(r)
 	if err != nil {
 		return nil, err
 	}
+	return Series(ctx, r, s, out, opt)
+}
+
+// Series fetches r's upstream and applies s, r's series as loaded (from
+// its files, or regenerated in memory), into out.
+func Series(ctx context.Context, r *recipe.Recipe, s *patchset.Series, out string, opt Options) (*patchset.Outcome, error) {
 	shown := opt.Progress
 	po := patchset.Options{Branch: "epp-build/" + r.Version, Overlays: opt.Overlays, Force: opt.Force, Notice: opt.Notice}
 	if opt.PatchLines {
@@ -110,7 +116,7 @@ func Recipe(ctx context.Context, r *recipe.Recipe, out string, opt Options) (*pa
 		}
 		return patchset.Base{Upstream: tree.Upstream(), Materialize: materialize}, nil
 	}
-	return patchset.ApplyTo(ctx, r, patches, fetch, out, po)
+	return patchset.ApplyTo(ctx, r, s, fetch, out, po)
 }
 
 // nameRecipe says which recipe pins a module hash its tree does not have.

@@ -171,7 +171,7 @@ func TestRunRegeneratesThenAppliesTheRewrittenSeries(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, res.Regenerated)
 	assert.Len(t, res.Regenerated.Stale, 1)
-	assert.NotSame(t, r, res.Recipe, "the recipe is read again after the rewrite")
+	assert.NotSame(t, r, res.Recipe, "the recipe with the rewritten series")
 	got, err := os.ReadFile(filepath.Join(out, "pkg", "plugins", "a", "a.go"))
 	require.NoError(t, err)
 	assert.Contains(t, string(got), upstreamModule+"/pkg/plugins/b")

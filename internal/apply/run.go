@@ -60,17 +60,23 @@ func Do(ctx context.Context, c Command) (*Result, error) {
 // the regen rewrote.
 func Run(ctx context.Context, r *recipe.Recipe, out string, regen bool, opt Options) (*Result, error) {
 	res := &Result{Recipe: r}
+	var s *patchset.Series
 	if regen {
 		g, err := Regen(ctx, r, opt)
 		if err != nil {
 			return res, err
 		}
 		res.Regenerated = g
-		if res.Recipe, err = recipe.Load(r.Dir); err != nil { // the rewritten series
+		if res.Recipe, s, err = regenerated(r, g); err != nil {
+			return res, err
+		}
+	} else {
+		var err error
+		if s, err = patchset.LoadSeries(r); err != nil {
 			return res, err
 		}
 	}
-	o, err := Recipe(ctx, res.Recipe, out, opt)
+	o, err := Series(ctx, res.Recipe, s, out, opt)
 	if err != nil {
 		return res, err
 	}
@@ -84,4 +90,28 @@ func Run(ctx context.Context, r *recipe.Recipe, out string, regen bool, opt Opti
 		}
 	}
 	return res, nil
+}
+
+// regenerated is r with the series g wrote, as loading the recipe again
+// would give it, taken from memory: the apply after a regen uses what
+// the regen made, not what a reader of the folder finds there.
+func regenerated(r *recipe.Recipe, g *Regenerated) (*recipe.Recipe, *patchset.Series, error) {
+	var all []*patchset.Patch
+	names := make([]string, 0, len(g.Patches))
+	for _, p := range g.Patches {
+		ps, err := patchset.Parse(p.Name, p.Data)
+		if err != nil {
+			return nil, nil, fmt.Errorf("patch %s: %w", p.Name, err)
+		}
+		all = append(all, ps...)
+		names = append(names, p.Name)
+	}
+	s, err := patchset.NewSeries(all)
+	if err != nil {
+		return nil, nil, err
+	}
+	if n := r.Inherited(); n <= len(names) {
+		names = names[n:]
+	}
+	return r.WithPatches(names), s, nil
 }

@@ -94,15 +94,11 @@ func apply(t *testing.T) Applier {
 		if _, err := checkout(t)(ctx, r.Upstream, out); err != nil {
 			return err
 		}
-		var series []*patchset.Patch
-		for _, sp := range r.Series {
-			ps, err := patchset.ParseFile(sp.Path, sp.Name)
-			if err != nil {
-				return err
-			}
-			series = append(series, ps...)
+		series, err := patchset.LoadSeries(r)
+		if err != nil {
+			return err
 		}
-		_, err := patchset.ApplyToRepo(ctx, out, series, patchset.Options{Branch: "epp-build/" + r.Version})
+		_, err = patchset.ApplyToRepo(ctx, out, series, patchset.Options{Branch: "epp-build/" + r.Version})
 		return err
 	}
 }

@@ -268,7 +268,11 @@ func runPicks(ctx context.Context, dir string, st *pickState) (*Picked, error) {
 		if err != nil {
 			return nil, err
 		}
-		_, err = patchset.ApplyToRepo(ctx, dir, []*patchset.Patch{p}, patchset.Options{Branch: "epp-build/" + st.Version})
+		one, err := patchset.NewSeries([]*patchset.Patch{p})
+		if err != nil {
+			return nil, err
+		}
+		_, err = patchset.ApplyToRepo(ctx, dir, one, patchset.Options{Branch: "epp-build/" + st.Version})
 		if err == nil {
 			st.Commits++
 			continue

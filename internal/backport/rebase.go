@@ -281,7 +281,11 @@ func run(ctx context.Context, dir string, st *state, log io.Writer, from *oldPin
 		if err != nil {
 			return nil, err
 		}
-		res, err := patchset.ApplyToRepo(ctx, dir, []*patchset.Patch{p}, patchset.Options{Branch: branch})
+		one, err := patchset.NewSeries([]*patchset.Patch{p})
+		if err != nil {
+			return nil, err
+		}
+		res, err := patchset.ApplyToRepo(ctx, dir, one, patchset.Options{Branch: branch})
 		if err == nil {
 			applied := res.Patches[0]
 			step := Step{Patch: name, Outcome: Clean, Offsets: applied.Offsets, Commit: applied.Commit}

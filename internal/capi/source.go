@@ -104,7 +104,7 @@ func FetchPin(ctx context.Context, pin *recipe.CAPI, cacheDir string, notice fun
 		c.Close()
 		return nil, err
 	}
-	if len(patches) > 0 {
+	if patches.Len() > 0 {
 		res, err := patchset.ApplyToRepo(ctx, c.Root, patches, patchset.Options{})
 		if err != nil {
 			c.Close()
@@ -115,7 +115,7 @@ func FetchPin(ctx context.Context, pin *recipe.CAPI, cacheDir string, notice fun
 	return c, nil
 }
 
-func loadPatches(pin *recipe.CAPI) ([]*patchset.Patch, error) {
+func loadPatches(pin *recipe.CAPI) (*patchset.Series, error) {
 	var out []*patchset.Patch
 	for i, path := range pin.PatchPaths {
 		ps, err := patchset.ParseFile(path, pin.Patches[i])
@@ -124,5 +124,9 @@ func loadPatches(pin *recipe.CAPI) ([]*patchset.Patch, error) {
 		}
 		out = append(out, ps...)
 	}
-	return out, nil
+	s, err := patchset.NewSeries(out)
+	if err != nil {
+		return nil, fmt.Errorf("C API patches: %w", err)
+	}
+	return s, nil
 }

@@ -86,7 +86,9 @@ func TestExportMatchesGitFormatPatch(t *testing.T) {
 		require.NoError(t, err)
 		patches = append(patches, ps...)
 	}
-	res, err := patchset.ApplyToRepo(context.Background(), dir, patches, patchset.Options{Branch: "series"})
+	series, err := patchset.NewSeries(patches)
+	require.NoError(t, err)
+	res, err := patchset.ApplyToRepo(context.Background(), dir, series, patchset.Options{Branch: "series"})
 	require.NoError(t, err)
 	rec := &patchset.Record{Result: *res}
 	for i := range rec.Patches {
@@ -112,7 +114,9 @@ func TestExportMatchesGitFormatPatch(t *testing.T) {
 		require.NoError(t, err)
 		again = append(again, ps...)
 	}
-	res2, err := patchset.ApplyToRepo(context.Background(), dir, again, patchset.Options{Branch: "series"})
+	series, err = patchset.NewSeries(again)
+	require.NoError(t, err)
+	res2, err := patchset.ApplyToRepo(context.Background(), dir, series, patchset.Options{Branch: "series"})
 	require.NoError(t, err)
 	assert.Equal(t, res.Head, res2.Head, "the same patches give the same commits")
 	got2, err := Series(dir)

@@ -80,9 +80,9 @@ type Options struct {
 	Notice func(format string, args ...any)
 }
 
-// Check refuses hostile paths and modes in every patch before anything
-// is touched.
-func Check(patches []*Patch) error {
+// check refuses hostile paths and modes in every patch before anything
+// is touched; loading a Series runs it.
+func check(patches []*Patch) error {
 	for _, p := range patches {
 		if err := checkPaths(p); err != nil {
 			return err
@@ -94,13 +94,14 @@ func Check(patches []*Patch) error {
 	return nil
 }
 
-// ApplyToRepo applies patches to the git work tree dir, whose HEAD is the
+// ApplyToRepo applies s to the git work tree dir, whose HEAD is the
 // upstream base: one commit per patch. Every patch is applied in memory
 // first; the files on disk change only after the whole series applied.
-func ApplyToRepo(ctx context.Context, dir string, patches []*Patch, opt Options) (*Result, error) {
-	if err := Check(patches); err != nil {
-		return nil, err
-	}
+func ApplyToRepo(ctx context.Context, dir string, s *Series, opt Options) (*Result, error) {
+	return applyToRepo(ctx, dir, s.list(), opt)
+}
+
+func applyToRepo(ctx context.Context, dir string, patches []*Patch, opt Options) (*Result, error) {
 	repo, done, err := gitstore.Open(dir)
 	if err != nil {
 		return nil, err

@@ -66,7 +66,7 @@ func TestApplyMatchesGitForEveryKindOfChange(t *testing.T) {
 	})
 	require.Len(t, patches, 2)
 
-	res, err := ApplyToRepo(context.Background(), dir, patches, Options{Branch: "epp-build/test"})
+	res, err := applyPatchesToRepo(context.Background(), dir, patches, Options{Branch: "epp-build/test"})
 	require.NoError(t, err)
 	require.Len(t, res.Patches, 2)
 

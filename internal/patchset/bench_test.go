@@ -43,7 +43,7 @@ func BenchmarkApplySeries(b *testing.B) {
 		dst := filepath.Join(b.TempDir(), "dst")
 		gitfixture.Git(b, "", "clone", "-q", repo.Dir, dst)
 		b.StartTimer()
-		if _, err := ApplyToRepo(context.Background(), dst, patches, Options{Branch: "b"}); err != nil {
+		if _, err := applyPatchesToRepo(context.Background(), dst, patches, Options{Branch: "b"}); err != nil {
 			b.Fatal(err)
 		}
 	}

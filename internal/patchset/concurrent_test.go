@@ -23,19 +23,19 @@ func TestConcurrentApplyIntoOneOut(t *testing.T) {
 	opt := Options{Branch: "epp-build/v1"}
 	heads := map[string]string{}
 	for name, s := range map[string][]*Patch{"y": y, "z": z} {
-		o, err := ApplyTo(context.Background(), r, s, cloneBase(t, base), filepath.Join(t.TempDir(), name), opt)
+		o, err := applyPatches(context.Background(), r, s, cloneBase(t, base), filepath.Join(t.TempDir(), name), opt)
 		require.NoError(t, err)
 		heads[o.Record.Head] = name
 	}
 	out := filepath.Join(t.TempDir(), "out")
 	for round := range 8 {
-		_, err := ApplyTo(context.Background(), r, x, cloneBase(t, base), out, opt)
+		_, err := applyPatches(context.Background(), r, x, cloneBase(t, base), out, opt)
 		require.NoError(t, err)
 		var wg sync.WaitGroup
 		errs := make([]error, 2)
 		for i, s := range [][]*Patch{y, z} {
 			wg.Go(func() {
-				_, errs[i] = ApplyTo(context.Background(), r, s, cloneBase(t, base), out, opt)
+				_, errs[i] = applyPatches(context.Background(), r, s, cloneBase(t, base), out, opt)
 			})
 		}
 		wg.Wait()

@@ -33,7 +33,7 @@ func FuzzParseApply(f *testing.F) {
 			return
 		}
 		for _, p := range patches {
-			if err := Check([]*Patch{p}); err != nil {
+			if err := check([]*Patch{p}); err != nil {
 				var ue *UnsafeError
 				if !errors.As(err, &ue) {
 					t.Fatalf("path or mode error of unexpected type %T", err)

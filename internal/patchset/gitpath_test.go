@@ -167,7 +167,7 @@ func TestPathsGitRefusesAreRefused(t *testing.T) {
 			assert.Equal(t, c.refused, checkErr != nil, "git apply --check: %v", checkErr)
 			assert.Equal(t, c.refused, indexErr != nil, "git apply --index: %v", indexErr)
 
-			_, err := ApplyToRepo(context.Background(), dir, patches, Options{})
+			_, err := applyPatchesToRepo(context.Background(), dir, patches, Options{})
 			if !c.refused {
 				require.NoError(t, err)
 				return
@@ -191,7 +191,7 @@ func TestPathsGitRefusesAreRefusedFreshAndInPlace(t *testing.T) {
 	r := &recipe.Recipe{Version: "v1", Upstream: recipe.Upstream{Commit: gitfixture.Git(t, base, "rev-parse", "HEAD")}}
 	opt := Options{Branch: "epp-build/v1"}
 	out := filepath.Join(t.TempDir(), "out")
-	_, err := ApplyTo(context.Background(), r, v1, cloneBase(t, base), out, opt)
+	_, err := applyPatches(context.Background(), r, v1, cloneBase(t, base), out, opt)
 	require.NoError(t, err)
 	head := gitfixture.Git(t, out, "rev-parse", "HEAD")
 	noFetch := func(context.Context) (Base, error) {
@@ -207,12 +207,12 @@ func TestPathsGitRefusesAreRefusedFreshAndInPlace(t *testing.T) {
 			var refused *UnsafeError
 
 			fresh := filepath.Join(t.TempDir(), "fresh")
-			_, err := ApplyTo(context.Background(), r, patches, cloneBase(t, base), fresh, opt)
+			_, err := applyPatches(context.Background(), r, patches, cloneBase(t, base), fresh, opt)
 			require.ErrorAs(t, err, &refused, "fresh")
 			_, err = os.Lstat(fresh)
 			assert.ErrorIs(t, err, os.ErrNotExist, "a refused fresh apply makes no output")
 
-			_, err = ApplyTo(context.Background(), r, patches, noFetch, out, opt)
+			_, err = applyPatches(context.Background(), r, patches, noFetch, out, opt)
 			require.ErrorAs(t, err, &refused, "in place")
 			assert.Equal(t, head, gitfixture.Git(t, out, "rev-parse", "HEAD"))
 			assert.Equal(t, "", gitfixture.Git(t, out, "status", "--porcelain", "--untracked-files=all"), "a refused re-apply writes nothing")

@@ -75,7 +75,7 @@ func TestReapplyRewritesOnlyWhatChanges(t *testing.T) {
 	r := &recipe.Recipe{Version: "v1", Upstream: recipe.Upstream{Commit: gitfixture.Git(t, base, "rev-parse", "HEAD")}}
 	opt := Options{Branch: "epp-build/v1"}
 	out := filepath.Join(t.TempDir(), "out")
-	_, err := ApplyTo(context.Background(), r, v1, cloneBase(t, base), out, opt)
+	_, err := applyPatches(context.Background(), r, v1, cloneBase(t, base), out, opt)
 	require.NoError(t, err)
 	before := stamps(t, out)
 	time.Sleep(10 * time.Millisecond) // a rewritten file would get a later mtime
@@ -84,7 +84,7 @@ func TestReapplyRewritesOnlyWhatChanges(t *testing.T) {
 		t.Fatal("a re-apply in place needs no upstream")
 		return Base{}, nil
 	}
-	res, err := ApplyTo(context.Background(), r, v2, noFetch, out, opt)
+	res, err := applyPatches(context.Background(), r, v2, noFetch, out, opt)
 	require.NoError(t, err)
 	assert.True(t, res.InPlace)
 	assert.Equal(t, []string{"a.txt", "b.txt"}, res.Rewritten)
@@ -98,7 +98,7 @@ func TestReapplyRewritesOnlyWhatChanges(t *testing.T) {
 	}
 
 	fresh := filepath.Join(t.TempDir(), "fresh")
-	want, err := ApplyTo(context.Background(), r, v2, cloneBase(t, base), fresh, opt)
+	want, err := applyPatches(context.Background(), r, v2, cloneBase(t, base), fresh, opt)
 	require.NoError(t, err)
 	assert.Equal(t, want.Record.Head, res.Record.Head, "the same commits")
 	assert.Equal(t, gitfixture.Git(t, fresh, "log", "--format=%H %T %s", "HEAD"), gitfixture.Git(t, out, "log", "--format=%H %T %s", "HEAD"))
@@ -133,7 +133,7 @@ func TestReapplyRewritesOnlyWhatChanges(t *testing.T) {
 	assert.ErrorIs(t, err, os.ErrNotExist)
 
 	// Nothing left to do: the next run says so.
-	again, err := ApplyTo(context.Background(), r, v2, noFetch, out, opt)
+	again, err := applyPatches(context.Background(), r, v2, noFetch, out, opt)
 	require.NoError(t, err)
 	assert.True(t, again.AlreadyApplied)
 }
@@ -146,25 +146,25 @@ func TestReapplyJournalIsCompleted(t *testing.T) {
 	r := &recipe.Recipe{Version: "v1", Upstream: recipe.Upstream{Commit: gitfixture.Git(t, base, "rev-parse", "HEAD")}}
 	opt := Options{Branch: "epp-build/v1"}
 	out := filepath.Join(t.TempDir(), "out")
-	_, err := ApplyTo(context.Background(), r, v1, cloneBase(t, base), out, opt)
+	_, err := applyPatches(context.Background(), r, v1, cloneBase(t, base), out, opt)
 	require.NoError(t, err)
 
 	crash := func() error { return errCrash }
 	stopAfterJournal = &crash
-	_, err = ApplyTo(context.Background(), r, v2, cloneBase(t, base), out, opt)
+	_, err = applyPatches(context.Background(), r, v2, cloneBase(t, base), out, opt)
 	stopAfterJournal = nil
 	require.ErrorIs(t, err, errCrash)
 	_, err = os.Stat(outdir.JournalPath(out))
 	require.NoError(t, err, "the journal stays")
 
-	res, err := ApplyTo(context.Background(), r, v2, cloneBase(t, base), out, opt)
+	res, err := applyPatches(context.Background(), r, v2, cloneBase(t, base), out, opt)
 	require.NoError(t, err)
 	assert.True(t, res.AlreadyApplied, "the journal's re-apply was completed first")
 	require.NotNil(t, res.Completed, "the run says what it completed")
 	assert.Equal(t, res.Record.Head, res.Completed.Head)
 	assert.Equal(t, "v1", res.Completed.Version)
 	fresh := filepath.Join(t.TempDir(), "fresh")
-	_, err = ApplyTo(context.Background(), r, v2, cloneBase(t, base), fresh, opt)
+	_, err = applyPatches(context.Background(), r, v2, cloneBase(t, base), fresh, opt)
 	require.NoError(t, err)
 	assert.Equal(t, gitfixture.Git(t, fresh, "ls-files", "-s"), gitfixture.Git(t, out, "ls-files", "-s"))
 	assert.Equal(t, gitfixture.Git(t, fresh, "rev-parse", "HEAD"), gitfixture.Git(t, out, "rev-parse", "HEAD"))
@@ -191,13 +191,13 @@ func TestReapplyUndoesAFileBecomingAFolder(t *testing.T) {
 	r := &recipe.Recipe{Version: "v1", Upstream: recipe.Upstream{Commit: gitfixture.Git(t, base, "rev-parse", "HEAD")}}
 	opt := Options{Branch: "epp-build/v1"}
 	out := filepath.Join(t.TempDir(), "out")
-	_, err := ApplyTo(context.Background(), r, v1, cloneBase(t, base), out, opt)
+	_, err := applyPatches(context.Background(), r, v1, cloneBase(t, base), out, opt)
 	require.NoError(t, err)
-	res, err := ApplyTo(context.Background(), r, v2, cloneBase(t, base), out, opt)
+	res, err := applyPatches(context.Background(), r, v2, cloneBase(t, base), out, opt)
 	require.NoError(t, err)
 	assert.True(t, res.InPlace)
 	fresh := filepath.Join(t.TempDir(), "fresh")
-	want, err := ApplyTo(context.Background(), r, v2, cloneBase(t, base), fresh, opt)
+	want, err := applyPatches(context.Background(), r, v2, cloneBase(t, base), fresh, opt)
 	require.NoError(t, err)
 	assert.Equal(t, want.Record.Head, res.Record.Head)
 	assert.Equal(t, gitfixture.Git(t, fresh, "ls-files", "-s"), gitfixture.Git(t, out, "ls-files", "-s"))
@@ -212,7 +212,7 @@ func TestReapplyUndoesAFileBecomingAFolder(t *testing.T) {
 func TestOutThatIsAFileIsStillNamedAsSuch(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	require.NoError(t, os.WriteFile(out, []byte("x"), 0o644))
-	_, err := ApplyTo(context.Background(), &recipe.Recipe{Version: "v1"}, nil, nil, out, Options{})
+	_, err := applyPatches(context.Background(), &recipe.Recipe{Version: "v1"}, nil, nil, out, Options{})
 	var ex *ExistingTreeError
 	require.ErrorAs(t, err, &ex)
 	assert.Contains(t, err.Error(), "is not a folder")

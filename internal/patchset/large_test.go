@@ -41,7 +41,7 @@ func TestLargeHunksApplyThroughSpillFiles(t *testing.T) {
 	require.Len(t, patches, 2)
 	require.Len(t, patches[0].Files[0].TextFragments, 1, "one hunk")
 
-	_, err := ApplyToRepo(context.Background(), dir, patches, Options{Branch: "b"})
+	_, err := applyPatchesToRepo(context.Background(), dir, patches, Options{Branch: "b"})
 	require.NoError(t, err)
 	assert.Equal(t, os.Getenv("EPP_WANT_TREE"), gitfixture.Git(t, dir, "rev-parse", "HEAD^{tree}"))
 	assert.Empty(t, gitfixture.Git(t, dir, "status", "--porcelain"))

@@ -74,7 +74,7 @@ func TestModesAreTheOnesGitApplyRecords(t *testing.T) {
 			gitfixture.Git(t, "", "clone", "-q", dir, byGit)
 			_, gitErr := gitfixture.TryGit(byGit, "apply", "--index", patchFile)
 
-			_, err = ApplyToRepo(context.Background(), dir, patches, Options{})
+			_, err = applyPatchesToRepo(context.Background(), dir, patches, Options{})
 			if c.want == "" {
 				var refused *UnsafeError
 				require.ErrorAs(t, err, &refused)
@@ -113,7 +113,7 @@ func TestBinaryPatchesAreCheckedAgainstTheirIndexLine(t *testing.T) {
 	t.Run("as made by git", func(t *testing.T) {
 		work := filepath.Join(t.TempDir(), "w")
 		gitfixture.Git(t, "", "clone", "-q", dir, work)
-		_, err := ApplyToRepo(context.Background(), work, patches, Options{})
+		_, err := applyPatchesToRepo(context.Background(), work, patches, Options{})
 		require.NoError(t, err)
 		assert.Equal(t, f.NewOIDPrefix, gitfixture.Git(t, work, "rev-parse", "HEAD:blob.bin"))
 	})

@@ -58,23 +58,6 @@ type Outcome struct {
 	Completed *Record
 }
 
-// LoadSeries parses and checks every patch of the recipe before anything
-// is written.
-func LoadSeries(r *recipe.Recipe) ([]*Patch, error) {
-	var all []*Patch
-	for _, sp := range r.Series {
-		ps, err := ParseFile(sp.Path, sp.Name)
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, ps...)
-	}
-	if err := Check(all); err != nil {
-		return nil, err
-	}
-	return all, nil
-}
-
 // ApplyTo applies the recipe's series to base and leaves the result in
 // out. The work happens in a staging folder beside out, which replaces out
 // only when the whole series applied: a failed or cancelled run leaves out
@@ -87,12 +70,8 @@ func LoadSeries(r *recipe.Recipe) ([]*Patch, error) {
 // fetch is called only when there is work to do, so a tree that is already
 // applied needs no upstream at all. A clean out of the same upstream is
 // updated in place (see inplace.go) and needs no upstream either.
-func ApplyTo(ctx context.Context, r *recipe.Recipe, patches []*Patch, fetch func(context.Context) (Base, error), out string, opt Options) (*Outcome, error) {
-	// The in-place path writes without going through ApplyToRepo, so the
-	// patches are checked here, before out is looked at.
-	if err := Check(patches); err != nil {
-		return nil, err
-	}
+func ApplyTo(ctx context.Context, r *recipe.Recipe, s *Series, fetch func(context.Context) (Base, error), out string, opt Options) (*Outcome, error) {
+	patches := s.list()
 	out, err := filepath.Abs(out)
 	if err != nil {
 		return nil, err
@@ -180,7 +159,7 @@ func applyTo(ctx context.Context, r *recipe.Recipe, patches []*Patch, fetch func
 	if err := base.Materialize(ctx, work); err != nil {
 		return nil, err
 	}
-	res, err := ApplyToRepo(ctx, work, patches, opt)
+	res, err := applyToRepo(ctx, work, patches, opt)
 	if err != nil {
 		return nil, err
 	}

@@ -55,18 +55,18 @@ func TestCancelledApplyLeavesOutUntouched(t *testing.T) {
 			cancel()
 		}
 	}}
-	_, err := ApplyTo(ctx, r, patches, cloneBase(t, base), out, opt)
+	_, err := applyPatches(ctx, r, patches, cloneBase(t, base), out, opt)
 	require.ErrorIs(t, err, context.Canceled)
 	entries, err := os.ReadDir(parent)
 	require.NoError(t, err)
 	assert.Empty(t, entries, "neither --out nor the staging folder remains")
 
 	// A conflict in the last patch leaves an existing tree as it was.
-	res, err := ApplyTo(context.Background(), r, patches[:3], cloneBase(t, base), out, Options{})
+	res, err := applyPatches(context.Background(), r, patches[:3], cloneBase(t, base), out, Options{})
 	require.NoError(t, err)
 	broken := *patches[9]
 	broken.SHA256 = "changed"
-	_, err = ApplyTo(context.Background(), r, append(patches[:3:3], &broken), cloneBase(t, base), out, Options{})
+	_, err = applyPatches(context.Background(), r, append(patches[:3:3], &broken), cloneBase(t, base), out, Options{})
 	var conflict *ConflictError
 	require.ErrorAs(t, err, &conflict)
 	rec, err := ReadRecord(out)
@@ -82,12 +82,12 @@ func TestReapplyKeepsWhatTheSeriesDoesNotReproduce(t *testing.T) {
 	patches := appendSeries(t, base, 2)
 	r := &recipe.Recipe{Version: "v1", Upstream: recipe.Upstream{Commit: gitfixture.Git(t, base, "rev-parse", "HEAD")}}
 	out := filepath.Join(t.TempDir(), "out")
-	_, err := ApplyTo(context.Background(), r, patches, cloneBase(t, base), out, Options{Branch: "epp-build/v1"})
+	_, err := applyPatches(context.Background(), r, patches, cloneBase(t, base), out, Options{Branch: "epp-build/v1"})
 	require.NoError(t, err)
 
 	// An amended commit with the same tree holds nothing the series lacks.
 	gitfixture.Git(t, out, "commit", "-q", "--amend", "-m", "Reworded")
-	res, err := ApplyTo(context.Background(), r, patches, cloneBase(t, base), out, Options{})
+	res, err := applyPatches(context.Background(), r, patches, cloneBase(t, base), out, Options{})
 	require.NoError(t, err)
 	assert.True(t, res.AlreadyApplied, "%v %v", res.Reasons, res.Backup)
 
@@ -95,13 +95,13 @@ func TestReapplyKeepsWhatTheSeriesDoesNotReproduce(t *testing.T) {
 	gitfixture.WriteFiles(t, out, map[string]string{"b.txt": "mine\n"})
 	gitfixture.Git(t, out, "add", "b.txt")
 	gitfixture.Git(t, out, "commit", "-q", "-m", "Mine")
-	_, err = ApplyTo(context.Background(), r, patches, cloneBase(t, base), out, Options{})
+	_, err = applyPatches(context.Background(), r, patches, cloneBase(t, base), out, Options{})
 	var local *guard.LocalChangesError
 	require.ErrorAs(t, err, &local)
 	require.Len(t, local.Changes.Commits, 1)
 	assert.Equal(t, "Mine", local.Changes.Commits[0].Subject)
 
-	res, err = ApplyTo(context.Background(), r, patches, cloneBase(t, base), out, Options{Force: true})
+	res, err = applyPatches(context.Background(), r, patches, cloneBase(t, base), out, Options{Force: true})
 	require.NoError(t, err)
 	require.NotEmpty(t, res.Backup)
 	assert.FileExists(t, filepath.Join(res.Backup, "b.txt"))
@@ -119,7 +119,7 @@ func TestAnotherVersionKeepsTheUsersGitConfigAndHooks(t *testing.T) {
 	r1 := &recipe.Recipe{Version: "v1", Upstream: recipe.Upstream{Commit: gitfixture.Git(t, base1, "rev-parse", "HEAD")}}
 	r2 := &recipe.Recipe{Version: "v2", Upstream: recipe.Upstream{Commit: gitfixture.Git(t, base2, "rev-parse", "HEAD")}}
 	out := filepath.Join(t.TempDir(), "out")
-	_, err := ApplyTo(context.Background(), r1, p1, cloneBase(t, base1), out, Options{Branch: "epp-build/v1"})
+	_, err := applyPatches(context.Background(), r1, p1, cloneBase(t, base1), out, Options{Branch: "epp-build/v1"})
 	require.NoError(t, err)
 	gitfixture.Git(t, out, "remote", "add", "mine", "https://example.com/me/gaie.git")
 	gitfixture.Git(t, out, "config", "user.name", "Me")
@@ -127,7 +127,7 @@ func TestAnotherVersionKeepsTheUsersGitConfigAndHooks(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Dir(hook), 0o755))
 	require.NoError(t, os.WriteFile(hook, []byte("#!/bin/sh\nexit 0\n"), 0o755))
 
-	res, err := ApplyTo(context.Background(), r2, p2, cloneBase(t, base2), out, Options{Branch: "epp-build/v2"})
+	res, err := applyPatches(context.Background(), r2, p2, cloneBase(t, base2), out, Options{Branch: "epp-build/v2"})
 	require.NoError(t, err)
 	require.False(t, res.InPlace, "another upstream replaces the tree")
 	assert.Empty(t, res.Backup, "a clean tree needs no backup")

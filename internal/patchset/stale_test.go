@@ -28,7 +28,7 @@ func TestApplyRemovesAKilledRunsStaging(t *testing.T) {
 		require.NoError(t, os.MkdirAll(filepath.Join(killed.Tree(), ".git"), 0o755))
 		var notices []string
 		opt := Options{Branch: "epp-build/v1", Notice: func(f string, a ...any) { notices = append(notices, fmt.Sprintf(f, a...)) }}
-		o, err := ApplyTo(context.Background(), r, s, cloneBase(t, base), out, opt)
+		o, err := applyPatches(context.Background(), r, s, cloneBase(t, base), out, opt)
 		require.NoError(t, err)
 		assert.Equal(t, i == 1, o.InPlace)
 		assert.Equal(t, []string{"removed 1 staging folder(s) an interrupted apply left beside " + out}, notices)

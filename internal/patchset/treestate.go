@@ -46,9 +46,9 @@ func (s *TreeState) Current() bool {
 // commit on top, a reset, another branch checked out).
 func (s *TreeState) HeadMoved() bool { return s.Head != s.Record.Head }
 
-// ExamineTree reads the applied tree out against r's series (patches, as
-// LoadSeries gives them).
-func ExamineTree(r *recipe.Recipe, patches []*Patch, out string) (*TreeState, error) {
+// ExamineTree reads the applied tree out against r's series s.
+func ExamineTree(r *recipe.Recipe, s *Series, out string) (*TreeState, error) {
+	patches := s.list()
 	j, err := outdir.ReadJournal[Record](out)
 	if err != nil {
 		return nil, err

@@ -22,6 +22,18 @@ func SetPatches(dir string, names []string) error {
 	})
 }
 
+// WithPatches is r as Load reads it after SetPatches(r.Dir, names): its
+// own patches named names, after the ones it inherits.
+func (r *Recipe) WithPatches(names []string) *Recipe {
+	c := *r
+	c.Patches = append([]string(nil), names...)
+	c.Series = append([]SeriesPatch(nil), r.Series[:r.Inherited()]...)
+	for _, p := range names {
+		c.Series = append(c.Series, SeriesPatch{Name: p, Path: filepath.Join(r.Dir, p), Version: r.Version})
+	}
+	return &c
+}
+
 // Rebased rewrites the recipe in dir to stand on its own at another
 // upstream pin: the pin replaced, extends removed, the whole series listed.
 // What the recipe inherited (description, upstream, capi, generated) is

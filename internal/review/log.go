@@ -30,10 +30,11 @@ type Entry struct {
 
 // Log lists the whole series of r.
 func Log(r *recipe.Recipe) ([]Entry, error) {
-	patches, err := patchset.LoadSeries(r)
+	series, err := patchset.LoadSeries(r)
 	if err != nil {
 		return nil, err
 	}
+	patches := series.Patches()
 	versionOf := map[string]string{}
 	for _, sp := range r.Series {
 		versionOf[sp.Name] = sp.Version
