@@ -296,7 +296,7 @@ func inspectExisting(r *recipe.Recipe, patches []*Patch, out string) (*existing,
 func seriesChanges(r *recipe.Recipe, patches []*Patch, rec *Record) []string {
 	reasons := []string{}
 	if rec.UpstreamCommit != r.Upstream.Commit {
-		reasons = append(reasons, fmt.Sprintf("upstream commit changed (%s -> %s)", textsafe.Escape(short(rec.UpstreamCommit)), short(r.Upstream.Commit)))
+		reasons = append(reasons, fmt.Sprintf("upstream commit changed (%s -> %s)", textsafe.Escape(gitformat.Short(rec.UpstreamCommit)), gitformat.Short(r.Upstream.Commit)))
 	}
 	if rec.Version != r.Version {
 		reasons = append(reasons, fmt.Sprintf("version changed (%s -> %s)", rec.Version, r.Version))
@@ -311,20 +311,13 @@ func seriesChanges(r *recipe.Recipe, patches []*Patch, rec *Record) []string {
 		case a.File != p.File || a.Part != partNumber(p):
 			reasons = append(reasons, fmt.Sprintf("patch %d is now %s (was %s)", i+1, p.Name(), textsafe.Escape(a.File)))
 		case a.SHA256 != p.SHA256:
-			reasons = append(reasons, fmt.Sprintf("patch %s changed (sha256 %s -> %s)", p.Name(), textsafe.Escape(short(a.SHA256)), short(p.SHA256)))
+			reasons = append(reasons, fmt.Sprintf("patch %s changed (sha256 %s -> %s)", p.Name(), textsafe.Escape(gitformat.Short(a.SHA256)), gitformat.Short(p.SHA256)))
 		}
 	}
 	for _, a := range rec.Patches[min(len(patches), len(rec.Patches)):] {
 		reasons = append(reasons, fmt.Sprintf("patch %s was removed from the series", textsafe.Escape(a.File)))
 	}
 	return reasons
-}
-
-func short(s string) string {
-	if len(s) > 12 {
-		return s[:12]
-	}
-	return s
 }
 
 // removeStaleStaging deletes what a killed apply left beside out: its
