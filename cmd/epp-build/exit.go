@@ -16,6 +16,7 @@ import (
 	"github.com/epp-build/epp-build/internal/platform"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/source"
+	"github.com/epp-build/epp-build/internal/typecheck"
 	"github.com/epp-build/epp-build/internal/vulns"
 )
 
@@ -52,6 +53,8 @@ func exitCode(ctx context.Context, err error) int {
 		lint        lintError
 		stop        *backport.ConflictStop
 		execStop    *backport.ExecStop
+		verifyStop  *backport.VerifyStop
+		noCompile   *typecheck.Error
 		rebaseUsage *backport.UsageError
 		badState    *backport.StateError
 		badRef      *attest.ReferenceError
@@ -70,7 +73,7 @@ func exitCode(ctx context.Context, err error) int {
 		return 2
 	case errors.As(err, &noImage):
 		return 9
-	case errors.As(err, &stop), errors.As(err, &execStop):
+	case errors.As(err, &stop), errors.As(err, &execStop), errors.As(err, &verifyStop), errors.As(err, &noCompile):
 		return 6
 	case errors.As(err, &conflict), errors.As(err, &fileErr):
 		return 3

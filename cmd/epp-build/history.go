@@ -26,6 +26,26 @@ func ancestry(f *recipeFlags) backport.Ancestry {
 	}
 }
 
+// distance wires the source stage's history for rebase: how many commits
+// the old pin has that the new lacks, and the other way round.
+func distance(f *recipeFlags) backport.Distance {
+	return func(ctx context.Context, repository, oldPin, newPin string) (int, int, error) {
+		h, err := source.OpenHistory(ctx, f.cacheDir, repository, oldPin, newPin)
+		if err != nil {
+			return 0, 0, err
+		}
+		behind, err := h.Between(ctx, newPin, oldPin, nil)
+		if err != nil {
+			return 0, 0, err
+		}
+		ahead, err := h.Between(ctx, oldPin, newPin, nil)
+		if err != nil {
+			return 0, 0, err
+		}
+		return len(behind), len(ahead), nil
+	}
+}
+
 // upstreamHistory wires the source stage's upstream history for the
 // review commands: the commits between two pins that touch given files.
 func upstreamHistory(cacheDir string) review.History {

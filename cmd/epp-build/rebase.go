@@ -11,13 +11,14 @@ import (
 
 	"github.com/epp-build/epp-build/internal/backport"
 	"github.com/epp-build/epp-build/internal/recipe"
+	"github.com/epp-build/epp-build/internal/typecheck"
 	"github.com/spf13/cobra"
 )
 
 func newRebaseCommand(g *globalFlags) *cobra.Command {
 	var f recipeFlags
 	var onto, ontoCommit, as, dir, modVersion, modHash string
-	var cont, skip, abort, execAtEnd, withCAPI, keep bool
+	var cont, skip, abort, execAtEnd, withCAPI, keep, noVerify bool
 	var capiSrc string
 	var execCmd string
 	cmd := &cobra.Command{
@@ -52,6 +53,16 @@ C API pin) or --capi-src DIR, the C API library is staged into the work tree bef
 each run, as ` + "`apply --capi`" + ` does (once the series has added the cgo binding), so
 --exec 'go build ./cmd/epp' links.
 
+When every patch is through, before the series is written, rebase type-checks the
+tree: every Go package the series changes and every package importing one, with
+their tests, compiled as a build compiles them but not linked, so the C API
+library is not needed (the binding's own header is; cgo needs a C compiler). The
+go command fetches the modules the tree requires with your Go settings (GOPROXY,
+GONOSUMDB, GOFLAGS, netrc). A tree that does not compile stops the rebase (exit 6)
+naming the first error's file and line: fix it in the work tree (edits are folded
+into the last patch's commit, or commit a fix yourself) and --continue, which
+type-checks again. --no-verify skips the check; the summary then says so.
+
 --continue, --skip and --abort find the stopped rebase without --dir: in the default
 work tree for --patches, or in the --dir it was started with (a start records it
 beside the default work tree); they say which. ` + "`epp-build status`" + ` shows where it
@@ -80,6 +91,7 @@ tree (a hash given, or the proxy's, is checked against that tree).`,
 				Onto: backport.Onto{Ref: onto, Commit: ontoCommit, ModuleVersion: modVersion, ModuleHash: modHash, Repository: f.upstream},
 				Load: func() (*recipe.Recipe, error) { return f.load(g) }, Materialize: materializer(&f, log), Log: log,
 				Ancestry: ancestry(&f), Keep: keep,
+				Verify: verifier(), NoVerify: noVerify, Distance: distance(&f),
 			})
 			backport.WriteRebased(cmd.OutOrStdout(), res)
 			return err
@@ -96,6 +108,7 @@ tree (a hash given, or the proxy's, is checked against that tree).`,
 	cmd.Flags().BoolVar(&cont, "continue", false, "go on after fixing a conflict (or the tree an --exec command failed in)")
 	cmd.Flags().BoolVar(&skip, "skip", false, "drop the patch the rebase stopped at")
 	cmd.Flags().BoolVar(&abort, "abort", false, "throw the rebase in --dir away")
+	cmd.Flags().BoolVar(&noVerify, "no-verify", false, "do not type-check the rebased tree before the series is written")
 	cmd.Flags().BoolVar(&keep, "keep", false, "keep the default work tree when the rebase finishes (a --dir is always kept)")
 	cmd.Flags().StringVar(&execCmd, "exec", "", "shell command to run in the work tree after each patch; its failure stops the rebase")
 	cmd.Flags().BoolVar(&execAtEnd, "exec-at-end", false, "run the --exec command once, after the last patch, instead of after each")
@@ -103,6 +116,17 @@ tree (a hash given, or the proxy's, is checked against that tree).`,
 	cmd.Flags().StringVar(&capiSrc, "capi-src", "", "as --capi, built from this C API checkout or crate instead of the recipe's pin")
 	cmd.MarkFlagsMutuallyExclusive("continue", "skip", "abort")
 	return cmd
+}
+
+// verifier type-checks a finished rebase's tree (internal/typecheck).
+func verifier() backport.Verifier {
+	return func(ctx context.Context, dir string) (string, error) {
+		res, err := typecheck.Tree(ctx, dir, typecheck.Options{})
+		if err != nil {
+			return "", err
+		}
+		return res.String(), nil
+	}
 }
 
 // materializer wires the source stage for rebase.

@@ -166,10 +166,11 @@ history note and the patches.`,
 
 func newLintCommand(g *globalFlags) *cobra.Command {
 	var (
-		output   outfmt.Format
-		cacheDir string
-		versions []string
-		verbose  bool
+		output    outfmt.Format
+		cacheDir  string
+		versions  []string
+		verbose   bool
+		eachPatch bool
 	)
 	cmd := &cobra.Command{
 		Use:   "lint",
@@ -187,10 +188,18 @@ them in the list, "notice": true), which do not fail it: a recipe that does not 
 Dynamo release it reproduces, or whose facts were checked only at a Dynamo
 commit rather than at the release's own sources (reproduces.checked: commit), and
 a repository on a loopback, private or local address, which nobody else can fetch
-(a mirror is given with --upstream, never written into a recipe).`,
+(a mirror is given with --upstream, never written into a recipe).
+
+--each-patch also applies each version in a temporary folder (its upstream from the
+cache, or fetched as check fetches it) and checks, after every patch, that each Go
+import of the upstream module in the files that patch adds or changes names a
+package the tree has at that point: a patch importing what only a later patch adds
+does not compile on its own (a bisect or a ` + "`rebase --exec 'go vet ./...'`" + ` stops
+there). Imports are parsed, not compiled: ` + "`check --compile`" + ` type-checks the end.`,
 		Example: `  epp-build lint
   epp-build lint --version v1.4.3
-  epp-build lint -o json`,
+  epp-build lint -o json
+  epp-build lint --each-patch --version v1.4.2`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			all, err := recipe.Versions(g.patches)
@@ -209,6 +218,13 @@ a repository on a loopback, private or local address, which nobody else can fetc
 				return err
 			}
 			problems = append(problems, hashes...)
+			if eachPatch {
+				each, err := eachPatchProblems(cmd.Context(), g.patches, versions, cacheDir, cmd.ErrOrStderr())
+				if err != nil {
+					return err
+				}
+				problems = append(problems, each...)
+			}
 			if err := notices(cmd, verbose, review.Notices(problems)); err != nil {
 				return err
 			}
@@ -223,6 +239,7 @@ a repository on a loopback, private or local address, which nobody else can fetc
 	outputFlag(cmd, &output)
 	cmd.Flags().StringVar(&cacheDir, "cache-dir", "", "cache of fetched upstreams whose module hashes are checked (default: the user cache folder + /epp-build)")
 	cmd.Flags().StringSliceVar(&versions, "version", nil, "lint only this `VERSION` (repeat or comma-separate for several; default: every version)")
+	cmd.Flags().BoolVar(&eachPatch, "each-patch", false, "apply each version and check that every patch's Go imports resolve in the tree after that patch (fetches upstreams the cache lacks)")
 	verboseFlag(cmd, &verbose)
 	return cmd
 }

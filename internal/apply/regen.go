@@ -18,12 +18,20 @@ type Regenerated struct {
 	Patches []export.Patch
 	// Stale are the committed patches that differ from Patches.
 	Stale []export.Stale
+	// Compiled says what check --compile type-checked ("" when it did not).
+	Compiled string
 }
 
 // Regenerate applies r's series with the generated folders refreshed from
 // their source, in a temporary folder, exports it and compares it with
 // the committed series. Nothing in the recipe is written.
 func Regenerate(ctx context.Context, r *recipe.Recipe, opt Options) (*Regenerated, error) {
+	return regenerate(ctx, r, opt, nil)
+}
+
+// regenerate is Regenerate with inTree run on the applied tree (its
+// commits are the series) before the tree is removed.
+func regenerate(ctx context.Context, r *recipe.Recipe, opt Options, inTree func(g *Regenerated, tree string) error) (*Regenerated, error) {
 	ov, err := overlays(r)
 	if err != nil {
 		return nil, err
@@ -42,7 +50,13 @@ func Regenerate(ctx context.Context, r *recipe.Recipe, opt Options) (*Regenerate
 	if err != nil {
 		return nil, err
 	}
-	return &Regenerated{Version: r.Version, Patches: patches, Stale: export.Compare(r, patches)}, nil
+	g := &Regenerated{Version: r.Version, Patches: patches, Stale: export.Compare(r, patches)}
+	if inTree != nil {
+		if err := inTree(g, res.Dir); err != nil {
+			return g, err
+		}
+	}
+	return g, nil
 }
 
 // Regen rewrites r's patch files from Regenerate's series.
@@ -78,9 +92,28 @@ func (e *StaleError) Error() string {
 // Check regenerates r's series and fails with a *StaleError when the
 // committed one differs from it.
 func Check(ctx context.Context, r *recipe.Recipe, opt Options) (*Regenerated, error) {
-	g, err := Regenerate(ctx, r, opt)
+	return CheckCompiles(ctx, r, opt, nil)
+}
+
+// CheckCompiles is Check that, when the series is up to date, also runs
+// compile on the applied tree (check --compile: the packages the series
+// changes and their dependents type-checked); it returns what compile says
+// it checked, or its error. A nil compile checks nothing more.
+func CheckCompiles(ctx context.Context, r *recipe.Recipe, opt Options, compile func(ctx context.Context, tree string) (string, error)) (*Regenerated, error) {
+	var inTree func(g *Regenerated, tree string) error
+	if compile != nil {
+		inTree = func(g *Regenerated, tree string) error {
+			if len(g.Stale) > 0 {
+				return nil // reported as stale first: the fix is a regen
+			}
+			said, err := compile(ctx, tree)
+			g.Compiled = said
+			return err
+		}
+	}
+	g, err := regenerate(ctx, r, opt, inTree)
 	if err != nil {
-		return nil, err
+		return g, err
 	}
 	if len(g.Stale) > 0 {
 		return g, &StaleError{Version: r.Version, Dir: r.Dir, Stale: g.Stale}

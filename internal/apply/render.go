@@ -27,6 +27,9 @@ func WriteChecked(stdout io.Writer, g *Regenerated) {
 		return
 	}
 	fmt.Fprintf(stdout, "%s: %d patches up to date\n", g.Version, len(g.Patches))
+	if g.Compiled != "" {
+		fmt.Fprintf(stdout, "%s: %s\n", g.Version, g.Compiled)
+	}
 }
 
 // WriteResult reports an apply: the regen (if any) and the result on

@@ -170,6 +170,45 @@ type RebaseRequest struct {
 	// Keep keeps the default work tree of a finished rebase; without it
 	// the tree (a whole upstream checkout, under the cache) is removed.
 	Keep bool
+	// Verify type-checks the tree when every patch is through, before the
+	// series is written (nil: not checked); NoVerify (--no-verify, a
+	// start only: the state keeps it) skips it.
+	Verify   Verifier
+	NoVerify bool
+	// Distance, when set, counts the commits between the old pin and the
+	// new, so a start onto an older pin says how far back it goes.
+	Distance Distance
+}
+
+// Distance counts, in repository, the commits the old pin has that the
+// new one lacks (behind) and those the new one has that the old lacks
+// (ahead).
+type Distance func(ctx context.Context, repository, oldPin, newPin string) (behind, ahead int, err error)
+
+// sayDistance names a new pin older than the old one: the line loses the
+// upstream commits in between, which is easy to miss when a tag looks
+// newer than a commit (GAIE v1.5.0 lacks 70 commits of 7c1f1994).
+func sayDistance(ctx context.Context, req RebaseRequest, old, u recipe.Upstream, repository string) {
+	if req.Distance == nil || req.Log == nil || old.Commit == "" || u.Commit == "" || old.Commit == u.Commit {
+		return
+	}
+	behind, ahead, err := req.Distance(ctx, repository, old.Commit, u.Commit)
+	if err != nil {
+		fmt.Fprintf(req.Log, "notice: could not tell whether %s is older than %s (%v)\n", pinName(u), pinName(old), err)
+		return
+	}
+	if behind == 0 {
+		return
+	}
+	also := ""
+	if ahead > 0 {
+		also = fmt.Sprintf(", and adds %d the old pin lacks", ahead)
+	}
+	commits := "commits"
+	if behind == 1 {
+		commits = "commit"
+	}
+	fmt.Fprintf(req.Log, "notice: %s moves the line back %d %s: the old pin %s has %d upstream %s it lacks%s\n", pinName(u), behind, commits, pinName(old), behind, commits, also)
 }
 
 // Rebased is where a rebase stands after one command.
@@ -181,6 +220,9 @@ type Rebased struct {
 	Finished bool
 	// Removed: Dir was the default work tree, removed once finished.
 	Removed bool
+	// Verified says what the type-check of the finished tree covered, or
+	// that it was skipped ("" when it did not run).
+	Verified string
 }
 
 // Rebase runs one rebase command. At a stop the result still lists the
@@ -190,6 +232,21 @@ func Rebase(ctx context.Context, req RebaseRequest) (*Rebased, error) {
 	resume := req.Continue || req.Skip || req.Abort
 	if (req.Continue || req.Skip || req.Abort) && (req.Exec.Command != "" || req.Exec.AtEnd || req.Exec.CAPI) {
 		return nil, &UsageError{fmt.Errorf("--exec is given when the rebase starts; --continue runs the command it was started with")}
+	}
+	if resume && req.NoVerify {
+		return nil, &UsageError{fmt.Errorf("--no-verify is given when the rebase starts; --continue checks as the rebase was started")}
+	}
+	verify := func(ctx context.Context, dir string, skip bool) (string, error) {
+		if skip {
+			res.Verified = notVerified
+			return notVerified, nil
+		}
+		if req.Verify == nil {
+			return "", nil
+		}
+		said, err := req.Verify(ctx, dir)
+		res.Verified = said
+		return said, err
 	}
 	defaultDir, err := DefaultDir(req.Root)
 	if err != nil {
@@ -233,9 +290,9 @@ func Rebase(ctx context.Context, req RebaseRequest) (*Rebased, error) {
 		res.Aborted = true
 		return res, nil
 	case req.Continue:
-		res.Steps, err = continueWith(ctx, res.Dir, req.Root, req.Log, req.Exec.Stage)
+		res.Steps, err = continueWith(ctx, res.Dir, req.Root, req.Log, req.Exec.Stage, verify)
 	case req.Skip:
-		res.Steps, err = skipWith(ctx, res.Dir, req.Root, req.Log, req.Exec.Stage)
+		res.Steps, err = skipWith(ctx, res.Dir, req.Root, req.Log, req.Exec.Stage, verify)
 	default:
 		if !resume && res.Dir != defaultDir {
 			if err := removeIfEmpty(res.Dir); err != nil {
@@ -250,7 +307,7 @@ func Rebase(ctx context.Context, req RebaseRequest) (*Rebased, error) {
 				}
 			}
 		}
-		res.Steps, err = start(ctx, req, res.Dir)
+		res.Steps, err = start(ctx, req, res.Dir, verify)
 		if res.Steps == nil && err != nil {
 			return res, err
 		}
@@ -267,7 +324,7 @@ func Rebase(ctx context.Context, req RebaseRequest) (*Rebased, error) {
 	return res, err
 }
 
-func start(ctx context.Context, req RebaseRequest, dir string) ([]Step, error) {
+func start(ctx context.Context, req RebaseRequest, dir string, verify verifyFunc) ([]Step, error) {
 	if (req.Exec.AtEnd || req.Exec.CAPI) && req.Exec.Command == "" {
 		return nil, &UsageError{fmt.Errorf("--exec-at-end, --capi and --capi-src go with --exec CMD: the command to run in the work tree")}
 	}
@@ -296,11 +353,12 @@ func start(ctx context.Context, req RebaseRequest, dir string) ([]Step, error) {
 	if req.Onto.Repository != "" {
 		from = req.Onto.Repository // a mirror, for the lookup only
 	}
+	sayDistance(ctx, req, r.Upstream, u, from)
 	r, dropped, err := withoutUpstreamPicks(ctx, r, u, from, req.Ancestry, req.Log)
 	if err != nil {
 		return nil, err
 	}
-	steps, err := Start(ctx, r, u, req.As, dir, req.Materialize, req.Log, req.Exec)
+	steps, err := startWith(ctx, r, u, req.As, dir, req.Materialize, req.Log, req.NoVerify, verify, req.Exec)
 	if steps == nil && err != nil {
 		return nil, err
 	}

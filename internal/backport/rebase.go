@@ -78,6 +78,12 @@ type Materializer func(ctx context.Context, u recipe.Upstream, dst string) (reci
 // With x, its command runs in the work tree after each patch (or once at
 // the end) and a failure stops the rebase (*ExecStop).
 func Start(ctx context.Context, r *recipe.Recipe, u recipe.Upstream, as, dir string, materialize Materializer, log io.Writer, x ...Exec) ([]Step, error) {
+	return startWith(ctx, r, u, as, dir, materialize, log, false, nil, x...)
+}
+
+// startWith is Start with the type-check of the finished tree (verify;
+// nil checks nothing) and whether --no-verify skips it.
+func startWith(ctx context.Context, r *recipe.Recipe, u recipe.Upstream, as, dir string, materialize Materializer, log io.Writer, noVerify bool, verify verifyFunc, x ...Exec) ([]Step, error) {
 	if err := CanStart(r, as, dir); err != nil {
 		return nil, err
 	}
@@ -97,7 +103,7 @@ func Start(ctx context.Context, r *recipe.Recipe, u recipe.Upstream, as, dir str
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	st := &state{Version: r.Version, As: as, Recipe: recipeDir, Upstream: u, From: pinName(r.Upstream)}
+	st := &state{Version: r.Version, As: as, Recipe: recipeDir, Upstream: u, From: pinName(r.Upstream), NoVerify: noVerify, verify: verify}
 	if len(x) > 0 && x[0].Command != "" {
 		st.Exec = &x[0]
 		if err := st.Exec.seal(); err != nil {
@@ -129,17 +135,21 @@ func Start(ctx context.Context, r *recipe.Recipe, u recipe.Upstream, as, dir str
 // their own commit) stand in for the patch. It refuses while conflict
 // markers are left, and when nothing at all was done for the patch.
 func Continue(ctx context.Context, dir string, log io.Writer) ([]Step, error) {
-	return continueWith(ctx, dir, "", log, nil)
+	return continueWith(ctx, dir, "", log, nil, nil)
 }
 
 // continueWith is Continue with the C API staging of an --exec command,
 // for the patches folder root ("" = the one the state names).
-func continueWith(ctx context.Context, dir, root string, log io.Writer, stage StageCAPI) ([]Step, error) {
+func continueWith(ctx context.Context, dir, root string, log io.Writer, stage StageCAPI, verify verifyFunc) ([]Step, error) {
 	st, err := loadFor(dir, root)
 	if err != nil {
 		return nil, err
 	}
 	st.setStage(stage)
+	st.setVerify(verify)
+	if st.VerifyStopped {
+		return continueVerify(ctx, dir, st, log)
+	}
 	if st.ExecStopped != "" {
 		return continueExec(ctx, dir, st, log)
 	}
@@ -208,17 +218,21 @@ func (st *state) clearStop() {
 
 // Skip drops the patch the rebase stopped at, with any edits made for it.
 func Skip(ctx context.Context, dir string, log io.Writer) ([]Step, error) {
-	return skipWith(ctx, dir, "", log, nil)
+	return skipWith(ctx, dir, "", log, nil, nil)
 }
 
 // skipWith is Skip with the C API staging of an --exec command, for the
 // patches folder root ("" = the one the state names).
-func skipWith(ctx context.Context, dir, root string, log io.Writer, stage StageCAPI) ([]Step, error) {
+func skipWith(ctx context.Context, dir, root string, log io.Writer, stage StageCAPI, verify verifyFunc) ([]Step, error) {
 	st, err := loadFor(dir, root)
 	if err != nil {
 		return nil, err
 	}
 	st.setStage(stage)
+	st.setVerify(verify)
+	if st.VerifyStopped {
+		return nil, &UsageError{fmt.Errorf("the rebase stopped at the type-check, after every patch: there is no patch to skip; fix the tree and --continue, or --abort")}
+	}
 	if st.ExecStopped != "" {
 		return skipExec(ctx, dir, st, log)
 	}
@@ -356,6 +370,9 @@ func run(ctx context.Context, dir string, st *state, log io.Writer, from *oldPin
 		return st.Steps, &ConflictStop{Dir: dir, Patch: name, Err: err, Marked: m.Marked}
 	}
 	if err := execAtFinish(ctx, dir, st, log); err != nil {
+		return st.Steps, err
+	}
+	if err := verifyAtFinish(ctx, dir, st, log); err != nil {
 		return st.Steps, err
 	}
 	if err := finish(dir, st, log); err != nil {

@@ -43,6 +43,9 @@ func WriteRebased(w io.Writer, r *Rebased) {
 		}
 		tw.Flush()
 	}
+	if r.Finished && r.Verified != "" {
+		fmt.Fprintf(w, "verified: %s\n", r.Verified)
+	}
 	switch {
 	case r.Removed:
 		fmt.Fprintf(w, "rebase finished; its work tree %s removed (--keep keeps it)\n", r.Dir)

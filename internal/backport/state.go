@@ -41,6 +41,13 @@ type state struct {
 	Exec        *Exec  `json:"exec,omitempty"`
 	ExecStopped string `json:"execStopped,omitempty"`
 	ExecDone    bool   `json:"execDone,omitempty"`
+	// NoVerify is --no-verify: the finished tree is not type-checked.
+	// VerifyStopped says the rebase stopped because it did not compile.
+	NoVerify      bool `json:"noVerify,omitempty"`
+	VerifyStopped bool `json:"verifyStopped,omitempty"`
+	// verify type-checks the finished tree; given by the command on
+	// every run (not saved).
+	verify verifyFunc
 }
 
 const stateFile = "epp-build/rebase.json"
@@ -100,6 +107,9 @@ func parseState(data []byte) (*state, error) {
 			st.ExecStopped != execAtEnd && (st.Next == 0 || st.Patches[st.Next-1] != st.ExecStopped) {
 			return nil, fmt.Errorf("--exec stopped after %q, which is not the last patch done", st.ExecStopped)
 		}
+	}
+	if st.VerifyStopped && (st.Next != len(st.Patches) || st.Conflict != "" || st.ExecStopped != "" || st.NoVerify) {
+		return nil, fmt.Errorf("stopped at the type-check before the series is through, at a conflict or --exec too, or with it skipped")
 	}
 	for _, m := range st.Marked {
 		if !filepath.IsLocal(m) {

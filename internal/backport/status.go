@@ -16,7 +16,8 @@ type Status struct {
 	Total     int    `json:"total"`
 	Steps     []Step `json:"steps"`
 	StoppedAt string `json:"stoppedAt,omitempty"`
-	// Reason is why it stopped: "conflict" or "exec".
+	// Reason is why it stopped: "conflict", "exec" or "compile" (the
+	// finished tree did not type-check).
 	Reason string   `json:"reason,omitempty"`
 	Marked []string `json:"marked,omitempty"`
 	Exec   *Exec    `json:"exec,omitempty"`
@@ -52,6 +53,13 @@ func InProgress(found *Found) (*Status, error) {
 			s.Next = append(s.Next, "epp-build rebase --skip"+dirFlag+"   # drop the patch")
 		}
 		s.Next = append(s.Next, "epp-build rebase --abort"+dirFlag+"  # throw the rebase away")
+	case st.VerifyStopped:
+		s.StoppedAt, s.Reason = lastCommitted(st), "compile"
+		s.Next = []string{
+			fmt.Sprintf("fix the tree in %s so it compiles (edits are folded into the last patch's commit)", found.Dir),
+			"epp-build rebase --continue" + dirFlag + "  # type-checks again",
+			"epp-build rebase --abort" + dirFlag + "  # throw the rebase away",
+		}
 	default:
 		s.Next = []string{"epp-build rebase --continue" + dirFlag, "epp-build rebase --abort" + dirFlag}
 	}

@@ -71,6 +71,8 @@ func writeRebase(w io.Writer, s *backport.Status) {
 		fmt.Fprintf(w, "  stopped at a conflict in %s%s\n", textsafe.Escape(s.StoppedAt), marked(s.Marked))
 	case "exec":
 		fmt.Fprintf(w, "  stopped: --exec %q failed after %s\n", s.Exec.Command, textsafe.Escape(s.StoppedAt))
+	case "compile":
+		fmt.Fprintf(w, "  stopped: every patch applied, but the tree does not compile (`epp-build rebase --continue` names the error)\n")
 	}
 	writeNext(w, "", s.Next)
 }
