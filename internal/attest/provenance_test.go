@@ -1,31 +1,18 @@
+//go:build integration
+
 package attest
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/epp-build/epp-build/internal/report"
 	"github.com/epp-build/epp-build/internal/testutil"
 )
-
-func completeInputs() report.Inputs {
-	in := testInputs()
-	in.Module = &report.GoModule{Path: "sigs.k8s.io/gateway-api-inference-extension", Version: "v0.5.1"}
-	in.GoModules = []report.GoModule{
-		{Path: "github.com/go-logr/logr", Version: "v1.4.2", Sum: "h1:6pFjapn8bFcIbiKo3XT4j/BhANplGihG6tvd+8rYgrY="},
-		{Path: "google.golang.org/grpc", Version: "v1.71.0", Sum: "h1:kF77BGdPTQ4/JZWMlb9VpJ5pa25aqvVqogsxNHHdeBg="},
-	}
-	in.CAPI.Version = "0.7.0"
-	in.CAPI.Repository = "https://github.com/ai-dynamo/dynamo.git"
-	in.Toolchains.BuilderImage = "registry.example/tools/builder@sha256:" + strings.Repeat("1", 64)
-	return in
-}
 
 // TestProvenanceListsEveryInputByDigest: our SLSA provenance, attached
 // beside the report, names the upstream commit and module version, each

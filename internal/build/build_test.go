@@ -1,7 +1,8 @@
+//go:build integration
+
 package build
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,7 +12,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -26,98 +26,9 @@ import (
 	"github.com/epp-build/epp-build/internal/cheader"
 	"github.com/epp-build/epp-build/internal/image"
 	"github.com/epp-build/epp-build/internal/image/imagetest"
-	"github.com/epp-build/epp-build/internal/platform"
 	"github.com/epp-build/epp-build/internal/report"
-	"github.com/epp-build/epp-build/internal/source"
-	"github.com/epp-build/epp-build/internal/testenv"
 	"github.com/epp-build/epp-build/internal/testutil"
 )
-
-var bothPlatforms = []string{"linux/amd64", "linux/arm64"}
-
-// platforms parses platform names as the command line does.
-func platforms(t testing.TB, names ...string) []platform.Platform {
-	t.Helper()
-	ps, err := platform.Parse(names)
-	require.NoError(t, err)
-	return ps
-}
-
-func fixture(parts ...string) string {
-	return filepath.Join(append([]string{"..", "..", "testdata", "image"}, parts...)...)
-}
-
-// copyFixture copies a fixture so cargo or the build may write next to it.
-func copyFixture(t testing.TB, name string) string {
-	t.Helper()
-	dst := filepath.Join(t.TempDir(), name)
-	require.NoError(t, os.CopyFS(dst, os.DirFS(fixture(name))))
-	return dst
-}
-
-func testInput(t testing.TB) Input {
-	return Input{
-		TreeDir: copyFixture(t, "epp-tree"),
-		// As the source stage hands it on: the URL already redacted.
-		Upstream: source.Upstream{
-			Repository:     "https://bot:xxxxx@mirror.example/gaie.git",
-			UpstreamCommit: "978c23bb96cce25f11cea2421523cb479026e2e9",
-			UpstreamTime:   time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC),
-		},
-		Patches: []PatchDigest{{Name: "0001-test.patch", SHA256: strings.Repeat("ab", 32)}},
-	}
-}
-
-// syncBuffer is a goroutine-safe log sink.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func testOptions(t testing.TB, registryHost, repo string) (Options, *syncBuffer, *syncBuffer) {
-	var out, errOut syncBuffer
-	// The option checks run without a buildkitd; only a solve needs one.
-	var bkAddr string
-	if bk != nil {
-		bkAddr = bk.Addr
-	}
-	return Options{
-		Image:     registryHost + "/" + repo + ":v0.7.0",
-		Platforms: platforms(t, bothPlatforms...),
-		Push:      true,
-		BuildKit:  []string{bkAddr},
-		Insecure:  true,
-		CAPISrc:   copyCAPIDouble(t),
-		Compile:   CompileHost,
-		Progress:  "plain",
-		BaseImage: "scratch",
-		SBOM:      "generator=" + sbomGenerator,
-		CacheDir:  sharedCache,
-		Stdout:    &out,
-		Stderr:    &errOut,
-		Env:       append(os.Environ(), "CARGO_NET_OFFLINE=true", "DOCKER_CONFIG="+t.TempDir()),
-	}, &out, &errOut
-}
-
-func requireToolchains(t *testing.T) {
-	t.Helper()
-	ts := platforms(t, bothPlatforms...)
-	if _, err := capi.FindToolchain(context.Background(), os.Environ(), ts); err != nil {
-		testenv.Require(t, "Rust and C toolchains for both arches", err.Error())
-	}
-}
 
 // tagExists asks the registry directly (never through a fault proxy).
 func tagExists(t *testing.T, ref string) bool {
@@ -325,43 +236,6 @@ func TestBuildOnePlatformMakesAnIndex(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, inTar, 1)
 	assert.Equal(t, rep.Outputs.Images[0].Digest, inTar[0].Digest)
-}
-
-func TestBuildKitUnreachable(t *testing.T) {
-	opt, _, _ := testOptions(t, "127.0.0.1:1", "x/y")
-	opt.BuildKit = []string{"unix://" + filepath.Join(t.TempDir(), "nobody-listens.sock")}
-	_, err := runOpts(context.Background(), testInput(t), opt)
-	var ue *image.UnreachableError
-	require.ErrorAs(t, err, &ue)
-	assert.Contains(t, err.Error(), "nobody-listens.sock")
-}
-
-func TestBuildKitAddressRequired(t *testing.T) {
-	t.Setenv("BUILDKIT_HOST", "")
-	opt, _, _ := testOptions(t, "127.0.0.1:1", "x/y")
-	opt.BuildKit = nil
-	_, err := runOpts(context.Background(), testInput(t), opt)
-	require.ErrorIs(t, err, image.ErrNoBuildKit)
-	assert.Contains(t, err.Error(), "--buildkit")
-	assert.Contains(t, err.Error(), "BUILDKIT_HOST")
-}
-
-func TestBadOptionsAreNamed(t *testing.T) {
-	opt, _, _ := testOptions(t, "127.0.0.1:1", "x/y")
-	opt.Push, opt.Compile, opt.Progress, opt.SBOM = false, "emulate", "loud", "scanner=x"
-	_, err := runOpts(context.Background(), testInput(t), opt)
-	require.Error(t, err)
-	for _, want := range []string{"--push", "compile mode \"emulate\"", "progress \"loud\"", `--sbom="scanner=x": want true, false or generator=IMAGE`} {
-		assert.Contains(t, err.Error(), want)
-	}
-}
-
-func TestNoCAPISourceIsAClearError(t *testing.T) {
-	opt, _, _ := testOptions(t, "127.0.0.1:1", "x/y")
-	opt.CAPISrc = ""
-	_, err := runOpts(context.Background(), testInput(t), opt)
-	require.ErrorIs(t, err, ErrNoCAPI)
-	assert.Contains(t, err.Error(), "--capi-src")
 }
 
 func TestRegistryDown(t *testing.T) {

@@ -1,3 +1,5 @@
+//go:build integration
+
 package build
 
 import (
@@ -99,18 +101,6 @@ func TestCacheRegistryExportThenImportOnAnotherDaemon(t *testing.T) {
 	// The platform images are reproducible; the index is not, because
 	// BuildKit's provenance records the build's start and invocation ID.
 	assert.Equal(t, platformDigests(first), platformDigests(second), "the same inputs give the same images on either daemon")
-}
-
-func TestCacheOptionErrorsAreUsageErrors(t *testing.T) {
-	opt, _, _ := testOptions(t, "127.0.0.1:1", "x/y")
-	opt.CacheFrom = []string{"type=inline"}
-	opt.CacheTo = []string{"type=local"}
-	_, err := runOpts(context.Background(), testInput(t), opt)
-	var oe *OptionsError
-	require.ErrorAs(t, err, &oe)
-	assert.Contains(t, err.Error(), "--cache-from")
-	assert.Contains(t, err.Error(), "--cache-to")
-	assert.Contains(t, err.Error(), "dest=DIR")
 }
 
 // platformDigests lists each platform's image digest, in order.

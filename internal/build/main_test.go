@@ -1,3 +1,5 @@
+//go:build integration
+
 package build
 
 import (
@@ -15,16 +17,11 @@ import (
 
 // One buildkitd and one registry serve every test of this package; both
 // are started here and stopped by PID when the tests end.
+// bk, sharedCache and sbomGenerator are in testoptions_test.go, which
+// the unit tier builds too.
 var (
-	bk          *imagetest.BuildKit
 	reg         *imagetest.Registry
 	daemonsDown string // why the daemons are not available
-	// sharedCache keeps the C API built once for the package: every test
-	// uses the same crate content, so later tests hit the cache.
-	sharedCache string
-	// sbomGenerator is the syft SBOM generator image in the registry:
-	// BuildKit's default generator cannot be pulled here.
-	sbomGenerator string
 	// testDir holds the daemons' state; bk2 is the second node, started
 	// by the first test that asks for it (secondNode).
 	testDir  string

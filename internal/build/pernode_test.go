@@ -1,3 +1,5 @@
+//go:build integration
+
 package build
 
 import (
@@ -209,21 +211,6 @@ func tagDigest(t *testing.T, ref string) string {
 	return d.Digest.String()
 }
 
-func TestBuildNodeSpecIsAUsageError(t *testing.T) {
-	opt, _, _ := testOptions(t, "127.0.0.1:1", "x/y")
-	opt.BuildKit = []string{"linux/amd64=unix:///a.sock"}
-	_, err := runOpts(context.Background(), testInput(t), opt)
-	var oe *OptionsError
-	require.ErrorAs(t, err, &oe)
-	assert.Contains(t, err.Error(), "no node for linux/arm64")
-
-	opt.BuildKit = []string{"linux/amd64=unix:///a.sock,linux/arm64=unix:///b.sock"}
-	opt.OCITar = filepath.Join(t.TempDir(), "x.tar")
-	_, err = runOpts(context.Background(), testInput(t), opt)
-	require.ErrorAs(t, err, &oe)
-	assert.Contains(t, err.Error(), "--oci-tar")
-}
-
 // solvesOf counts the daemon's recorded solves for exactly this platform
 // (its build history, as `buildctl debug history` shows it).
 func solvesOf(t *testing.T, addr, platform string) int {
@@ -246,14 +233,4 @@ func solvesOf(t *testing.T, addr, platform string) int {
 			n++
 		}
 	}
-}
-
-func TestLinePrefixerLabelsWholeLines(t *testing.T) {
-	var buf syncBuffer
-	w := &linePrefixer{w: &buf, prefix: "[linux/arm64] "}
-	for _, part := range []string{"#1 load", " context\n\n#2 DO", "NE\nno newline yet"} {
-		_, err := w.Write([]byte(part))
-		require.NoError(t, err)
-	}
-	assert.Equal(t, "[linux/arm64] #1 load context\n\n[linux/arm64] #2 DONE\n", buf.String())
 }

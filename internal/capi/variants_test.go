@@ -2,11 +2,9 @@ package capi
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
-	"sort"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -76,78 +74,6 @@ var firstDifference = map[[3]string]string{
 	{"routers_reservation", "timeout", "none"}: "cancel_prefill_reservation: declared by the binding but missing from the library header",
 	{"routers_reservation", "timeout", "4"}:    "route_prefill_request_with_reservation: binding declares 6 parameters, library header has 5",
 	{"routers_reservation", "timeout", "2"}:    "route_prefill_request_with_reservation: binding declares 6 parameters, library header has 5",
-}
-
-// Each variant fragment of the routers binding passes the prototype check
-// against the double built as that variant and is refused by the double
-// built as every other (or, where that library declares it too, loses to
-// the library's own variant); the build enables exactly the library's
-// variant on every axis.
-func TestEachRoutersVariantMatchesOnlyItsDouble(t *testing.T) {
-	ts := targets(t, "linux/amd64")
-	requireToolchain(t, ts)
-	src := filepath.Join(t.TempDir(), "capi-double")
-	require.NoError(t, os.CopyFS(src, os.DirFS(filepath.Join("..", "..", "testdata", "capi-double"))))
-	cache := t.TempDir()
-	binding := routersVariantDir(t)
-	base, err := os.ReadFile(filepath.Join(binding, "dynamo_llm_routers.h"))
-	require.NoError(t, err)
-	axes, err := readVariants(binding, base)
-	require.NoError(t, err)
-	require.Len(t, axes, 3)
-
-	seen := map[[3]string]bool{}
-	for _, dv := range doubleVariants {
-		t.Run(dv.name, func(t *testing.T) {
-			res, err := Build(context.Background(), Options{SrcDir: src, Crate: testCrate, Library: testLibrary,
-				Features: dv.features, Platforms: ts, CacheDir: cache, Env: offlineEnv()})
-			require.NoError(t, err)
-			features, err := Stage(res, routersVariantDir(t), "dynamo_llm_routers.h", testLibrary)
-			require.NoError(t, err)
-			got := map[string]string{}
-			for _, f := range features {
-				if f.Enabled {
-					require.Empty(t, got[f.Axis], "one variant per axis")
-					got[f.Axis] = f.Variant
-				}
-			}
-			assert.Equal(t, dv.want, got)
-
-			lib, err := os.ReadFile(res.Artifacts[0].Header)
-			require.NoError(t, err)
-			library, err := cheader.ParseHeader(lib)
-			require.NoError(t, err)
-			for axis, variants := range axes {
-				for _, v := range variants {
-					err := cheader.Check(v.decls, library)
-					if v.value == dv.want[axis] {
-						assert.NoError(t, err, "%s against its own double", v.file)
-						continue
-					}
-					key := [3]string{axis, v.value, dv.want[axis]}
-					want, known := firstDifference[key]
-					require.True(t, known, "no expectation for %v", key)
-					seen[key] = true
-					if want == "" {
-						assert.NoError(t, err, "%s: the library declares it too", v.file)
-						continue
-					}
-					require.Error(t, err, "%s against the %s double", v.file, dv.name)
-					assert.Equal(t, want, firstProblem(err), "%s against the %s double", v.file, dv.name)
-				}
-			}
-		})
-	}
-	var unseen [][3]string
-	for k := range firstDifference {
-		if !seen[k] {
-			unseen = append(unseen, k)
-		}
-	}
-	sort.Slice(unseen, func(i, j int) bool {
-		return unseen[i][0]+unseen[i][1]+unseen[i][2] < unseen[j][0]+unseen[j][1]+unseen[j][2]
-	})
-	assert.Empty(t, unseen, "expectations no double exercised")
 }
 
 // readDoubleHeader reads a checked-in header of the double.

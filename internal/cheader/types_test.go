@@ -90,19 +90,3 @@ struct Pair { int64_t left; int64_t right; };
 Code sample_init(const char *ns, const char *component, uint32_t kv_block_size);
 Code sample_query(Pipeline *p, const char *request_json, int64_t *worker_out, uint32_t **tokens_out, size_t *count_out);`), cpp))
 }
-
-// The bindings are plain C; Dynamo's cbindgen.toml writes C++ (using
-// aliases for handle pointers, enums with an underlying type, uintptr_t for
-// usize). Both styles of the same crate must satisfy every binding.
-func TestBindingsMatchTheDoublesCppHeader(t *testing.T) {
-	cpp := make(map[string]*Header, len(doubleHeaders))
-	for _, h := range doubleHeaders {
-		lib, err := ParseHeader(generateDoubleHeader(t, h.config, "--lang", "c++"))
-		require.NoError(t, err, h.config)
-		require.Contains(t, lib.Structs, "CRoutingResult", h.config)
-		cpp[h.header] = lib
-	}
-	for header, lib := range bindingHeaders(t) {
-		assert.NoError(t, Check(parseBinding(t, header), cpp[lib.header]), "%s against %s", header, lib.header)
-	}
-}

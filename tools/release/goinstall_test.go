@@ -16,6 +16,10 @@ import (
 
 const modulePath = "github.com/epp-build/epp-build"
 
+// testVersion is the version both the go install and the make release
+// tests give the tool.
+const testVersion = "v0.0.0-test"
+
 // TestGoInstallSaysItsVersion: `go install …/cmd/epp-build@VERSION`
 // works from a module proxy that serves this checkout's committed tree,
 // and the installed binary names that version, with no advice about

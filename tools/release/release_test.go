@@ -1,3 +1,5 @@
+//go:build integration
+
 package main
 
 import (
@@ -18,8 +20,6 @@ import (
 	"github.com/epp-build/epp-build/internal/testutil"
 	"github.com/epp-build/epp-build/internal/toolrelease"
 )
-
-const testVersion = "v0.0.0-test"
 
 // makeRelease runs `make release` in the checkout, as a maintainer does.
 func makeRelease(t *testing.T, dist, key string) {
