@@ -1,6 +1,9 @@
 # epp-build: `make test` is the one command that runs every test (CI runs it
-# through .ci/run); `make bench` prints speed and memory against the git CLI,
-# and BuildKit cache times (cold, warm, registry-warm).
+# through .ci/run); its Go tests come in three tiers (docs/testing.md):
+# `make test-unit` needs Go and git only, `make test-integration` the
+# daemons, toolchains and fetched GAIE trees, `make test-e2e` the
+# whole-product runs. `make bench` prints speed and memory against the git
+# CLI, and BuildKit cache times (cold, warm, registry-warm).
 GO ?= go
 GOFMT ?= gofmt
 NESTED := ffi $(wildcard plugins/*)
@@ -42,7 +45,7 @@ FEATURE_MODULES := ffi plugins/dynamo-v1.4
 # builds.
 BUILDFLAGS := -race -trimpath
 
-.PHONY: build release image test deps double lint unit nested routers-variants fuzz check-patches bench clean
+.PHONY: build release image test deps double lint unit test-unit test-integration test-e2e nested routers-variants fuzz check-patches bench clean
 
 build:
 	$(GO) build -buildvcs=auto -o bin/epp-build ./cmd/epp-build
@@ -90,6 +93,8 @@ double:
 lint:
 	@out=$$($(GOFMT) -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt wants to rewrite:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(BUILDFLAGS) ./...
+	$(GO) vet $(BUILDFLAGS) -tags integration ./...
+	$(GO) vet $(BUILDFLAGS) -tags e2e ./...
 	GOOS=darwin GOARCH=arm64 $(GO) vet ./...
 	GOOS=darwin GOARCH=amd64 $(GO) build -o /dev/null ./cmd/epp-build
 	@for m in $(NESTED); do (cd $$m && $(GO) vet $(BUILDFLAGS) ./...) || exit 1; done
@@ -98,13 +103,32 @@ lint:
 	bash -n setup-epp-build/install.sh
 	@if command -v shellcheck >/dev/null; then shellcheck setup-epp-build/install.sh; else echo "shellcheck not installed: setup-epp-build/install.sh checked with bash -n only" >&2; fi
 
-# The longest packages first: go test starts packages in the order they are
-# named, two at a time on two cores, so a long one named last would run
-# alone at the end.
-SLOW_FIRST := ./internal/intree ./internal/build ./internal/deployed ./cmd/epp-build
+# The tiers of the main module's tests. A file of tests that need more
+# than Go and git carries a build tag: integration (buildkitd, a registry,
+# kube-apiserver, Rust and C toolchains, GAIE fetched from the module
+# proxy) or e2e (GAIE's own suites in its trees, the EPP started as
+# Dynamo's operator starts it). A tagged tier compiles the untagged tests
+# too, so tools/testtier names its tests alone in -run: no test runs in
+# two tiers. Each tier names its longest packages first: go test starts
+# packages in the order they are named, two at a time on two cores, so a
+# long one named last would run alone at the end.
+SLOW_FIRST_UNIT := ./cmd/epp-build ./internal/patchset ./internal/source ./internal/backport
+SLOW_FIRST_INTEGRATION := ./internal/build ./cmd/epp-build
+SLOW_FIRST_E2E := ./internal/intree ./internal/deployed
 
-unit: | $(RESULTS)
-	$(GOTEST) $(RESULTS)/unit.json -- $(BUILDFLAGS) -timeout 75m $(SLOW_FIRST) ./...
+test-unit: | $(RESULTS)
+	$(GOTEST) $(RESULTS)/unit.json -- $(BUILDFLAGS) -timeout 30m $(SLOW_FIRST_UNIT) ./...
+
+test-integration: | $(RESULTS)
+	@args=$$($(GO) run ./tools/testtier -go $(GO) integration $(SLOW_FIRST_INTEGRATION) ./...) || exit 1; \
+	  $(GOTEST) $(RESULTS)/integration.json -- $(BUILDFLAGS) -tags integration -timeout 75m $$args
+
+test-e2e: | $(RESULTS)
+	@args=$$($(GO) run ./tools/testtier -go $(GO) e2e $(SLOW_FIRST_E2E) ./...) || exit 1; \
+	  $(GOTEST) $(RESULTS)/e2e.json -- $(BUILDFLAGS) -tags e2e -timeout 75m $$args
+
+# Every test of the main module, tier after tier.
+unit: test-unit test-integration test-e2e
 
 nested: | $(RESULTS)
 	@for m in $(NESTED); do echo "== go test $$m"; \
@@ -129,8 +153,8 @@ check-patches:
 	@for v in $(VERSIONS); do $(GO) run ./cmd/epp-build check --version $$v || exit 1; done
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime 3x -timeout 60m ./internal/bench ./internal/patchset ./internal/attest
-	$(GO) test -run '^$$' -bench BenchmarkCache -benchtime 1x -timeout 60m ./internal/build
+	$(GO) test -tags integration,e2e -run '^$$' -bench . -benchtime 3x -timeout 60m ./internal/bench ./internal/patchset ./internal/attest
+	$(GO) test -tags integration -run '^$$' -bench BenchmarkCache -benchtime 1x -timeout 60m ./internal/build
 
 clean:
 	rm -rf bin

@@ -41,7 +41,10 @@ if [ "${EPP_BUILD_THP:-keep}" = always ] && [ -w "$thp/enabled" ]; then
   fi
 fi
 
-stages=(deps double lint check-patches unit nested fuzz)
+# The main module's tests run tier by tier (docs/testing.md), each its own
+# timed stage: unit needs Go and git, integration the daemons and
+# toolchains, e2e the whole-product runs.
+stages=(deps double lint check-patches test-unit test-integration test-e2e nested fuzz)
 times=()
 failed=""
 begin=$(date +%s)
@@ -52,14 +55,14 @@ for stage in "${stages[@]}"; do
   rc=$?
   took=$(( $(date +%s) - start ))
   if [ "$rc" -eq 0 ]; then status=ok; else status="FAILED (exit $rc)"; fi
-  times+=("$(printf '%-14s %6ss  %s' "$stage" "$took" "$status")")
+  times+=("$(printf '%-16s %6ss  %s' "$stage" "$took" "$status")")
   echo "== $stage: ${took}s, $status"
   if [ "$rc" -ne 0 ]; then failed="$stage"; break; fi
 done
 
 echo "== stage times"
 printf '  %s\n' "${times[@]}"
-printf '  %-14s %6ss\n' total "$(( $(date +%s) - begin ))"
+printf '  %-16s %6ss\n' total "$(( $(date +%s) - begin ))"
 echo "== summary"
 shopt -s nullglob
 results=("$RESULTS"/*.json)
