@@ -5,8 +5,10 @@ package vulns
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -251,6 +253,10 @@ var mainPackages = []string{"./cmd/epp", "./cmd/bbr"}
 
 func scanSource(ctx context.Context, t *Target, dir string, patterns []string, db string, env []string, shown *progress.Reporter) (*scanConfig, error) {
 	t.Mode = "source"
+	env, err := withGoVersion(ctx, env)
+	if err != nil {
+		return nil, err
+	}
 	if len(patterns) > 0 {
 		t.Patterns = patterns
 		args := append([]string{"-C", dir}, patterns...)
@@ -266,4 +272,27 @@ func scanSource(ctx context.Context, t *Target, dir string, patterns []string, d
 	}
 	args := append([]string{"-C", dir}, t.Patterns...)
 	return run(ctx, t, "scan "+t.Name, db, env, shown, args...)
+}
+
+// withGoVersion adds GOVERSION, the Go the go command of env runs, when
+// env does not set it: the scanner matches the standard library against
+// it but asks the go command of this process's environment otherwise,
+// which is another Go when env sets GOTOOLCHAIN.
+func withGoVersion(ctx context.Context, env []string) ([]string, error) {
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "GOVERSION=") {
+			return env, nil
+		}
+	}
+	cmd := exec.CommandContext(ctx, "go", "env", "GOVERSION")
+	cmd.Env = env
+	out, err := cmd.Output()
+	if err != nil {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			err = fmt.Errorf("%w: %s", err, strings.TrimSpace(string(exit.Stderr)))
+		}
+		return nil, fmt.Errorf("go env GOVERSION: %w", err)
+	}
+	return append(env[:len(env):len(env)], "GOVERSION="+strings.TrimSpace(string(out))), nil
 }
