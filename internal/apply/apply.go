@@ -12,6 +12,7 @@ import (
 	"errors"
 	"path/filepath"
 
+	"github.com/epp-build/epp-build/internal/gitformat"
 	"github.com/epp-build/epp-build/internal/patchset"
 	"github.com/epp-build/epp-build/internal/progress"
 	"github.com/epp-build/epp-build/internal/recipe"
@@ -106,7 +107,7 @@ func Series(ctx context.Context, r *recipe.Recipe, s *patchset.Series, out strin
 		}
 		// Copying a thousand files takes a moment: say so, then say when.
 		materialize := func(ctx context.Context, dst string) error {
-			task := shown.Start("check out "+Short(tree.Commit), 0)
+			task := shown.Start("check out "+gitformat.Short(tree.Commit), 0)
 			if err := tree.Materialize(ctx, dst); err != nil {
 				task.Abort()
 				return err
@@ -126,12 +127,4 @@ func nameRecipe(r *recipe.Recipe, err error) error {
 		mh.Recipe = r.Version + " (" + filepath.Join(r.Dir, recipe.FileName) + ")"
 	}
 	return err
-}
-
-// Short is the 12-character form of a commit or hash.
-func Short(s string) string {
-	if len(s) > 12 {
-		return s[:12]
-	}
-	return s
 }

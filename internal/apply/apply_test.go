@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/epp-build/epp-build/internal/gitformat"
 	"github.com/epp-build/epp-build/internal/progress"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/source"
@@ -49,7 +50,7 @@ func TestRecipeFetchesAppliesAndReportsEachPatch(t *testing.T) {
 	assert.Equal(t, "package main\n\n// plugin\n", string(got))
 	require.Len(t, res.Record.Patches, 1)
 	assert.Contains(t, log.String(), "[1/1] 0001-Add-a-plugin.patch")
-	assert.Contains(t, log.String(), "check out "+Short(res.Record.UpstreamCommit))
+	assert.Contains(t, log.String(), "check out "+gitformat.Short(res.Record.UpstreamCommit))
 
 	// Without PatchLines the same apply prints no per-patch line.
 	log.Reset()

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/epp-build/epp-build/internal/gitformat"
 	"github.com/epp-build/epp-build/internal/textsafe"
 )
 
@@ -47,10 +48,10 @@ func WriteResult(stdout, log io.Writer, res *Result) {
 	r, rec := res.Recipe, o.Record
 	if c := o.Completed; c != nil {
 		fmt.Fprintf(stdout, "completed the re-apply of %s (%d patches on %s, HEAD %s) that an interrupted run left half done in %s\n",
-			textsafe.Escape(c.Version), len(c.Patches), Short(c.UpstreamCommit), Short(c.Head), o.Dir)
+			textsafe.Escape(c.Version), len(c.Patches), gitformat.Short(c.UpstreamCommit), gitformat.Short(c.Head), o.Dir)
 	}
 	if o.AlreadyApplied {
-		fmt.Fprintf(stdout, "already applied: %s already holds %s (%d patches on %s); nothing to do\n", o.Dir, r.Version, len(rec.Patches), Short(rec.UpstreamCommit))
+		fmt.Fprintf(stdout, "already applied: %s already holds %s (%d patches on %s); nothing to do\n", o.Dir, r.Version, len(rec.Patches), gitformat.Short(rec.UpstreamCommit))
 		WriteStaged(stdout, res.CAPI)
 		return
 	}
@@ -72,7 +73,7 @@ func WriteResult(stdout, log io.Writer, res *Result) {
 		}
 	}
 	fmt.Fprintf(stdout, "applied %d patches of %s on %s (%s) in %s, HEAD %s\n",
-		len(rec.Patches), r.Version, Short(rec.UpstreamCommit), rec.Source(), o.Dir, Short(rec.Head))
+		len(rec.Patches), r.Version, gitformat.Short(rec.UpstreamCommit), rec.Source(), o.Dir, gitformat.Short(rec.Head))
 	WriteStaged(stdout, res.CAPI)
 }
 
