@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/epp-build/epp-build/internal/gitformat"
 	"github.com/epp-build/epp-build/internal/redact"
 
 	"github.com/epp-build/epp-build/internal/dirswap"
@@ -115,17 +116,17 @@ func fromRepo(repoDir, rev, upstream string) ([]*patchset.Patch, error) {
 	web := webURL(repo)
 	var out []*patchset.Patch
 	for _, c := range commits {
-		if err := identityText("commit "+c.Hash.String()[:12], c.Author); err != nil {
+		if err := identityText("commit "+gitformat.Short(c.Hash.String()), c.Author); err != nil {
 			return nil, err
 		}
-		if err := messageText("commit "+c.Hash.String()[:12], c.Message); err != nil {
+		if err := messageText("commit "+gitformat.Short(c.Hash.String()), c.Message); err != nil {
 			return nil, err
 		}
 		data, err := export.FormatCommit(repo.Storer, c)
 		if err != nil {
 			return nil, err
 		}
-		ps, err := patchset.Parse(c.Hash.String()[:12]+".patch", data)
+		ps, err := patchset.Parse(gitformat.Short(c.Hash.String())+".patch", data)
 		if err != nil {
 			return nil, err
 		}

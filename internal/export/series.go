@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/epp-build/epp-build/internal/gitformat"
 	"github.com/epp-build/epp-build/internal/patchset"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -63,7 +64,7 @@ func linearHistory(repo *git.Repository, head, base plumbing.Hash) ([]*object.Co
 			return nil, fmt.Errorf("commit %s: %w (is the upstream base %s an ancestor of HEAD?)", h, err, base)
 		}
 		if c.NumParents() != 1 {
-			return nil, fmt.Errorf("commit %s has %d parents before reaching the upstream base %s; the series must be a straight line (rebase instead of merging)", h.String()[:12], c.NumParents(), base.String()[:12])
+			return nil, fmt.Errorf("commit %s has %d parents before reaching the upstream base %s; the series must be a straight line (rebase instead of merging)", gitformat.Short(h.String()), c.NumParents(), gitformat.Short(base.String()))
 		}
 		commits = append(commits, c)
 		h = c.ParentHashes[0]

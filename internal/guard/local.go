@@ -13,6 +13,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/epp-build/epp-build/internal/gitformat"
 	"github.com/epp-build/epp-build/internal/gitstore"
 	"github.com/epp-build/epp-build/internal/outdir"
 	"github.com/epp-build/epp-build/internal/textsafe"
@@ -56,7 +57,7 @@ func (l *LocalChanges) String() string {
 	if len(l.Commits) > 0 {
 		names := make([]string, len(l.Commits))
 		for i, c := range l.Commits {
-			names[i] = fmt.Sprintf("%s %q", c.Hash.String()[:12], c.Subject)
+			names[i] = fmt.Sprintf("%s %q", gitformat.Short(c.Hash.String()), c.Subject)
 		}
 		parts = append(parts, "commits apply did not make: "+nameSome(names))
 	}
@@ -273,7 +274,7 @@ func CommitTrees(dir string, commits []plumbing.Hash) (map[plumbing.Hash]bool, e
 	for _, h := range commits {
 		c, err := repo.CommitObject(h)
 		if err != nil {
-			return nil, fmt.Errorf("commit %s of the series: %w", h.String()[:12], err)
+			return nil, fmt.Errorf("commit %s of the series: %w", gitformat.Short(h.String()), err)
 		}
 		trees[c.TreeHash] = true
 	}
