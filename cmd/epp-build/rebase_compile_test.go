@@ -107,3 +107,37 @@ func TestRebaseStopsWhereTheRebasedTreeDoesNotCompile(t *testing.T) {
 	assert.Contains(t, r.stderr, "notice: v1 moves the line back 1 commit: the old pin v2 has 1 upstream commit it lacks")
 	assert.Regexp(t, `plug/plug\.go:6(:\d+)?: undefined: lib\.New`, r.stderr)
 }
+
+// lint --each-patch names a patch that imports a package only a later
+// patch of the series adds, with the file and line of the import; the
+// tree at the end is fine, so only a patch-by-patch check sees it.
+func TestLintEachPatchNamesAPatchImportingALaterOne(t *testing.T) {
+	u := goModulePins(t)
+	cache := t.TempDir()
+	patches := t.TempDir()
+	dir := filepath.Join(patches, "v9")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "recipe.yaml"), []byte("upstream:\n  repository: "+u.url+"\n  ref: v1\n  commit: "+u.v1+"\npatches: []\n"), 0o644))
+	work := filepath.Join(t.TempDir(), "work")
+	r := run(t, cache, "apply", "--recipe", dir, "--out", work)
+	require.Equal(t, 0, r.code, r.stderr)
+	for _, c := range []struct{ file, text, subject string }{
+		{"router/router_test.go", "package router_test\n\nimport (\n\t\"testing\"\n\n\t\"example.com/up/booking\"\n)\n\nfunc TestB(t *testing.T) { _ = booking.X }\n", "Add the router"},
+		{"booking/booking.go", "package booking\n\nconst X = 1\n", "Add booking"},
+	} {
+		p := filepath.Join(work, filepath.FromSlash(c.file))
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(c.text), 0o644))
+		gitfixture.Git(t, work, "add", ".")
+		gitfixture.Git(t, work, "commit", "-q", "-m", c.subject+"\n\nWhy: the test series.\n\nReason: test")
+	}
+	r = run(t, cache, "export", "--dir", work, "--to", dir)
+	require.Equal(t, 0, r.code, r.stderr)
+
+	r = run(t, cache, "--patches", patches, "lint", "--version", "v9")
+	assert.NotContains(t, r.stdout, "does not compile on its own", "plain lint applies nothing")
+	r = run(t, cache, "--patches", patches, "lint", "--version", "v9", "--each-patch")
+	assert.Equal(t, 7, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout, "0001-Add-the-router.patch: router/router_test.go:6 imports example.com/up/booking, which the tree does not have after this patch")
+	assert.NotContains(t, r.stdout, "0002-Add-booking.patch:")
+}

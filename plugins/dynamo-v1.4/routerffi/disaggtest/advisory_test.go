@@ -1,6 +1,6 @@
 //go:build routers_reservation_none || !(routers_reservation_4 || routers_reservation_2 || routers_reservation_timeout)
 
-package routerffi_test
+package disaggtest_test
 
 // These tests link the C API test double (testdata/capi-double) with the
 // binding's reservation variant none: the binding of a Dynamo release.

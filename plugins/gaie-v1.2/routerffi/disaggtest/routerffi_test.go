@@ -1,4 +1,4 @@
-package routerffi_test
+package disaggtest_test
 
 // These tests link the C API test double (testdata/capi-double): run
 // ffi/build-double.sh first.

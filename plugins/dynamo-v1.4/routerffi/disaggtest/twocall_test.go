@@ -1,6 +1,6 @@
 //go:build routers_reservation_2 || routers_reservation_timeout
 
-package routerffi_test
+package disaggtest_test
 
 import (
 	"context"
