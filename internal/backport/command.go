@@ -26,7 +26,7 @@ type PickRequest struct {
 	Options PickOptions
 	// Load reads Version's recipe; it runs after Version is created.
 	Load  func() (*recipe.Recipe, error)
-	Apply Applier
+	Apply patchset.Applier
 	// Dir is the pick's work tree, kept at a conflict; "" = a folder per
 	// Root under the user cache folder. Continue, Skip and Abort take the
 	// pick stopped there on.

@@ -2,8 +2,8 @@
 // commits into a version's series with their provenance, and rebase a
 // series onto another upstream pin, stopping at conflicts like git rebase.
 // command.go sequences the pick and rebase commands; the apply and fetch
-// they need are passed in (Applier, Materializer), so backport does not
-// depend on how the caller fetches.
+// they need are passed in (patchset.Applier, Materializer), so backport
+// does not depend on how the caller fetches.
 package backport
 
 import (
@@ -26,9 +26,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
-
-// Applier is patchset's: the apply that pick and rebase run, passed in.
-type Applier = patchset.Applier
 
 // PickOptions say where picks come from and why they are carried.
 type PickOptions struct {

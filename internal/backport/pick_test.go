@@ -89,7 +89,7 @@ func TestCollectFromAPatchFileWantsUpstreamAndReason(t *testing.T) {
 
 // apply is the apply stage for the tests: the pin checked out and the
 // series applied on it.
-func apply(t *testing.T) Applier {
+func apply(t *testing.T) patchset.Applier {
 	return func(ctx context.Context, r *recipe.Recipe, out string) error {
 		if _, err := checkout(t)(ctx, r.Upstream, out); err != nil {
 			return err

@@ -164,7 +164,7 @@ func savePickState(dir string, st *pickState) error {
 
 // startPick applies r's series in dir (which must not exist), keeps the
 // picks there and replays them.
-func startPick(ctx context.Context, r *recipe.Recipe, apply Applier, picks []*patchset.Patch, st *pickState, dir string) (*Picked, error) {
+func startPick(ctx context.Context, r *recipe.Recipe, apply patchset.Applier, picks []*patchset.Patch, st *pickState, dir string) (*Picked, error) {
 	if err := apply(ctx, r, dir); err != nil {
 		return nil, err
 	}
