@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -160,6 +161,7 @@ func (e *CalledError) Error() string {
 		parts = append(parts, fmt.Sprintf("%s: %d", name, n))
 		total += n
 	}
+	slices.Sort(parts)
 	return fmt.Sprintf("%d called vulnerabilities (%s); fix them by raising the modules to their fixed versions, or state in a --vex document why a line is not affected", total, strings.Join(parts, ", "))
 }
 
