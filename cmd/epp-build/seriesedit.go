@@ -94,10 +94,6 @@ func seriesEdit(cmd *cobra.Command, g *globalFlags, f *recipeFlags, edit func(co
 		return err
 	}
 	res, err := edit(cmd.Context(), r, applier(f, cmd))
-	var usage *seriesedit.UsageError
-	if errors.As(err, &usage) {
-		return usageError{err}
-	}
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,12 @@
+package recipe
+
+// The exit codes epp-build ends with when one of these errors reaches a
+// command (cmd/epp-build's exitCodeDocs says what each means). cmd looks
+// them up through CLIExitCode alone, so a new error type brings its code
+// with it; not ExitCode, which *exec.ExitError has for a child's status.
+
+// CLIExitCode is 2: usage: no such version.
+func (e *NotFoundError) CLIExitCode() int { return 2 }
+
+// CLIExitCode is 4: refused input: an invalid recipe.
+func (e *ValidationError) CLIExitCode() int { return 4 }
