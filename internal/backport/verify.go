@@ -61,6 +61,10 @@ func verifyAtFinish(ctx context.Context, dir string, st *state, log io.Writer) e
 	if st.verify == nil {
 		return nil
 	}
+	if !st.NoVerify {
+		// It can take minutes on a cold build cache: say what runs.
+		fmt.Fprintln(log, "type-checking the rebased tree: the packages the series changes and those importing them (--no-verify skips it)")
+	}
 	said, err := st.verify(ctx, dir, st.NoVerify)
 	if said != "" {
 		fmt.Fprintln(log, said)
