@@ -9,14 +9,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/epp-build/epp-build/internal/testutil"
+	"github.com/epp-build/epp-build/internal/vulns/vulnstest"
 )
 
 // The scan against the pinned vulnerability database, which comes from
 // the Go module proxy (integration tier).
 
 func TestVulnsExitsTenOnACalledVulnerability(t *testing.T) {
-	db := testutil.VulnDB(t)
+	db := vulnstest.VulnDB(t)
 	res := runEnv(t, t.TempDir(), []string{"GOWORK=off"}, "vulns", "--dir", vulnFixture, "--db", db.URL, "-o", "json", "-q")
 	require.Equal(t, 10, res.code, "a called finding is exit 10; stderr:\n%s", res.stderr)
 	var rep struct {

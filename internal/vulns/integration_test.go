@@ -16,8 +16,8 @@ import (
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/source"
 	"github.com/epp-build/epp-build/internal/testenv"
-	"github.com/epp-build/epp-build/internal/testutil"
 	"github.com/epp-build/epp-build/internal/vulns"
+	"github.com/epp-build/epp-build/internal/vulns/vulnstest"
 )
 
 // govulncheckVersion is the golang.org/x/vuln this module requires: the
@@ -30,7 +30,7 @@ const govulncheckVersion = "v1.9.0"
 // tree applied the same way, against the same pinned database: the two
 // must find the same vulnerabilities at the same levels.
 func TestV070MatchesTheGovulncheckCommand(t *testing.T) {
-	db := testutil.VulnDB(t)
+	db := vulnstest.VulnDB(t)
 	r, err := recipe.LoadVersion(filepath.Join("..", "..", "patches"), "v0.7.0")
 	if err != nil {
 		t.Fatal(err)
@@ -50,7 +50,7 @@ func TestV070MatchesTheGovulncheckCommand(t *testing.T) {
 		t.Errorf("target %s kind %s patterns %v, want v0.7.0, a line, ./cmd/epp and ./cmd/bbr", tg.Name, tg.Kind, tg.Patterns)
 	}
 	if c.Called == 0 {
-		t.Errorf("no called vulnerability in v0.7.0 against a database of %s: gRPC v1.73.0 and golang.org/x/net v0.40.0 have some", testutil.VulnDBVersion)
+		t.Errorf("no called vulnerability in v0.7.0 against a database of %s: gRPC v1.73.0 and golang.org/x/net v0.40.0 have some", vulnstest.VulnDBVersion)
 	}
 	var nonGoCalled int
 	for _, f := range tg.Findings {

@@ -16,8 +16,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/epp-build/epp-build/internal/testutil"
 	"github.com/epp-build/epp-build/internal/vulns"
+	"github.com/epp-build/epp-build/internal/vulns/vulnstest"
 )
 
 // fixture is a module whose cmd/epp calls golang.org/x/text v0.3.7's
@@ -31,9 +31,9 @@ const fixture = "testdata/vulnerable"
 func env() []string { return append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly") }
 
 func TestIndexOSVWritesTheV1Layout(t *testing.T) {
-	db := testutil.VulnDB(t)
+	db := vulnstest.VulnDB(t)
 	if db.Stats.Entries != 4789 {
-		t.Errorf("entries = %d, want the 4789 of golang.org/x/vulndb@%s", db.Stats.Entries, testutil.VulnDBVersion)
+		t.Errorf("entries = %d, want the 4789 of golang.org/x/vulndb@%s", db.Stats.Entries, vulnstest.VulnDBVersion)
 	}
 	for _, f := range []string{"index/db.json", "index/modules.json", "index/vulns.json", "ID/GO-2022-1059.json"} {
 		if _, err := os.Stat(filepath.Join(db.Dir, f)); err != nil {
@@ -82,7 +82,7 @@ func readJSON(t *testing.T, path string, v any) {
 
 func scanFixture(t *testing.T, req vulns.Request) *vulns.Report {
 	t.Helper()
-	db := testutil.VulnDB(t)
+	db := vulnstest.VulnDB(t)
 	req.DB, req.Env = db.URL, env()
 	rep, err := vulns.Scan(context.Background(), req)
 	if err != nil {
@@ -111,7 +111,7 @@ var fixtureScan struct {
 // scan: its source, then a binary built from it.
 func fixtureReport(t *testing.T) *vulns.Report {
 	t.Helper()
-	db := testutil.VulnDB(t)
+	db := vulnstest.VulnDB(t)
 	fixtureScan.once.Do(func() {
 		bin := filepath.Join(os.TempDir(), fmt.Sprintf("epp-build-vulns-fixture-%d", os.Getpid()))
 		build := exec.Command("go", "build", "-o", bin, "./cmd/epp")
@@ -269,7 +269,7 @@ func onlyGoCalled(tg *vulns.Target) bool {
 }
 
 func TestVEXThatIsNotOpenVEXIsRefused(t *testing.T) {
-	db := testutil.VulnDB(t)
+	db := vulnstest.VulnDB(t)
 	for name, doc := range map[string]string{
 		"context":       `{"@context": "https://example.com/ns", "statements": []}`,
 		"no reason":     `{"@context": "https://openvex.dev/ns/v0.2.0", "statements": [{"vulnerability": {"name": "GO-2022-1059"}, "status": "not_affected"}]}`,

@@ -1,6 +1,6 @@
 // Command vulncheck is make lint's vulnerability step: it scans epp-build
 // itself (./cmd/epp-build) against the database the tests pin
-// (golang.org/x/vulndb at testutil.VulnDBVersion, fetched through the Go
+// (golang.org/x/vulndb at vulnstest.VulnDBVersion, fetched through the Go
 // module proxy and indexed once into the user cache) and lists what it
 // calls.
 //
@@ -23,8 +23,8 @@ import (
 	"os/signal"
 	"strings"
 
-	"github.com/epp-build/epp-build/internal/testutil"
 	"github.com/epp-build/epp-build/internal/vulns"
+	"github.com/epp-build/epp-build/internal/vulns/vulnstest"
 )
 
 func main() {
@@ -57,7 +57,7 @@ func toolchain(ctx context.Context, version string) ([]string, bool) {
 }
 
 func run(ctx context.Context, env []string, strictStdlib bool) error {
-	db, err := testutil.BuildVulnDB()
+	db, err := vulnstest.BuildVulnDB()
 	if err != nil {
 		return fmt.Errorf("the pinned vulnerability database: %w", err)
 	}
@@ -82,7 +82,7 @@ func run(ctx context.Context, env []string, strictStdlib bool) error {
 	}
 	c := t.Counts()
 	fmt.Printf("./cmd/epp-build (%s, golang.org/x/vulndb@%s, %d entries, %.0fs): %d called (%d in Go itself), %d imported, %d required only\n",
-		t.GoVersion, testutil.VulnDBVersion, db.Stats.Entries, t.Seconds, c.Called, goItself, c.Imported, c.Required)
+		t.GoVersion, vulnstest.VulnDBVersion, db.Stats.Entries, t.Seconds, c.Called, goItself, c.Imported, c.Required)
 	switch {
 	case deps > 0:
 		return fmt.Errorf("%d called vulnerabilities in dependencies: raise the modules to their fixed versions", deps)

@@ -1,4 +1,7 @@
-package testutil
+// Package vulnstest builds the pinned vulnerability database the tests of
+// internal/vulns, the vulns command and make lint's self-scan read. It
+// lives beside vulns, not in testutil, which every stage's tests import.
+package vulnstest
 
 import (
 	"encoding/json"
