@@ -81,11 +81,13 @@ func (g *globalFlags) resolvePatches(cmd *cobra.Command) error {
 	if quiet(cmd) {
 		return nil
 	}
-	log := cmd.ErrOrStderr()
+	text := fmt.Sprintf("epp-build: recipes: %s\n", set)
 	if set.Repaired {
-		fmt.Fprintln(log, "epp-build: warning: the cached copy of the built-in recipes differed from this binary's and was written again")
+		text = "epp-build: warning: the cached copy of the built-in recipes differed from this binary's and was written again\n" + text
 	}
-	fmt.Fprintf(log, "epp-build: recipes: %s\n", set)
+	// Printed with the command's first word on stderr, or at its end
+	// (execute), never before a usage error.
+	cmd.SetErr(&deferredNotice{w: cmd.ErrOrStderr(), text: text})
 	return nil
 }
 

@@ -64,7 +64,15 @@ func execute(ctx context.Context, root *cobra.Command, args []string) error {
 		return err
 	}
 	root.SetArgs(args)
-	return root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
+	if notice, ok := cmd.ErrOrStderr().(*deferredNotice); ok {
+		if exitCode(ctx, err) == 2 {
+			notice.drop()
+		} else {
+			notice.flush()
+		}
+	}
+	return err
 }
 
 type globalFlags struct {
