@@ -50,7 +50,7 @@ tagged last, so a tag never names a half-built image.
 			opt.Progress = mode
 			plan, err := builderimage.Resolve(opt)
 			if err != nil {
-				return usageError{err}
+				return err
 			}
 			res, err := builderimage.Build(cmd.Context(), plan, cmd.ErrOrStderr())
 			if err != nil {

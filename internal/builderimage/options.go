@@ -67,6 +67,9 @@ type OptionsError struct{ Flag, Msg string }
 
 func (e *OptionsError) Error() string { return e.Flag + ": " + e.Msg }
 
+// CLIExitCode is the usage exit code: the flags are wrong, not the world.
+func (e *OptionsError) CLIExitCode() int { return 2 }
+
 // Resolve checks the options and parses each value once.
 func Resolve(o Options) (*Plan, error) {
 	nameOpts := []name.Option{}
