@@ -7,12 +7,12 @@ import (
 	"testing"
 
 	"github.com/epp-build/epp-build/internal/testutil/gitfixture"
-	"github.com/epp-build/epp-build/internal/testutil/modproxy"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// twoPins is an upstream with tags v1 and v2. Between them a.txt gains
+// twoPins is an upstream with tags v1 and v2 (module versions v1.0.0 and
+// v1.1.0). Between them a.txt gains
 // lines at the top (a patch moves), b.txt changes the line the series
 // edits (a conflict) and c.txt receives the series' fix (already upstream).
 type twoPins struct {
@@ -33,6 +33,10 @@ func newTwoPins(t *testing.T) twoPins {
 		"c.txt": strings.Replace(gitfixture.NumberedLines("c", 20), "c 3 line\n", "c 3 fixed line\n", 1),
 	})
 	repo.Tag(t, "v2", v2, true)
+	// The module versions the tests' recipes name: the go command gives a
+	// commit the version of its semver tag.
+	repo.Tag(t, "v1.0.0", v1, false)
+	repo.Tag(t, "v1.1.0", v2, false)
 	return twoPins{upstream: upstream{repo: repo, url: repo.HTTPURL(gitfixture.ServeHTTP(t, root)), commit: v1}, v1: v1, v2: v2}
 }
 
@@ -401,69 +405,6 @@ func TestRebaseAsKeepsWhatTheRecipeSays(t *testing.T) {
 	r = run(t, cache, "--patches", patches, "check", "--version", "v10")
 	assert.Equal(t, 6, r.code, r.stdout+r.stderr)
 	assert.Contains(t, r.stderr, "0005-Add-the-plugin.patch")
-}
-
-// TestRebaseOntoACommitAloneAsksTheModuleProxy rebases a recipe that has a
-// module onto a bare commit: the module proxy answers the commit with its
-// pseudo-version, the zip gives the h1: hash, and the new recipe fetches
-// and verifies through the module proxy source.
-func TestRebaseOntoACommitAloneAsksTheModuleProxy(t *testing.T) {
-	u := newTwoPins(t)
-	cache := t.TempDir()
-	patches := t.TempDir()
-	proxy := modproxy.Serve(t, "example.com/gaie")
-	old := proxy.AddCommit(t, u.repo.Dir, "v1", "v1.0.0", "v1.0.0")
-	dir := seriesOnV1(t, u, patches, cache)
-	text, err := os.ReadFile(filepath.Join(dir, "recipe.yaml"))
-	require.NoError(t, err)
-	withModule := strings.Replace(string(text), "commit: "+u.v1+"\n", "commit: "+u.v1+"\n  module: example.com/gaie\n  moduleVersion: v1.0.0\n  moduleHash: "+old.Hash+"\n", 1)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "recipe.yaml"), []byte(withModule), 0o644))
-	env := []string{"GOPROXY=" + proxy.URL}
-
-	// Without a proxy that knows the commit, the error says so and names
-	// the flags; it no longer claims the recipe has no module.
-	work := filepath.Join(t.TempDir(), "rebase")
-	r := run(t, cache, "--patches", patches, "rebase", "--version", "v9", "--onto", u.v2, "--as", "v10", "--dir", work)
-	require.NotEqual(t, 0, r.code)
-	assert.Contains(t, r.stderr, "look "+u.v2+" up on the module proxy (the recipe pins upstream.module example.com/gaie)")
-	assert.Contains(t, r.stderr, "give --onto-module-version (its hash is computed from the fetched tree)")
-	assert.NotContains(t, r.stderr, "has no upstream.module")
-	assert.NoDirExists(t, work)
-
-	// A proxy whose answer was built from another commit is refused.
-	liar := modproxy.Serve(t, "example.com/gaie")
-	liar.AddCommit(t, u.repo.Dir, "v1", "", u.v2)
-	r = runEnv(t, cache, []string{"GOPROXY=" + liar.URL}, "--patches", patches, "rebase", "--version", "v9", "--onto", u.v2, "--as", "v10", "--dir", work)
-	assert.Equal(t, 5, r.code, r.stdout+r.stderr)
-	assert.Contains(t, r.stderr, "the module proxy and "+u.url+" disagree about "+u.v2)
-	assert.NoDirExists(t, work)
-
-	next := proxy.AddCommit(t, u.repo.Dir, "v2", "", u.v2)
-	require.True(t, strings.HasPrefix(next.Version, "v0.0.0-"), next.Version)
-	r = runEnv(t, cache, env, "--patches", patches, "rebase", "--version", "v9", "--onto", u.v2, "--as", "v10", "--dir", work)
-	require.Equal(t, 6, r.code, r.stdout+r.stderr)
-	assert.Contains(t, r.stderr, u.v2+" is example.com/gaie@"+next.Version+" ("+next.Hash+") on the module proxy")
-	r = run(t, cache, "--patches", patches, "rebase", "--skip", "--dir", work)
-	require.Equal(t, 0, r.code, r.stdout+r.stderr)
-
-	got, err := os.ReadFile(filepath.Join(patches, "v10", "recipe.yaml"))
-	require.NoError(t, err)
-	assert.Contains(t, string(got), "  ref: "+u.v2+"\n  commit: "+u.v2+"\n  module: example.com/gaie\n  moduleVersion: "+next.Version+"\n  moduleHash: "+next.Hash+"\n")
-	// The pin is right: the module proxy source fetches and verifies it.
-	r = runEnv(t, t.TempDir(), env, "--patches", patches, "check", "--version", "v10", "--source", "goproxy")
-	require.Equal(t, 0, r.code, r.stdout+r.stderr)
-
-	// The pseudo-version alone, as a go.mod names the upstream, makes the
-	// same pin: its commit is what the proxy says it was built from.
-	work = filepath.Join(t.TempDir(), "rebase")
-	r = runEnv(t, cache, env, "--patches", patches, "rebase", "--version", "v9", "--onto", next.Version, "--as", "v11", "--dir", work)
-	require.Equal(t, 6, r.code, r.stdout+r.stderr)
-	assert.Contains(t, r.stderr, next.Version+" is commit "+u.v2)
-	r = run(t, cache, "--patches", patches, "rebase", "--skip", "--dir", work)
-	require.Equal(t, 0, r.code, r.stdout+r.stderr)
-	got, err = os.ReadFile(filepath.Join(patches, "v11", "recipe.yaml"))
-	require.NoError(t, err)
-	assert.Contains(t, string(got), "  ref: "+u.v2+"\n  commit: "+u.v2+"\n  module: example.com/gaie\n  moduleVersion: "+next.Version+"\n  moduleHash: "+next.Hash+"\n")
 }
 
 // TestCompletionOffersVersionsAndFormats completes through cobra's

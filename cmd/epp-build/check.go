@@ -38,6 +38,9 @@ line.`,
 			if err != nil {
 				return err
 			}
+			if err := checkModuleVersion(cmd.Context(), &f, r, cmd.ErrOrStderr()); err != nil {
+				return err
+			}
 			var typeCheck func(ctx context.Context, tree string) (string, error)
 			if compile {
 				typeCheck = verifier()

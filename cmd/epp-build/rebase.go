@@ -70,11 +70,16 @@ stands and what to run next.
 
 --onto takes a tag, a commit or a module pseudo-version (as a go.mod names the
 upstream): the commit comes from the repository (or, for a pseudo-version, from the
-module proxy) and, for a recipe with upstream.module, the module version and h1:
-hash from the module proxy;
---onto-commit, --onto-module-version and --onto-module-hash override them.
---onto-module-version alone is enough: its h1: hash is computed from the fetched
-tree (a hash given, or the proxy's, is checked against that tree).`,
+module proxy). For a recipe with upstream.module, the module version is worked out
+from the commit as the go command does (its semver tag, else a pseudo-version of its
+committer time, revision and the highest tag in its history, read from the
+repository or --upstream without the module proxy), and the h1: hash is computed
+from the fetched tree. --onto-commit, --onto-module-version and --onto-module-hash
+override them; a module version given (or the proxy's, for a pseudo-version --onto)
+that is not the commit's stops the rebase, exit 5, naming the commit's.
+
+--as NEW writes derived: {from: V, onto: PIN} in place of V's reproduces block, and
+a first header line saying so.`,
 		Example: `  epp-build rebase --version v1.4.2 --onto v1.5.0 --as v1.5.0-dyn --dir ./rebase
   epp-build rebase --continue --dir ./rebase
   epp-build rebase --abort --dir ./rebase
@@ -88,7 +93,7 @@ tree (a hash given, or the proxy's, is checked against that tree).`,
 			res, err := backport.Rebase(cmd.Context(), backport.RebaseRequest{
 				Root: g.patches, Dir: dir, Continue: cont, Skip: skip, Abort: abort, As: as,
 				Exec: backport.Exec{Command: execCmd, AtEnd: execAtEnd, CAPI: withCAPI || capiSrc != "", CAPISrc: capiSrc, Stage: capiStager(&f)},
-				Onto: backport.Onto{Ref: onto, Commit: ontoCommit, ModuleVersion: modVersion, ModuleHash: modHash, Repository: f.upstream},
+				Onto: backport.Onto{Ref: onto, Commit: ontoCommit, ModuleVersion: modVersion, ModuleHash: modHash, Repository: f.upstream, Versions: moduleVersions(&f)},
 				Load: func() (*recipe.Recipe, error) { return f.load(g) }, Materialize: materializer(&f, log), Log: log,
 				Ancestry: ancestry(&f), Keep: keep,
 				Verify: verifier(), NoVerify: noVerify, Distance: distance(&f),

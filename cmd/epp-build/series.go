@@ -181,12 +181,16 @@ trailer; and a patch that changes lines an earlier patch changes without an Orde
 trailer saying why the order matters; a description that names another upstream pin
 than the recipe's (left over from a copy or a rebase); and an upstream.moduleHash that is not the hash
 of the module zip of its pinned tree, for the trees in the cache (lint does not
-fetch; apply, check and rebase check the hash of every tree they fetch). It exits 5
-on a module hash mismatch, else 7 when it finds any of these.
+fetch; apply, check and rebase check the hash of every tree they fetch), or an
+upstream.moduleVersion that is not the one the go command gives the pinned commit,
+for the commits whose history and tags the cache holds (check and rebase fetch
+them; otherwise a notice says it was not checked). It exits 5 on a module hash or
+version mismatch, else 7 when it finds any of these.
 It also prints notices on stderr, one line each (-v: the whole text; -o json keeps
 them in the list, "notice": true), which do not fail it: a recipe that does not say which
 Dynamo release it reproduces, or whose facts were checked only at a Dynamo
-commit rather than at the release's own sources (reproduces.checked: commit), and
+commit rather than at the release's own sources (reproduces.checked: commit), one
+a rebase --as derived from another version (derived: from, onto), and
 a repository on a loopback, private or local address, which nobody else can fetch
 (a mirror is given with --upstream, never written into a recipe).
 
@@ -218,6 +222,7 @@ there). Imports are parsed, not compiled: ` + "`check --compile`" + ` type-check
 				return err
 			}
 			problems = append(problems, hashes...)
+			problems = append(problems, review.LintVersionModuleVersions(cmd.Context(), g.patches, cacheDir, versions)...)
 			if eachPatch {
 				each, err := eachPatchProblems(cmd.Context(), g.patches, versions, cacheDir, cmd.ErrOrStderr())
 				if err != nil {

@@ -2,13 +2,17 @@ package backport
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"golang.org/x/mod/module"
 
+	"github.com/epp-build/epp-build/internal/gitformat"
 	"github.com/epp-build/epp-build/internal/recipe"
+	"github.com/epp-build/epp-build/internal/redact"
 	"github.com/epp-build/epp-build/internal/source"
 )
 
@@ -23,7 +27,15 @@ type Onto struct {
 	// --upstream flag): refs are looked up there, but the new recipe
 	// keeps naming the canonical repository, which is what others fetch.
 	Repository string
+	// Versions works out the module version of a commit from the
+	// repository's history; nil leaves it to the module proxy.
+	Versions ModuleVersions
 }
+
+// ModuleVersions is the module version the go command gives commit of
+// module mod in repository, from its committer time and tag ancestry
+// (source.CommitModuleVersion).
+type ModuleVersions func(ctx context.Context, repository, mod, commit string) (source.CommitVersion, error)
 
 // UsageError is an Onto that cannot be right whatever the upstream says.
 type UsageError struct{ Err error }
@@ -49,6 +61,40 @@ func NewPin(ctx context.Context, old recipe.Upstream, o Onto, log io.Writer) (re
 	from := u.Repository
 	if o.Repository != "" {
 		from = o.Repository // with its credentials, for the lookup only
+	}
+	// The version of a commit is computed from the commit, not asked
+	// for: a proxy answers only for what it was given (and refuses a
+	// mirror's commit), and a version typed in may be made up.
+	computed, tried := false, false
+	if u.Module != "" && o.Versions != nil && !module.IsPseudoVersion(o.Ref) {
+		tried = true
+		commit := u.Commit
+		var err error
+		if commit == "" {
+			commit, err = source.Resolve(ctx, from, o.Ref)
+		}
+		var v source.CommitVersion
+		if err == nil {
+			v, err = o.Versions(ctx, from, u.Module, commit)
+		}
+		switch {
+		case err == nil:
+			if err := checkGiven(o, v); err != nil {
+				return recipe.Upstream{}, err
+			}
+			u.Commit, computed = commit, true
+			if u.ModuleVersion == "" { // a version given is one of the commit's tags, or v.Version
+				u.ModuleVersion = v.Version
+			}
+			if commit != o.Ref {
+				fmt.Fprintf(log, "%s resolves to %s\n", o.Ref, commit)
+			}
+			fmt.Fprintf(log, "%s is %s@%s (%s)\n", o.Ref, u.Module, v.Version, versionFacts(v))
+		case ctx.Err() != nil:
+			return recipe.Upstream{}, ctx.Err()
+		default:
+			fmt.Fprintf(log, "notice: the module version of %s cannot be worked out from %s (%v)\n", o.Ref, redact.URL(from), err)
+		}
 	}
 	var fromProxy string
 	if u.Module != "" && u.ModuleVersion == "" {
@@ -103,5 +149,59 @@ func NewPin(ctx context.Context, old recipe.Upstream, o Onto, log io.Writer) (re
 		return recipe.Upstream{}, fmt.Errorf("the module proxy and %s disagree about %s: %w", u.Repository, o.Ref,
 			&source.MismatchError{Ref: u.Module + "@" + u.ModuleVersion, Want: u.Commit, Got: fromProxy, Repository: "the module proxy"})
 	}
+	if u.ModuleVersion != "" && !computed && o.Versions != nil {
+		// A version the proxy answered, or one given with a
+		// pseudo-version --onto, is checked against the commit it names
+		// when the repository can say.
+		if tried {
+			fmt.Fprintf(log, "notice: %s@%s is not checked against commit %s: its history could not be read\n", u.Module, u.ModuleVersion, gitformat.Short(u.Commit))
+			return u, nil
+		}
+		v, err := o.Versions(ctx, from, u.Module, u.Commit)
+		if err != nil {
+			if ctx.Err() != nil {
+				return recipe.Upstream{}, ctx.Err()
+			}
+			fmt.Fprintf(log, "notice: %s@%s is not checked against commit %s: %v\n", u.Module, u.ModuleVersion, gitformat.Short(u.Commit), err)
+			return u, nil
+		}
+		if err := checkGiven(Onto{ModuleVersion: u.ModuleVersion}, v); err != nil {
+			return recipe.Upstream{}, err
+		}
+	}
 	return u, nil
+}
+
+// checkGiven refuses an --onto-module-version that is not the commit's.
+func checkGiven(o Onto, v source.CommitVersion) error {
+	if o.ModuleVersion == "" {
+		return nil
+	}
+	err := source.CheckModuleVersion(o.ModuleVersion, v)
+	var bad *source.ModuleVersionError
+	if errors.As(err, &bad) {
+		bad.Fix = "give --onto-module-version " + v.Version + ", or leave it out: it is worked out from the commit"
+	}
+	return err
+}
+
+// versionFacts says what a computed version is made of.
+func versionFacts(v source.CommitVersion) string {
+	if len(v.Tags) > 0 {
+		return "the commit's tag"
+	}
+	base := "no tag in its history"
+	if v.Base != "" {
+		base = "after tag " + v.Base
+	}
+	return fmt.Sprintf("computed: committed %s UTC, %s", v.Time.Format(time.DateTime), base)
+}
+
+// derivation is what a rebase --as says its new version is: the version
+// it came from, in place of the release that one reproduced.
+func derivation(st *state) *recipe.Derivation {
+	if st.As == "" {
+		return nil
+	}
+	return &recipe.Derivation{Version: st.As, From: st.Version}
 }

@@ -2,10 +2,12 @@ package backport
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/epp-build/epp-build/internal/recipe"
+	"github.com/epp-build/epp-build/internal/source"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -63,4 +65,40 @@ func TestNewPinTakesAShortCommitHash(t *testing.T) {
 		assert.Equal(t, commit, u.Ref, "a short hash is no ref to fetch")
 		assert.Contains(t, log.String(), commit[:9]+" resolves to "+commit)
 	}
+}
+
+// TestNewPinWorksOutTheModuleVersion takes the module version of the
+// commit from its history, refuses one given that is not the commit's,
+// and says so when the history cannot be read (then the proxy answers).
+func TestNewPinWorksOutTheModuleVersion(t *testing.T) {
+	p := newPins(t)
+	old := p.pin("v1", p.v1)
+	old.Module, old.ModuleVersion, old.ModuleHash = "example.com/gaie", "v1.0.0", "h1:"+strings.Repeat("A", 43)+"="
+	versions := func(ctx context.Context, repository, mod, commit string) (source.CommitVersion, error) {
+		v, _, err := source.CommitModuleVersion(ctx, t.TempDir(), repository, mod, commit, true)
+		return v, err
+	}
+	var log strings.Builder
+	u, err := NewPin(context.Background(), old, Onto{Ref: "v2", Versions: versions}, &log)
+	require.NoError(t, err)
+	assert.Equal(t, p.v2, u.Commit)
+	assert.Regexp(t, `^v0\.0\.0-2025\d{10}-`+p.v2[:12]+`$`, u.ModuleVersion, "v1 and v2 are no semver tags: no base")
+	assert.Empty(t, u.ModuleHash, "computed from the fetched tree")
+	assert.Contains(t, log.String(), "v2 is example.com/gaie@"+u.ModuleVersion+" (computed: committed 2025-")
+
+	_, err = NewPin(context.Background(), old, Onto{Ref: "v2", ModuleVersion: "v0.0.0-20990101000000-" + p.v2[:12], Versions: versions}, &strings.Builder{})
+	var bad *source.ModuleVersionError
+	require.ErrorAs(t, err, &bad)
+	assert.Equal(t, u.ModuleVersion, bad.Want)
+	assert.ErrorContains(t, err, "give --onto-module-version "+u.ModuleVersion)
+
+	log.Reset()
+	broken := func(context.Context, string, string, string) (source.CommitVersion, error) {
+		return source.CommitVersion{}, errors.New("no git here")
+	}
+	u, err = NewPin(context.Background(), old, Onto{Ref: "v2", ModuleVersion: "v1.1.0", Versions: broken}, &log)
+	require.NoError(t, err)
+	assert.Equal(t, "v1.1.0", u.ModuleVersion)
+	assert.Contains(t, log.String(), "notice: the module version of v2 cannot be worked out from "+p.repo.FileURL()+" (no git here)")
+	assert.Contains(t, log.String(), "notice: example.com/gaie@v1.1.0 is not checked against commit "+p.v2[:12])
 }

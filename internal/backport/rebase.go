@@ -419,7 +419,7 @@ func finish(dir string, st *state, log io.Writer) error {
 			return err
 		}
 		var err error
-		if rewritten, err = recipe.RebasedRecipe(work, st.Upstream, names, rename); err != nil {
+		if rewritten, err = recipe.RebasedRecipeAs(work, st.Upstream, names, rename, derivation(st)); err != nil {
 			return fmt.Errorf("write the recipe of %s: %w", target, err)
 		}
 		return nil

@@ -32,6 +32,8 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte(pin + strings.Replace(capiPin, "crate: libdynamo_llm", "crate: --config=x", 1) + "patches: []\n"))
 	f.Add([]byte(pin + strings.Replace(capiPin, "dir: lib/bindings/c", "dir: ../../..", 1) + "patches: []\n"))
 	f.Add([]byte(pin + "generated:\n  - {patch: a.patch, from: ../../../../etc, to: x}\npatches: [a.patch]\n"))
+	f.Add([]byte(pin + "derived: {from: v0, onto: v1.0.0}\npatches: []\n"))
+	f.Add([]byte(pin + "derived: {from: ../v0, onto: -x}\nreproduces: {release: v1.4.2}\npatches: []\n"))
 	f.Add([]byte("upstream: [\n"))
 	f.Add([]byte(""))
 

@@ -38,9 +38,12 @@ type Recipe struct {
 	// far its facts were checked. It is never inherited: a recipe that
 	// extends another stands for a release of its own.
 	Reproduces *Reproduces `yaml:"reproduces,omitempty"`
-	Upstream   Upstream    `yaml:"upstream"`
-	CAPI       *CAPI       `yaml:"capi,omitempty"`
-	Generated  []Package   `yaml:"generated,omitempty"`
+	// Derived says the recipe was made from another version by a
+	// rebase; it is never inherited either.
+	Derived   *Derived  `yaml:"derived,omitempty"`
+	Upstream  Upstream  `yaml:"upstream"`
+	CAPI      *CAPI     `yaml:"capi,omitempty"`
+	Generated []Package `yaml:"generated,omitempty"`
 	// Patches are this recipe's own patch files, in order.
 	Patches []string `yaml:"patches"`
 
@@ -405,6 +408,7 @@ func (r *Recipe) Validate() error {
 	}
 	p = append(p, r.checkArguments()...)
 	p = append(p, r.checkReproduces()...)
+	p = append(p, r.checkDerived()...)
 	if len(p) > 0 {
 		return &ValidationError{Problems: p, Causes: causes}
 	}

@@ -57,9 +57,27 @@ type RebaseResult struct {
 
 // RebasedRecipe is Rebased, with its notes. The pin is edited in place in
 // the recipe's node tree, so every comment stays where it was; the
-// description's mentions of the old pin are rewritten to name the new one.
+// description's and the header comment's mentions of the old pin are
+// rewritten to name the new one.
 func RebasedRecipe(dir string, u Upstream, names []string, rename map[string]string) (res RebaseResult, err error) {
-	err = edit(dir, func(root *yaml.Node) error {
+	return RebasedRecipeAs(dir, u, names, rename, nil)
+}
+
+// RebasedRecipeAs is RebasedRecipe for a new version made by the rebase
+// (d; nil for a rebase over the version itself): the recipe says it is
+// derived from d.From onto the new pin, in place of the release the old
+// version reproduced, and its header comment says so first.
+func RebasedRecipeAs(dir string, u Upstream, names []string, rename map[string]string, d *Derivation) (res RebaseResult, err error) {
+	err = editNodes(dir, func(doc, root *yaml.Node) error {
+		// The header is the comment above the first key (or above the
+		// document, when a blank line parts them); the first key may be
+		// extends, which goes.
+		holder := doc
+		if doc.HeadComment == "" && len(root.Content) > 0 {
+			holder = root.Content[0]
+		}
+		header := holder.HeadComment
+		holder.HeadComment = ""
 		if base := valueOf(root, "extends"); base != nil {
 			if err := inheritNodes(root, filepath.Join(filepath.Dir(dir), base.Value), nil); err != nil {
 				return err
@@ -74,6 +92,15 @@ func RebasedRecipe(dir string, u Upstream, names []string, rename map[string]str
 			return err
 		}
 		res.Notes = redescribe(root, old, u)
+		if d != nil {
+			// The old version's notes are about its pin: a new version
+			// reads them at the new one. Over itself, every comment stays
+			// as its author wrote it.
+			header, _ = Redescribe(header, old, u)
+			header = derive(root, *d, u, header)
+		} else {
+			rederive(root, u)
+		}
 		if gen := valueOf(root, "generated"); gen != nil {
 			res.Dropped = renameGenerated(gen, rename)
 			if len(gen.Content) == 0 {
@@ -81,9 +108,26 @@ func RebasedRecipe(dir string, u Upstream, names []string, rename map[string]str
 			}
 		}
 		setKey(root, "patches", patchList(names))
+		if holder == doc {
+			doc.HeadComment = header
+		} else if len(root.Content) > 0 {
+			root.Content[0].HeadComment = joinComments(header, root.Content[0].HeadComment)
+		}
 		return nil
 	})
 	return res, err
+}
+
+// joinComments puts the header above a comment the first key has of its
+// own (one inherited from a base recipe, say).
+func joinComments(header, own string) string {
+	switch {
+	case header == "":
+		return own
+	case own == "":
+		return header
+	}
+	return header + "\n" + own
 }
 
 // inheritNodes copies description, upstream, capi and generated from the recipe in
@@ -185,6 +229,12 @@ func valueOf(m *yaml.Node, key string) *yaml.Node {
 }
 
 func edit(dir string, change func(root *yaml.Node) error) error {
+	return editNodes(dir, func(_, root *yaml.Node) error { return change(root) })
+}
+
+// editNodes is edit with the document node too, which holds a comment
+// set apart from the first key by a blank line.
+func editNodes(dir string, change func(doc, root *yaml.Node) error) error {
 	path := filepath.Join(dir, FileName)
 	data, err := readRecipe(path, dir)
 	if err != nil {
@@ -197,7 +247,7 @@ func edit(dir string, change func(root *yaml.Node) error) error {
 	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
 		return fmt.Errorf("recipe %s: not a mapping", path)
 	}
-	if err := change(doc.Content[0]); err != nil {
+	if err := change(&doc, doc.Content[0]); err != nil {
 		return fmt.Errorf("recipe %s: %w", path, err)
 	}
 	var out bytes.Buffer

@@ -192,6 +192,8 @@ func rangesMeet(a, b [2]int64) bool {
 func reproducesNotices(r *recipe.Recipe) []Problem {
 	p := r.Reproduces
 	switch {
+	case r.Derived != nil:
+		return []Problem{{Version: r.Version, Notice: true, Message: r.Derived.String() + ": a rebase made it, and it reproduces no Dynamo release of its own"}}
 	case p == nil:
 		return []Problem{{Version: r.Version, Notice: true, Message: "does not say what Dynamo release it reproduces (add a reproduces: block: release, commit, checked, note)"}}
 	case !p.AtRelease():

@@ -29,6 +29,10 @@ func recipeProblems(r *recipe.Recipe) []Problem {
 		out = append(out, Problem{Version: r.Version, Message: fmt.Sprintf("the description %q names %s, but the recipe pins upstream %s: update the description",
 			r.Description, strings.Join(foreign, ", "), recipe.PinName(r.Upstream))})
 	}
+	if d := r.Derived; d != nil && !d.OnPin(r.Upstream) {
+		out = append(out, Problem{Version: r.Version, Message: fmt.Sprintf("derived.onto %s is not the recipe's upstream pin %s: set it to %s",
+			d.Onto, recipe.PinName(r.Upstream), recipe.PinName(r.Upstream))})
+	}
 	check := func(field, repo string) {
 		if why := unreachableRepository(repo); why != "" {
 			// The notice is printed and may be pasted: a token in the

@@ -24,7 +24,10 @@ type Version struct {
 	// Reproduces is the Dynamo release the recipe stands for and where
 	// its facts were checked; nil when the recipe does not say.
 	Reproduces *recipe.Reproduces `json:"reproduces,omitempty"`
-	Error      string             `json:"error,omitempty"`
+	// Derived is the version the recipe was made from by a rebase, and
+	// the pin it went onto; nil for a recipe no rebase --as made.
+	Derived *recipe.Derived `json:"derived,omitempty"`
+	Error   string          `json:"error,omitempty"`
 }
 
 // Versions lists every version under root, an invalid one included.
@@ -41,7 +44,7 @@ func Versions(root string) ([]Version, error) {
 			row.Error = err.Error()
 		} else {
 			row.Repository, row.Ref, row.Commit, row.Patches, row.Extends = redact.URL(r.Upstream.Repository), r.Upstream.Ref, r.Upstream.Commit, len(r.Series), r.Extends
-			row.Reproduces = r.Reproduces
+			row.Reproduces, row.Derived = r.Reproduces, r.Derived
 		}
 		rows = append(rows, row)
 	}
@@ -61,7 +64,7 @@ func WriteVersions(w io.Writer, rows []Version) error {
 		if extends == "" {
 			extends = "-"
 		}
-		release, checked := reproduces(r.Reproduces)
+		release, checked := reproduces(r.Reproduces, r.Derived)
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", r.Version, textsafe.Escape(release), checked, extends, gitformat.Short(r.Ref), gitformat.Short(r.Commit), r.Patches, r.Repository)
 	}
 	return tw.Flush()
@@ -75,7 +78,7 @@ func WriteVersionsMarkdown(w io.Writer, rows []Version) error {
 			table = append(table, []string{outfmt.Cell(r.Version), "-", "-", "-", "-", "-", "-", "invalid: " + outfmt.Cell(r.Error)})
 			continue
 		}
-		release, checked := reproduces(r.Reproduces)
+		release, checked := reproduces(r.Reproduces, r.Derived)
 		table = append(table, []string{outfmt.Cell(r.Version), outfmt.Cell(release), outfmt.Cell(checked), outfmt.Cell(r.Extends), outfmt.Cell(r.Ref), outfmt.Cell(r.Commit), fmt.Sprint(r.Patches), outfmt.Cell(r.Repository)})
 	}
 	return outfmt.Table(w, table)
@@ -83,8 +86,12 @@ func WriteVersionsMarkdown(w io.Writer, rows []Version) error {
 
 // reproduces is a recipe's Dynamo release and where its facts were
 // checked, for a table: "release <commit>" when read at the release's own
-// sources, "commit <commit>" when only that commit could be read.
-func reproduces(p *recipe.Reproduces) (release, checked string) {
+// sources, "commit <commit>" when only that commit could be read; for a
+// recipe a rebase derived, what it came from.
+func reproduces(p *recipe.Reproduces, d *recipe.Derived) (release, checked string) {
+	if d != nil {
+		return d.String(), "-"
+	}
 	if p == nil {
 		return "unstated", "-"
 	}

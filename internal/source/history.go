@@ -48,9 +48,8 @@ func OpenHistory(ctx context.Context, cacheDir, repository string, commits ...st
 		}
 		cacheDir = d
 	}
-	shown := redact.URL(repository)
-	key := sha256.Sum256([]byte(redact.Strip(repository)))
-	h := &History{dir: filepath.Join(cacheDir, "history", hex.EncodeToString(key[:8])), shown: shown}
+	h := historyAt(cacheDir, repository)
+	shown := h.shown
 	if _, err := os.Stat(filepath.Join(h.dir, "HEAD")); err != nil {
 		if err := os.MkdirAll(h.dir, 0o755); err != nil {
 			return nil, err
@@ -69,19 +68,31 @@ func OpenHistory(ctx context.Context, cacheDir, repository string, commits ...st
 	if len(missing) == 0 {
 		return h, nil
 	}
+	if _, err := h.git(ctx, fetchArgs(repository, missing...)...); err != nil {
+		return nil, fmt.Errorf("fetch the history of %s up to %s: %w", shown, strings.Join(shortAll(missing), ", "), err)
+	}
+	return h, nil
+}
+
+// fetchArgs is the git command line that fetches refspecs of repository
+// into a history: commits and trees only.
+func fetchArgs(repository string, refspecs ...string) []string {
 	stall := netclient.DefaultStall
 	if t, err := netclient.FromEnv(); err == nil {
 		stall = t.Stall
 	}
 	// A server that stops sending fails the fetch after the stall
 	// deadline, as every other fetch does.
-	args := append([]string{"-c", "protocol.version=2", "-c", "credential.helper=", "-c", "gc.auto=0",
+	return append([]string{"-c", "protocol.version=2", "-c", "credential.helper=", "-c", "gc.auto=0",
 		"-c", "http.lowSpeedLimit=1", "-c", "http.lowSpeedTime=" + strconv.Itoa(max(1, int(stall/time.Second))),
-		"fetch", "-q", "--no-tags", "--filter=blob:none", "--", repository}, missing...)
-	if _, err := h.git(ctx, args...); err != nil {
-		return nil, fmt.Errorf("fetch the history of %s up to %s: %w", shown, strings.Join(shortAll(missing), ", "), err)
-	}
-	return h, nil
+		"fetch", "-q", "--no-tags", "--filter=blob:none", "--", repository}, refspecs...)
+}
+
+// historyAt is the history of repository in the cache under cacheDir,
+// whether or not anything was fetched into it yet.
+func historyAt(cacheDir, repository string) *History {
+	key := sha256.Sum256([]byte(redact.Strip(repository)))
+	return &History{dir: filepath.Join(cacheDir, "history", hex.EncodeToString(key[:8])), shown: redact.URL(repository)}
 }
 
 func shortAll(commits []string) []string {
