@@ -59,7 +59,7 @@ func (f *recipeFlags) registerVersions(cmd *cobra.Command) {
 
 func (f *recipeFlags) registerSource(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.dir, "recipe", "", "a recipe folder to use instead of --version (try a local series)")
-	cmd.Flags().StringVar(&f.upstream, "upstream", "", "git URL (or, with --source path, a local repository) to fetch instead of the recipe's")
+	cmd.Flags().StringVar(&f.upstream, "upstream", "", "git URL or local clone or mirror to fetch the upstream and its history from instead of the recipe's repository (default: $"+upstreamEnv+")")
 	cmd.Flags().StringVar(&f.source, "source", "auto", "where the upstream comes from: auto (git, then the Go module proxy), git, goproxy or path")
 	cmd.Flags().StringVar(&f.cacheDir, "cache-dir", "", "cache for fetched upstreams (default: the user cache folder + /epp-build)")
 }

@@ -47,9 +47,14 @@ func distance(f *recipeFlags) backport.Distance {
 }
 
 // upstreamHistory wires the source stage's upstream history for the
-// review commands: the commits between two pins that touch given files.
-func upstreamHistory(cacheDir string) review.History {
+// review commands: the commits between two pins that touch given files,
+// fetched from mirror (--upstream or EPP_BUILD_UPSTREAM) when set, as
+// apply and rebase fetch, else from the recipe's repository.
+func upstreamHistory(cacheDir, mirror string) review.History {
 	return func(ctx context.Context, repository, from, to string, paths []string) ([]source.Commit, error) {
+		if mirror != "" {
+			repository = mirror
+		}
 		h, err := source.OpenHistory(ctx, cacheDir, repository, from, to)
 		if err != nil {
 			return nil, err

@@ -101,6 +101,11 @@ epp-build help exit-codes lists them all.`,
   epp-build rebase --version v1.4.2 --onto v1.5.0 --as v1.5.0-dyn --dir ./rebase`,
 		SilenceUsage: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			// Path flags first: resolving the recipes may write the
+			// built-in set into the cache.
+			if err := checkPathFlags(cmd); err != nil {
+				return err
+			}
 			return g.resolvePatches(cmd)
 		},
 		SilenceErrors: true,

@@ -63,7 +63,8 @@ func newLogCommand(g *globalFlags) *cobra.Command {
 With --since EARLIER it lists what changed between two versions of a line, for a
 release pull request: the GAIE upstream and C API pins of both (and, when the upstream
 moved, the upstream commits between them that touch files the series patch, read
-from a partial clone of the upstream kept in the cache; --no-history skips that),
+from a partial clone of the upstream kept in the cache, fetched from --upstream or
+$EPP_BUILD_UPSTREAM when set; --no-history skips that),
 and every patch added, dropped or changed (patches that only moved with the
 upstream are counted, not listed).`,
 		Example: `  epp-build log --version v1.4.2
@@ -78,7 +79,7 @@ upstream are counted, not listed).`,
 				}
 				var history review.History
 				if !noHistory {
-					history = upstreamHistory(f.cacheDir)
+					history = upstreamHistory(f.cacheDir, f.upstream)
 				}
 				notes, err := review.Since(cmd.Context(), g.patches, since, f.version, history)
 				if err != nil {
@@ -116,7 +117,7 @@ var seriesDiffer = errors.New("the series differ")
 func newDiffSeriesCommand(g *globalFlags) *cobra.Command {
 	var output outfmt.Format
 	var exitCode, noHistory, verbose bool
-	var cacheDir string
+	var cacheDir, upstream string
 	cmd := &cobra.Command{
 		Use:   "diff-series A B",
 		Short: "Compare two versions' series patch by patch: same, moved, changed (with interdiff), added, dropped",
@@ -129,17 +130,19 @@ patches are the same change), for CI.
 Above the table it shows both versions' GAIE upstream and C API pins and, when the
 upstream moved, the upstream commits between them that touch a file either series
 patches (read from a partial clone of the upstream, without file contents, kept
-in the cache; --no-history skips it, and a history that cannot be read is a
+in the cache and fetched from --upstream or $EPP_BUILD_UPSTREAM when set, else from
+the recipe's repository; --no-history skips it, and a history that cannot be read is a
 one-line notice on stderr, -v for the whole of it). -o json prints the pins, the
 history note and the patches.`,
 		Example: `  epp-build diff-series v1.4.2 v1.4.3
   epp-build diff-series v1.4.2 v1.5.0-dyn -o markdown   # paste into a pull request
-  epp-build diff-series v1.4.2 v1.4.3 --exit-code`,
+  epp-build diff-series v1.4.2 v1.4.3 --exit-code
+  epp-build diff-series v1.4.2 v1.4.3 --upstream ../gaie   # the history from a local clone`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var history review.History
 			if !noHistory {
-				history = upstreamHistory(cacheDir)
+				history = upstreamHistory(cacheDir, upstream)
 			}
 			d, err := review.CompareVersions(cmd.Context(), g.patches, args[0], args[1], history)
 			if err != nil {
@@ -160,6 +163,7 @@ history note and the patches.`,
 	cmd.Flags().BoolVar(&exitCode, "exit-code", false, "exit 1 when a patch was added, dropped or changed")
 	cmd.Flags().BoolVar(&noHistory, "no-history", false, "do not read the upstream commits between the two pins")
 	cmd.Flags().StringVar(&cacheDir, "cache-dir", "", "where the upstream history is kept (default: the user cache folder + /epp-build)")
+	cmd.Flags().StringVar(&upstream, "upstream", "", "git URL or local clone or mirror to read the upstream history from instead of the recipe's repository (default: $"+upstreamEnv+")")
 	verboseFlag(cmd, &verbose)
 	return cmd
 }
