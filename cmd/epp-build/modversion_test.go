@@ -107,9 +107,22 @@ func TestRebaseOntoACommitWorksOutItsModuleVersion(t *testing.T) {
 	assert.Contains(t, r.stdout, "set upstream.moduleVersion to "+want)
 
 	// Without the history in the cache, lint says it did not check.
-	r = runEnv(t, t.TempDir(), env, "--patches", patches, "lint", "--version", "v10")
+	fresh := t.TempDir()
+	r = runEnv(t, fresh, env, "--patches", patches, "lint", "--version", "v10")
 	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
 	assert.Contains(t, r.stderr, "notice: v10: upstream.moduleVersion "+madeUp+" is not checked against commit "+next[:12]+": its history is not in the cache")
+
+	// check from a mirror keeps the mirror's history: lint reads it when
+	// given the same mirror, by flag or by EPP_BUILD_UPSTREAM.
+	r = runEnv(t, fresh, env, "--patches", patches, "check", "--version", "v10", "--upstream", u.repo.Dir)
+	assert.Equal(t, 5, r.code, r.stdout+r.stderr)
+	r = runEnv(t, fresh, env, "--patches", patches, "lint", "--version", "v10")
+	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
+	r = runEnv(t, fresh, env, "--patches", patches, "lint", "--version", "v10", "--upstream", u.repo.Dir)
+	assert.Equal(t, 5, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout, "set upstream.moduleVersion to "+want)
+	r = runEnv(t, fresh, append(env, "EPP_BUILD_UPSTREAM="+u.repo.Dir), "--patches", patches, "lint", "--version", "v10")
+	assert.Equal(t, 5, r.code, r.stdout+r.stderr)
 }
 
 // TestRebaseOntoAPseudoVersionChecksTheProxysAnswer rebases onto a

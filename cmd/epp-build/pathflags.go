@@ -94,6 +94,10 @@ var pathFlags = map[string][]pathFlag{
 		{"upstream", upstreamSource, fixUpstream},
 		{"cache-dir", notAFile, fixCache},
 	},
+	"lint": {
+		{"upstream", upstreamSource, fixUpstream},
+		{"cache-dir", notAFile, fixCache},
+	},
 	"vulns": append([]pathFlag{
 		{"dir", existingDir, "give a tree epp-build apply made (apply --out)"},
 	}, sourceFlags...),

@@ -172,6 +172,7 @@ func newLintCommand(g *globalFlags) *cobra.Command {
 	var (
 		output    outfmt.Format
 		cacheDir  string
+		upstream  string
 		versions  []string
 		verbose   bool
 		eachPatch bool
@@ -188,7 +189,8 @@ of the module zip of its pinned tree, for the trees in the cache (lint does not
 fetch; apply, check and rebase check the hash of every tree they fetch), or an
 upstream.moduleVersion that is not the one the go command gives the pinned commit,
 for the commits whose history and tags the cache holds (check and rebase fetch
-them; otherwise a notice says it was not checked). It exits 5 on a module hash or
+them, from --upstream when given: give lint the same; otherwise a notice says it
+was not checked). It exits 5 on a module hash or
 version mismatch, else 7 when it finds any of these.
 It also prints notices on stderr, one line each (-v: the whole text; -o json keeps
 them in the list, "notice": true), which do not fail it: a recipe that does not say which
@@ -226,7 +228,7 @@ there). Imports are parsed, not compiled: ` + "`check --compile`" + ` type-check
 				return err
 			}
 			problems = append(problems, hashes...)
-			problems = append(problems, review.LintVersionModuleVersions(cmd.Context(), g.patches, cacheDir, versions)...)
+			problems = append(problems, review.LintVersionModuleVersions(cmd.Context(), g.patches, cacheDir, upstream, versions)...)
 			if eachPatch {
 				each, err := eachPatchProblems(cmd.Context(), g.patches, versions, cacheDir, cmd.ErrOrStderr())
 				if err != nil {
@@ -247,6 +249,7 @@ there). Imports are parsed, not compiled: ` + "`check --compile`" + ` type-check
 	}
 	outputFlag(cmd, &output)
 	cmd.Flags().StringVar(&cacheDir, "cache-dir", "", "cache of fetched upstreams whose module hashes are checked (default: the user cache folder + /epp-build)")
+	cmd.Flags().StringVar(&upstream, "upstream", "", "the mirror whose cached history module versions are checked against, as check and rebase were given it (default: $"+upstreamEnv+")")
 	cmd.Flags().StringSliceVar(&versions, "version", nil, "lint only this `VERSION` (repeat or comma-separate for several; default: every version)")
 	cmd.Flags().BoolVar(&eachPatch, "each-patch", false, "apply each version and check that every patch's Go imports resolve in the tree after that patch (fetches upstreams the cache lacks)")
 	verboseFlag(cmd, &verbose)

@@ -15,9 +15,11 @@ import (
 // upstream.moduleVersion against its commit: the version the go command
 // gives the commit, from its committer time and tag ancestry in the
 // upstream history the cache under cacheDir ("" = the user cache folder)
-// holds. lint does not fetch: a commit whose history is not cached (check
-// and rebase fetch it) gets a notice saying the version was not checked.
-func LintVersionModuleVersions(ctx context.Context, root, cacheDir string, versions []string) []Problem {
+// holds: the history of mirror when it is not "" (check and rebase with
+// --upstream keep the mirror's), else of the recipe's repository. lint
+// does not fetch: a commit whose history is not cached (check and rebase
+// fetch it) gets a notice saying the version was not checked.
+func LintVersionModuleVersions(ctx context.Context, root, cacheDir, mirror string, versions []string) []Problem {
 	var out []Problem
 	for _, name := range versions {
 		r, err := recipe.LoadVersion(root, name)
@@ -25,7 +27,11 @@ func LintVersionModuleVersions(ctx context.Context, root, cacheDir string, versi
 			continue // a recipe that does not load is Lint's finding
 		}
 		u := r.Upstream
-		v, ok, err := source.CommitModuleVersion(ctx, cacheDir, u.Repository, u.Module, u.Commit, false)
+		from := u.Repository
+		if mirror != "" {
+			from = mirror
+		}
+		v, ok, err := source.CommitModuleVersion(ctx, cacheDir, from, u.Module, u.Commit, false)
 		if err != nil || !ok {
 			why := "its history is not in the cache"
 			if err != nil {
