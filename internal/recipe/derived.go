@@ -84,12 +84,26 @@ func derive(root *yaml.Node, d Derivation, u Upstream, header string) string {
 	return line + "\n# " + d.From + "'s notes follow.\n" + header
 }
 
-// rederive keeps a derived block naming the pin after a rebase of the
-// derived version over itself.
-func rederive(root *yaml.Node, u Upstream) {
-	if n := valueOf(root, "derived"); n != nil {
-		if onto := valueOf(n, "onto"); onto != nil && onto.Kind == yaml.ScalarNode {
-			onto.Value = PinName(u)
-		}
+// derivedLine is the header line derive writes, with the pin's name.
+var derivedLine = regexp.MustCompile(`^(# \S+: derived from \S+ onto GAIE )(\S+)( \(epp-build rebase --as\)\.)$`)
+
+// rederive keeps a derived block, and the header line derive wrote, naming
+// the pin after a rebase of the derived version over itself; the rest of
+// the header is its author's and stays as written.
+func rederive(root *yaml.Node, u Upstream, header string) string {
+	n := valueOf(root, "derived")
+	if n == nil {
+		return header
 	}
+	if onto := valueOf(n, "onto"); onto != nil && onto.Kind == yaml.ScalarNode {
+		onto.Value = PinName(u)
+	}
+	first, rest, more := strings.Cut(header, "\n")
+	if m := derivedLine.FindStringSubmatch(first); m != nil {
+		first = m[1] + PinName(u) + m[3]
+	}
+	if more {
+		return first + "\n" + rest
+	}
+	return first
 }

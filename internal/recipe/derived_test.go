@@ -59,7 +59,8 @@ patches: []
 	assert.Equal(t, Derived{From: "v1.4.2", Onto: "v1.5.0"}, *r.Derived)
 	got, err = os.ReadFile(filepath.Join(dir, FileName))
 	require.NoError(t, err)
-	assert.True(t, strings.HasPrefix(string(got), "# v1.4.9: derived from v1.4.2 onto GAIE 1748e829d116 (epp-build rebase --as).\n"), "over itself, the header stays as written: %s", got)
+	assert.True(t, strings.HasPrefix(string(got), "# v1.4.9: derived from v1.4.2 onto GAIE v1.5.0 (epp-build rebase --as).\n"+
+		"# v1.4.2's notes follow.\n# Dynamo v1.4.2 on GAIE 1748e829d116: the commit Dynamo's 1.4 line pins.\n"), "over itself, only the line rebase --as wrote follows the pin: %s", got)
 }
 
 // TestRebasedRecipeAsWithoutHeaderOrRelease writes the header line and

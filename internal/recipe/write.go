@@ -99,7 +99,7 @@ func RebasedRecipeAs(dir string, u Upstream, names []string, rename map[string]s
 			header, _ = Redescribe(header, old, u)
 			header = derive(root, *d, u, header)
 		} else {
-			rederive(root, u)
+			header = rederive(root, u, header)
 		}
 		if gen := valueOf(root, "generated"); gen != nil {
 			res.Dropped = renameGenerated(gen, rename)
