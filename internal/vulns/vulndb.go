@@ -117,13 +117,23 @@ func IndexOSV(osvDir, out string, modified time.Time) (IndexStats, error) {
 			db.Modified = e.Modified
 		}
 		vulns = append(vulns, vulnMeta{ID: e.ID, Modified: e.Modified, Aliases: e.Aliases})
-		fixed := map[string][]osvRange{}
+		// One row per module: an entry may list a module in several
+		// blocks (one per package), and the row's fixed version must
+		// hold for all of them, so a block with no fix leaves it empty.
+		fixed := map[string]string{}
 		var order []string
 		for _, a := range e.Affected {
-			if _, seen := fixed[a.Package.Name]; !seen {
+			f := latestFixed(a.Ranges)
+			old, seen := fixed[a.Package.Name]
+			switch {
+			case !seen:
 				order = append(order, a.Package.Name)
+			case old == "" || f == "":
+				f = ""
+			case versionLess(f, old):
+				f = old
 			}
-			fixed[a.Package.Name] = append(fixed[a.Package.Name], a.Ranges...)
+			fixed[a.Package.Name] = f
 		}
 		for _, path := range order {
 			m := modules[path]
@@ -131,7 +141,7 @@ func IndexOSV(osvDir, out string, modified time.Time) (IndexStats, error) {
 				m = &moduleMeta{Path: path}
 				modules[path] = m
 			}
-			m.Vulns = append(m.Vulns, moduleVuln{ID: e.ID, Modified: e.Modified, Fixed: latestFixed(fixed[path])})
+			m.Vulns = append(m.Vulns, moduleVuln{ID: e.ID, Modified: e.Modified, Fixed: fixed[path]})
 		}
 		// The entry as published, byte for byte.
 		if err := os.WriteFile(filepath.Join(out, "ID", e.ID+".json"), data, 0o644); err != nil {

@@ -23,6 +23,10 @@ import (
 // does not change a test's answer.
 const VulnDBVersion = "v0.0.0-20261105234957-e22db6528018"
 
+// vulnDBIndexer names the indexer's output in the cache key, so that a
+// database indexed by an older vulns.IndexOSV is built again.
+const vulnDBIndexer = "index2"
+
 // PinnedVulnDB is a vulnerability database built from VulnDBVersion.
 type PinnedVulnDB struct {
 	URL   string // file:///...
@@ -56,7 +60,7 @@ func BuildVulnDB() (PinnedVulnDB, error) {
 	if err != nil {
 		return PinnedVulnDB{}, err
 	}
-	dir := filepath.Join(cache, "epp-build-test", "vulndb", VulnDBVersion)
+	dir := filepath.Join(cache, "epp-build-test", "vulndb", VulnDBVersion+"."+vulnDBIndexer)
 	db := PinnedVulnDB{Dir: dir, URL: (&url.URL{Scheme: "file", Path: filepath.ToSlash(dir)}).String()}
 	if data, err := os.ReadFile(filepath.Join(dir, "stats.json")); err == nil && json.Unmarshal(data, &db.Stats) == nil {
 		return db, nil
