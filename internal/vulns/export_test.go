@@ -6,3 +6,16 @@ func ParseStream(stream []byte) ([]Finding, error) {
 	_, fs, err := parseStream(stream)
 	return fs, err
 }
+
+// Suppress marks fs as Scan does with the --vex document at path.
+func Suppress(path string, fs []Finding) error {
+	doc, err := readVEX(path)
+	if err != nil {
+		return err
+	}
+	doc.suppress(fs)
+	return nil
+}
+
+// GoVersion is the name Scan gives a version of module.
+func GoVersion(module, v string) string { return moduleVersion(module, v) }
