@@ -75,7 +75,7 @@ func TestBackportOntoTheLastEPPCommitBuilds(t *testing.T) {
 		assert.NotContains(t, text, "diff --git a/epp b/epp", "%s: the built binary is never part of a patch", e.Name())
 	}
 
-	source := sourceFlags(onto)
+	source := ontoSourceFlags(onto)
 	r = runEnv(t, cache, env, append([]string{"--patches", patches, "check", "--version", "v1.4.9"}, source...)...)
 	require.Equal(t, 0, r.code, r.stdout+r.stderr)
 	r = runEnv(t, cache, env, "--patches", patches, "lint")
@@ -122,9 +122,9 @@ func ontoLastEPP(t *testing.T) []string {
 	return []string{"--onto", lastEPPVersion}
 }
 
-// sourceFlags are the upstream flags of onto for the commands after the
+// ontoSourceFlags are the upstream flags of onto for the commands after the
 // rebase.
-func sourceFlags(onto []string) []string {
+func ontoSourceFlags(onto []string) []string {
 	for i, f := range onto {
 		if f == "--upstream" {
 			return onto[i:]
