@@ -3,7 +3,8 @@
 // are combined; where both changed the same lines (or lines that touch)
 // differently, the region is a conflict written with diff3 markers. The
 // regions are git's: the same diff placement, the same grouping of
-// overlapping changes, and a change both sides made alike is no conflict.
+// overlapping changes, and a change both sides made alike is no conflict
+// (git's diffs, computed as xdiff computes them, place it alike).
 package diff3
 
 import (
