@@ -17,7 +17,10 @@ type ConflictStop struct {
 	Op    string
 	Dir   string
 	Patch string
-	Err   error
+	// Pick names a stopped pick as its user knows it (pickLabel): the
+	// abbreviated commit, or the file, and the subject.
+	Pick string
+	Err  error
 	// Marked are the files holding conflict markers (or .rej files).
 	Marked []string
 }
@@ -28,9 +31,21 @@ func (e *ConflictStop) Error() string {
 	if op == "" {
 		op = "rebase"
 	}
-	fmt.Fprintf(&b, "%s stopped at %s: %s\n", op, e.Patch, describe(e.Err))
+	at := e.Patch
+	if e.Pick != "" {
+		at = e.Pick
+	}
+	fmt.Fprintf(&b, "%s stopped at %s: %s\n", op, at, describe(e.Err))
 	if len(e.Marked) > 0 {
 		fmt.Fprintf(&b, "conflicts marked in %s: %s\n", e.Dir, strings.Join(e.Marked, ", "))
+	}
+	if op == "pick" && errors.Is(e.Err, errPickEmpty) {
+		// As git cherry-pick: a pick that would record nothing is
+		// dropped with --skip, not continued.
+		fmt.Fprintf(&b, "next: `epp-build pick --skip --dir %s` to drop this pick and go on with the rest; "+
+			"or edit the files in %s so they hold the change it should make, then `epp-build pick --continue --dir %s`; "+
+			"or `epp-build pick --abort --dir %s` to throw the pick away", e.Dir, e.Dir, e.Dir, e.Dir)
+		return b.String()
 	}
 	if op == "pick" {
 		fmt.Fprintf(&b, "next: edit the files in %s so they hold the pick's change and remove every conflict marker "+
@@ -51,6 +66,28 @@ func (e *ConflictStop) Unwrap() error { return e.Err }
 // errNothingChanged is --continue on a work tree where nothing was done
 // for the patch: recording it would tie the previous commit to this patch.
 var errNothingChanged = errors.New("--continue found nothing to record: the work tree and HEAD are as the rebase left them, so the patch's change is in no file")
+
+// errPickEmpty is a pick that would record nothing: its change is in the
+// tree already (merged cleanly to no change), or --continue found nothing
+// done for it. PickEmpty says which.
+var errPickEmpty = errors.New("nothing to record")
+
+// PickEmpty is a stop at a pick that would record no change.
+type PickEmpty struct {
+	// Pick is the pick's label; Continued tells a --continue that found
+	// nothing done from a merge that left nothing to do.
+	Pick      string
+	Continued bool
+}
+
+func (e *PickEmpty) Error() string {
+	if e.Continued {
+		return fmt.Sprintf("nothing to record for %s: the work tree and HEAD are as the pick left them, so its change is in no file (if it is in the series already, skip it)", e.Pick)
+	}
+	return fmt.Sprintf("nothing to record for %s: merged three-way it changes nothing, so its change is in the series already (skip it)", e.Pick)
+}
+
+func (e *PickEmpty) Is(target error) bool { return target == errPickEmpty }
 
 // MarkersLeft is --continue while conflict markers are still in files.
 type MarkersLeft struct{ Files []string }

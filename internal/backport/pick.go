@@ -102,13 +102,16 @@ func Collect(sources []string, opt PickOptions) ([]*patchset.Patch, error) {
 
 // fromRepo formats the commits of rev (one commit, or A..B) in repoDir.
 func fromRepo(repoDir, rev, upstream string) ([]*patchset.Patch, error) {
-	repo, err := git.PlainOpenWithOptions(repoDir, &git.PlainOpenOptions{DetectDotGit: true})
+	repo, err := openRepo(repoDir)
 	if err != nil {
 		return nil, fmt.Errorf("pick from %s: %w", repoDir, err)
 	}
 	commits, err := revisions(repo, rev)
 	if err != nil {
 		return nil, fmt.Errorf("pick %s from %s: %w", rev, repoDir, err)
+	}
+	if len(commits) == 0 {
+		return nil, &UsageError{fmt.Errorf("pick %s from %s: the range holds no commits (every commit its right side reaches, its left side reaches too): name the older commit first, A..B", rev, repoDir)}
 	}
 	web := webURL(repo)
 	var out []*patchset.Patch
@@ -139,39 +142,119 @@ func fromRepo(repoDir, rev, upstream string) ([]*patchset.Patch, error) {
 	return out, nil
 }
 
+// openRepo opens a work tree (from any folder in it), a linked worktree
+// or a bare repository, as git -C does: a folder that is itself a bare
+// repository is taken as one, not searched above.
+func openRepo(dir string) (*git.Repository, error) {
+	_, errGit := os.Lstat(filepath.Join(dir, ".git"))
+	_, errHead := os.Stat(filepath.Join(dir, "HEAD"))
+	objects, errObj := os.Stat(filepath.Join(dir, "objects"))
+	bare := errGit != nil && errHead == nil && errObj == nil && objects.IsDir()
+	return git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: !bare, EnableDotGitCommonDir: true})
+}
+
+// revisions are the commits rev names, oldest first, as git cherry-pick
+// reads it: one commit; A..B, the commits B reaches and A does not (A or
+// B left out is HEAD); or A^!, the commit A alone. A range of a merge is
+// refused: its change has no one parent to be taken against.
 func revisions(repo *git.Repository, rev string) ([]*object.Commit, error) {
+	if strings.Contains(rev, "...") {
+		return nil, &UsageError{fmt.Errorf("%s: a symmetric range (A...B) is not a pick; name the commits, or A..B", rev)}
+	}
+	if one, ok := strings.CutSuffix(rev, "^!"); ok {
+		c, err := commitOf(repo, one)
+		if err != nil {
+			return nil, err
+		}
+		return []*object.Commit{c}, nil
+	}
 	from, to, isRange := strings.Cut(rev, "..")
 	if !isRange {
-		to = rev
+		c, err := commitOf(repo, rev)
+		if err != nil {
+			return nil, err
+		}
+		return []*object.Commit{c}, nil
 	}
-	head, err := repo.ResolveRevision(plumbing.Revision(to))
+	if from == "" {
+		from = "HEAD"
+	}
+	if to == "" {
+		to = "HEAD"
+	}
+	exclude, err := commitOf(repo, from)
 	if err != nil {
 		return nil, err
 	}
-	stop := plumbing.ZeroHash
-	if isRange {
-		h, err := repo.ResolveRevision(plumbing.Revision(from))
+	include, err := commitOf(repo, to)
+	if err != nil {
+		return nil, err
+	}
+	hidden, err := ancestors(repo, exclude)
+	if err != nil {
+		return nil, err
+	}
+	return reachable(repo, include, hidden)
+}
+
+// commitOf resolves rev to a commit, peeling an annotated tag.
+func commitOf(repo *git.Repository, rev string) (*object.Commit, error) {
+	h, err := repo.ResolveRevision(plumbing.Revision(rev))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", rev, err)
+	}
+	return repo.CommitObject(*h)
+}
+
+// ancestors is c and every commit it reaches.
+func ancestors(repo *git.Repository, c *object.Commit) (map[plumbing.Hash]bool, error) {
+	seen := map[plumbing.Hash]bool{c.Hash: true}
+	todo := []plumbing.Hash{c.Hash}
+	for len(todo) > 0 {
+		h := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		cc, err := repo.CommitObject(h)
 		if err != nil {
 			return nil, err
 		}
-		stop = *h
-	}
-	var commits []*object.Commit
-	for h := *head; ; {
-		c, err := repo.CommitObject(h)
-		if err != nil {
-			return nil, err
-		}
-		commits = append([]*object.Commit{c}, commits...)
-		if !isRange || c.NumParents() == 0 {
-			break
-		}
-		h = c.ParentHashes[0]
-		if h == stop {
-			break
+		for _, p := range cc.ParentHashes {
+			if !seen[p] {
+				seen[p] = true
+				todo = append(todo, p)
+			}
 		}
 	}
-	return commits, nil
+	return seen, nil
+}
+
+// reachable is the commits tip reaches outside hidden, parents before
+// children (git rev-list --reverse --topo-order); a merge among them is
+// refused, as git cherry-pick refuses one without -m.
+func reachable(repo *git.Repository, tip *object.Commit, hidden map[plumbing.Hash]bool) ([]*object.Commit, error) {
+	var out []*object.Commit
+	done := map[plumbing.Hash]bool{}
+	var visit func(c *object.Commit) error
+	visit = func(c *object.Commit) error {
+		if hidden[c.Hash] || done[c.Hash] {
+			return nil
+		}
+		done[c.Hash] = true
+		if c.NumParents() > 1 {
+			return fmt.Errorf("commit %s is a merge: pick the commits it brings in (a range of one of its parents) instead", gitformat.Short(c.Hash.String()))
+		}
+		for _, p := range c.ParentHashes {
+			pc, err := repo.CommitObject(p)
+			if err != nil {
+				return err
+			}
+			if err := visit(pc); err != nil {
+				return err
+			}
+		}
+		out = append(out, c)
+		return nil
+	}
+	return out, visit(tip)
 }
 
 var scpLike = regexp.MustCompile(`^git@([^:]+):(.+)$`)

@@ -323,7 +323,7 @@ func TestPickSkipDropsTheStoppedPickAndGoesOn(t *testing.T) {
 	var log strings.Builder
 	res, err := PickInto(ctx, PickRequest{Root: root, Dir: dir, Skip: true, Log: &log})
 	require.NoError(t, err)
-	assert.Equal(t, stop.Patch+": skipped\n", log.String())
+	assert.Equal(t, stop.Pick+": skipped\n", log.String(), "the log names the pick by commit and subject")
 	v9, err := recipe.Load(filepath.Join(root, "v9"))
 	require.NoError(t, err)
 	require.Equal(t, []string{"0001-Route-a.patch", "0002-Fix-the-tail-of-d.patch"}, v9.Patches, "the skipped pick is not in the series")

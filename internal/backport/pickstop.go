@@ -21,7 +21,6 @@ import (
 	"github.com/epp-build/epp-build/internal/inputfile"
 	"github.com/epp-build/epp-build/internal/patchset"
 	"github.com/epp-build/epp-build/internal/recipe"
-	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
@@ -208,7 +207,7 @@ func continuePick(ctx context.Context, dir, root string, log io.Writer) (*Picked
 	if left, err := markersLeft(dir, st.Marked); err != nil {
 		return nil, err
 	} else if len(left) > 0 {
-		return nil, &ConflictStop{Op: "pick", Dir: dir, Patch: p.Name(), Err: &MarkersLeft{Files: left}, Marked: left}
+		return nil, &ConflictStop{Op: "pick", Dir: dir, Patch: p.Name(), Pick: pickLabel(p), Err: &MarkersLeft{Files: left}, Marked: left}
 	}
 	_, changed, err := commitResolution(dir, p, st.StopHead)
 	if err != nil {
@@ -218,9 +217,9 @@ func continuePick(ctx context.Context, dir, root string, log io.Writer) (*Picked
 	case changed:
 		st.Commits++
 	case rejDeleted(dir, st.Marked):
-		fmt.Fprintf(log, "%s: %s\n", p.Name(), Emptied)
+		fmt.Fprintf(log, "%s: %s\n", pickLabel(p), Emptied)
 	default:
-		return nil, &ConflictStop{Op: "pick", Dir: dir, Patch: p.Name(), Err: errNothingChanged}
+		return nil, &ConflictStop{Op: "pick", Dir: dir, Patch: p.Name(), Pick: pickLabel(p), Err: &PickEmpty{Pick: pickLabel(p), Continued: true}}
 	}
 	st.Conflict, st.StopHead, st.Marked = "", "", nil
 	st.Next++
@@ -238,7 +237,7 @@ func skipPick(ctx context.Context, dir, root string, log io.Writer) (*Picked, er
 	if err := discardStop(dir); err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(log, "%s: %s\n", p.Name(), Skipped)
+	fmt.Fprintf(log, "%s: %s\n", pickLabel(p), Skipped)
 	st.Conflict, st.StopHead, st.Marked = "", "", nil
 	st.Next++
 	return runPicks(ctx, dir, st)
@@ -297,8 +296,15 @@ func runPicks(ctx context.Context, dir string, st *pickState) (*Picked, error) {
 			return nil, merr
 		}
 		if len(m.Marked) == 0 {
-			if _, _, err := commitResolution(dir, p, head); err != nil {
+			_, changed, err := commitResolution(dir, p, head)
+			if err != nil {
 				return nil, err
+			}
+			if !changed {
+				// Merged to no change, as git cherry-pick finds a
+				// pick the branch has: stopped for --skip, never
+				// counted as a commit it did not make.
+				return nil, &ConflictStop{Op: "pick", Dir: dir, Patch: p.Name(), Pick: pickLabel(p), Err: &PickEmpty{Pick: pickLabel(p)}}
 			}
 			st.Commits++
 			st.Conflict, st.StopHead = "", ""
@@ -308,9 +314,22 @@ func runPicks(ctx context.Context, dir string, st *pickState) (*Picked, error) {
 		if err := savePickState(dir, st); err != nil {
 			return nil, err
 		}
-		return nil, &ConflictStop{Op: "pick", Dir: dir, Patch: p.Name(), Err: err, Marked: m.Marked}
+		return nil, &ConflictStop{Op: "pick", Dir: dir, Patch: p.Name(), Pick: pickLabel(p), Err: err, Marked: m.Marked}
 	}
 	return finishPick(dir, st)
+}
+
+// commitFile is the file name fromRepo gives a commit: its abbreviated id.
+var commitFile = regexp.MustCompile(`^([0-9a-f]{7,40})\.patch$`)
+
+// pickLabel names a pick as git cherry-pick does at a stop: the
+// abbreviated commit (or the file it came from) and the subject.
+func pickLabel(p *patchset.Patch) string {
+	from := p.Name()
+	if m := commitFile.FindStringSubmatch(p.File); m != nil && p.Parts <= 1 {
+		from = m[1]
+	}
+	return fmt.Sprintf("%s %q", from, p.Header.Title)
 }
 
 func finishPick(dir string, st *pickState) (*Picked, error) {
@@ -364,7 +383,7 @@ func blobByPrefix(repoDir, prefix string) ([]byte, bool, error) {
 	if !hexID.MatchString(prefix) {
 		return nil, false, nil
 	}
-	repo, err := git.PlainOpenWithOptions(repoDir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	repo, err := openRepo(repoDir)
 	if err != nil {
 		return nil, false, nil
 	}
