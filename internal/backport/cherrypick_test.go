@@ -111,6 +111,10 @@ func TestPickOfAChangeTheSeriesHasStopsForSkip(t *testing.T) {
 	assert.Contains(t, err.Error(), "pick stopped at "+label+": nothing to record for "+label)
 	assert.Contains(t, err.Error(), "next: `epp-build pick --skip --dir "+dir+"`")
 	assert.Equal(t, before, files(t, root))
+	status, err := PickInProgress(&Found{Dir: dir})
+	require.NoError(t, err)
+	assert.Equal(t, "Route d upstream", status.Title)
+	assert.Contains(t, status.Next[0], "epp-build pick --skip --dir "+dir, "status puts --skip first, with nothing to resolve")
 
 	_, err = PickInto(ctx, PickRequest{Root: root, Dir: dir, Continue: true})
 	require.ErrorIs(t, err, errPickEmpty)

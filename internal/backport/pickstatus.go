@@ -75,11 +75,22 @@ func PickInProgress(found *Found) (*PickStatus, error) {
 		s.Next = []string{abort}
 		return s, nil
 	}
-	s.Next = []string{
-		fmt.Sprintf("edit the files in %s so they hold the pick's change and remove every conflict marker (deleting a .rej file drops that change)", found.Dir),
-		"epp-build pick --continue" + dirFlag,
-		"epp-build pick --skip" + dirFlag + "   # drop this pick and go on with the rest",
-		abort,
+	if len(st.Marked) == 0 {
+		// Stopped with nothing marked: the pick merged to no change,
+		// its change is in the series already, as git cherry-pick
+		// finds an empty pick.
+		s.Next = []string{
+			"epp-build pick --skip" + dirFlag + "   # nothing to record: its change is in the series already; drop it and go on",
+			fmt.Sprintf("or edit the files in %s so they hold the change it should make, then: epp-build pick --continue%s", found.Dir, dirFlag),
+			abort,
+		}
+	} else {
+		s.Next = []string{
+			fmt.Sprintf("edit the files in %s so they hold the pick's change and remove every conflict marker (deleting a .rej file drops that change)", found.Dir),
+			"epp-build pick --continue" + dirFlag,
+			"epp-build pick --skip" + dirFlag + "   # drop this pick and go on with the rest",
+			abort,
+		}
 	}
 	p, err := loadPick(found.Dir, st.Conflict)
 	if err != nil {
