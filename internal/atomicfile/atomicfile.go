@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 )
 
@@ -45,9 +46,11 @@ type File struct {
 // could be a FIFO that blocks the write, a symlink that sends it elsewhere,
 // a file the tree itself holds, or another writer's temporary file.
 // Beside, because the rename that installs it is atomic only within one
-// file system.
+// file system. A kill before Commit leaves the temporary file; its name
+// matches IsTemp, so that whoever writes path can remove it the next time
+// (RemoveLeftovers).
 func Create(path string, perm fs.FileMode) (*File, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+tempMark+"*.tmp")
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +120,7 @@ func (f *File) Abort() {
 // else has, then renamed.
 func Symlink(target, path string) error {
 	for {
-		tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+"."+strconv.FormatUint(rand.Uint64(), 36)+".tmp")
+		tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+tempMark+strconv.FormatUint(rand.Uint64(), 36)+".tmp")
 		err := os.Symlink(target, tmp)
 		if errors.Is(err, fs.ErrExist) {
 			continue // someone else's name: draw another, as os.CreateTemp does
@@ -134,6 +137,85 @@ func Symlink(target, path string) error {
 		}
 		return nil
 	}
+}
+
+// tempMark is in the name of every temporary file this package makes,
+// ".<base>.epp-build-<random>.tmp": a run killed between making one and
+// renaming it leaves it under a name drawn at random, which the next run
+// can find only by this pattern (IsTemp), and which no one else makes, so
+// that removing what matches never removes a file of the user's.
+const tempMark = ".epp-build-"
+
+// tempDigits are the characters of the random part: os.CreateTemp draws
+// decimal digits, Symlink base-36 ones.
+const tempDigits = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+// IsTemp is whether name, a file name without its folder, is a temporary
+// file of Create, Write or Symlink: one left beside its target when a run
+// was killed before renaming it.
+func IsTemp(name string) bool {
+	_, ok := tempTarget(name)
+	return ok
+}
+
+// tempTarget is the name of the file the temporary file name was to
+// replace.
+func tempTarget(name string) (string, bool) {
+	rest, ok := strings.CutPrefix(name, ".")
+	if !ok {
+		return "", false
+	}
+	if rest, ok = strings.CutSuffix(rest, ".tmp"); !ok {
+		return "", false
+	}
+	i := strings.LastIndex(rest, tempMark)
+	if i <= 0 {
+		return "", false
+	}
+	random := rest[i+len(tempMark):]
+	if random == "" || strings.Trim(random, tempDigits) != "" {
+		return "", false
+	}
+	return rest[:i], true
+}
+
+// RemoveLeftovers removes the temporary files (IsTemp) that killed runs
+// left in the folder dir, not below it, and returns their paths. Only a
+// file or a symlink is removed, never a folder. The caller must be the
+// only writer of dir: a live writer's temporary file matches too.
+func RemoveLeftovers(dir string) ([]string, error) {
+	return removeLeftovers(dir, func(string) bool { return true })
+}
+
+// RemoveLeftoversOf removes the temporary files that killed runs left
+// beside path while replacing it, and returns their paths. The caller
+// must be the only writer of path.
+func RemoveLeftoversOf(path string) ([]string, error) {
+	base := filepath.Base(path)
+	return removeLeftovers(filepath.Dir(path), func(target string) bool { return target == base })
+}
+
+func removeLeftovers(dir string, of func(target string) bool) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var removed []string
+	for _, e := range entries {
+		target, ok := tempTarget(e.Name())
+		if !ok || !of(target) || !(e.Type().IsRegular() || e.Type() == fs.ModeSymlink) {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return removed, err
+		}
+		removed = append(removed, p)
+	}
+	return removed, nil
 }
 
 // syncFile is replaced by tests to fail a write after its data is out.

@@ -164,3 +164,44 @@ func TestSymlinkReplacesAFile(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, entries, 1)
 }
+
+// What a kill between making a temporary file and renaming it leaves is
+// found by its name, and only it: a user's file that merely ends in .tmp,
+// or is named like one of another tool's temporary files, is not.
+func TestLeftoversAreRecognisedAndRemovedAlone(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "index")
+	f, err := Create(path, 0o644)
+	require.NoError(t, err)
+	_, err = f.Write([]byte("half"))
+	require.NoError(t, err)
+	left := f.f.Name() // as a kill before Commit leaves it
+	require.NoError(t, f.f.Close())
+	assert.True(t, IsTemp(filepath.Base(left)), left)
+	link := filepath.Join(dir, ".link.epp-build-1z9.tmp") // as Symlink names one
+	require.NoError(t, os.Symlink("target", link))
+	other := filepath.Join(dir, ".other.epp-build-42.tmp")
+	require.NoError(t, os.WriteFile(other, nil, 0o644))
+	users := []string{"notes.tmp", ".notes.tmp", ".index.123.tmp", ".index.epp-build-.tmp", ".epp-build-1.tmp",
+		".index.epp-build-1.tmp.bak", "index.epp-build-1.tmp", ".index.epp-build-1!.tmp"}
+	for _, name := range users {
+		assert.False(t, IsTemp(name), name)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), nil, 0o644))
+	}
+	require.NoError(t, os.Mkdir(filepath.Join(dir, ".dir.epp-build-7.tmp"), 0o755))
+
+	removed, err := RemoveLeftoversOf(path)
+	require.NoError(t, err)
+	assert.Equal(t, []string{left}, removed, "only the leftovers of that path")
+	removed, err = RemoveLeftovers(dir)
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{link, other}, removed)
+
+	for _, name := range users {
+		assert.FileExists(t, filepath.Join(dir, name), "never a file the package did not make")
+	}
+	assert.DirExists(t, filepath.Join(dir, ".dir.epp-build-7.tmp"), "nor a folder")
+	removed, err = RemoveLeftovers(filepath.Join(dir, "missing"))
+	require.NoError(t, err)
+	assert.Empty(t, removed)
+}

@@ -28,6 +28,11 @@ type LocalChanges struct {
 	Untracked []string
 	// Commits are commits reachable from a ref that apply did not make.
 	Commits []ForeignCommit
+	// Leftovers are untracked files a run killed while replacing a file of
+	// the tree left beside it (atomicfile's temporary files). Apply made
+	// them, so they are no change of the user's: Empty and String leave
+	// them out, and apply removes them (RemoveLeftovers).
+	Leftovers []string
 }
 
 // ForeignCommit is a commit in --out that apply did not make.
@@ -172,7 +177,7 @@ func Inspect(repo *git.Repository, idx *index.Index, trees map[string]plumbing.H
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	l.Untracked = scan.untracked
+	l.Untracked, l.Leftovers = scan.untracked, scan.leftovers
 	if !isHead || !scan.tracked {
 		if l.Modified, err = changedTracked(repo); err != nil {
 			return nil, fmt.Errorf("status of %s: %w", dir, err)

@@ -17,6 +17,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"golang.org/x/sys/unix"
 
+	"github.com/epp-build/epp-build/internal/atomicfile"
 	"github.com/epp-build/epp-build/internal/gitstore"
 )
 
@@ -27,6 +28,10 @@ type workTreeScan struct {
 	// and a replaced tree would lose them); a nested repository is one
 	// entry, "path/".
 	untracked []string
+	// leftovers are the untracked files named as atomicfile names its
+	// temporary files (atomicfile.IsTemp), sorted: what a run killed while
+	// writing a file of the tree left, not the user's.
+	leftovers []string
 	// tracked is true when every tracked file holds its entry's blob and
 	// mode. False says only that the scan is unsure: the caller asks the
 	// full status for the names.
@@ -75,7 +80,8 @@ func scanWorkTree(dir string, idx *index.Index, indexWritten time.Time) (*workTr
 		return nil, s.err
 	}
 	sort.Strings(s.untracked)
-	return &workTreeScan{untracked: s.untracked, tracked: !s.changed.Load() && int(s.matched.Load()) == len(idx.Entries)}, nil
+	sort.Strings(s.leftovers)
+	return &workTreeScan{untracked: s.untracked, leftovers: s.leftovers, tracked: !s.changed.Load() && int(s.matched.Load()) == len(idx.Entries)}, nil
 }
 
 // scanWorkers is how many folders are read at once: the work is system
@@ -91,6 +97,7 @@ type scanner struct {
 
 	mu        sync.Mutex
 	untracked []string
+	leftovers []string
 	err       error
 }
 
@@ -113,7 +120,7 @@ func (s *scanner) folder(rel string, queue func(string)) {
 		s.addUntracked([]string{rel + "/"}) // a nested repository is one thing to keep
 		return
 	}
-	var untracked []string
+	var untracked, leftovers []string
 	for _, name := range names {
 		if rel == "" && name == ".git" {
 			continue
@@ -133,6 +140,8 @@ func (s *scanner) folder(rel string, queue func(string)) {
 		}
 		e, ok := s.entries[p]
 		switch {
+		case !ok && atomicfile.IsTemp(name) && (st.Mode&unix.S_IFMT == unix.S_IFREG || st.Mode&unix.S_IFMT == unix.S_IFLNK):
+			leftovers = append(leftovers, p)
 		case !ok:
 			untracked = append(untracked, p)
 		case entryMatches(fd, name, &st, e, s.written):
@@ -142,6 +151,11 @@ func (s *scanner) folder(rel string, queue func(string)) {
 		}
 	}
 	s.addUntracked(untracked)
+	if len(leftovers) > 0 {
+		s.mu.Lock()
+		s.leftovers = append(s.leftovers, leftovers...)
+		s.mu.Unlock()
+	}
 }
 
 func (s *scanner) addUntracked(paths []string) {

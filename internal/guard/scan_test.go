@@ -64,3 +64,36 @@ func scanOf(t *testing.T, dir string) *workTreeScan {
 	require.NoError(t, err)
 	return scan
 }
+
+// TestScanSetsLeftoversApart: an untracked file named as atomicfile names
+// its temporary files is a leftover of a killed write, not the user's; a
+// tracked file of that name, a folder, and a user's file that merely ends
+// in .tmp are what they were. RemoveLeftovers removes the leftovers alone,
+// and a folder only they kept.
+func TestScanSetsLeftoversApart(t *testing.T) {
+	dir := baseRepo(t, map[string]string{"a.txt": "a\n", ".tracked.epp-build-9.tmp": "in the series\n"})
+	gitfixture.WriteFiles(t, dir, map[string]string{
+		".a.txt.epp-build-123.tmp":          "half a write\n",
+		"gone/.b.txt.epp-build-4.tmp":       "beside a file since deleted\n",
+		"notes.tmp":                         "mine\n",
+		".a.txt.123.tmp":                    "mine too\n",
+		"dir/.x.epp-build-5.tmp/inside.txt": "in a folder of that name\n",
+	})
+	require.NoError(t, os.Symlink("a.txt", filepath.Join(dir, ".link.epp-build-z1.tmp")))
+
+	scan := scanOf(t, dir)
+	assert.Equal(t, []string{".a.txt.epp-build-123.tmp", ".link.epp-build-z1.tmp", "gone/.b.txt.epp-build-4.tmp"}, scan.leftovers)
+	assert.Equal(t, []string{".a.txt.123.tmp", "dir/.x.epp-build-5.tmp/inside.txt", "notes.tmp"}, scan.untracked)
+	assert.True(t, scan.tracked)
+
+	l := &LocalChanges{Untracked: scan.untracked, Leftovers: scan.leftovers}
+	assert.True(t, (&LocalChanges{Leftovers: scan.leftovers}).Empty(), "leftovers are no change of the user's")
+	n, err := RemoveLeftovers(dir, l)
+	require.NoError(t, err)
+	assert.Equal(t, 3, n)
+	assert.Empty(t, scanOf(t, dir).leftovers)
+	assert.NoDirExists(t, filepath.Join(dir, "gone"), "a folder only a leftover kept goes with it")
+	for _, p := range append(scan.untracked, ".tracked.epp-build-9.tmp") {
+		assert.FileExists(t, filepath.Join(dir, filepath.FromSlash(p)))
+	}
+}

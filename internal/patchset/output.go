@@ -15,6 +15,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 
+	"github.com/epp-build/epp-build/internal/atomicfile"
 	"github.com/epp-build/epp-build/internal/gitformat"
 	"github.com/epp-build/epp-build/internal/gitstore"
 	"github.com/epp-build/epp-build/internal/guard"
@@ -90,6 +91,9 @@ func ApplyTo(ctx context.Context, r *recipe.Recipe, s *Series, fetch func(contex
 	if err := repairPacks(out, opt.Notice); err != nil {
 		return nil, err
 	}
+	if err := removeGitLeftovers(out, opt.Notice); err != nil {
+		return nil, err
+	}
 	completed, err := finishInterrupted(out)
 	if err != nil {
 		return nil, fmt.Errorf("complete the interrupted re-apply of %s: %w (remove %s to look at the tree as it is, or remove the folder and apply again)", out, err, outdir.JournalPath(out))
@@ -110,6 +114,9 @@ func applyTo(ctx context.Context, r *recipe.Recipe, patches []*Patch, fetch func
 	}
 	if ex != nil {
 		defer ex.close()
+		if err := removeLeftovers(out, ex.local, opt.Notice); err != nil {
+			return nil, err
+		}
 	}
 	refuse := func() error { return &guard.LocalChangesError{Dir: out, RecipeDir: r.Dir, Changes: ex.local} }
 	// Untracked and ignored files are the user's, not changes to the
@@ -341,6 +348,46 @@ func repairPacks(out string, notice func(format string, args ...any)) error {
 	done, err := gitstore.RepairPacks(filepath.Join(out, ".git"))
 	if len(done) > 0 && notice != nil {
 		notice("repaired the packs an interrupted apply left in %s: %s", out, strings.Join(done, ", "))
+	}
+	return err
+}
+
+// removeGitLeftovers removes the temporary files a run killed while
+// replacing a file of out's .git left there: the index, the re-apply
+// journal. A kill after the temporary file is made and before it is
+// renamed leaves it under a name drawn at random that no later write
+// replaces, so only its pattern finds it (atomicfile.IsTemp). Only a tree
+// apply made is touched, as in repairPacks.
+func removeGitLeftovers(out string, notice func(format string, args ...any)) error {
+	gitDir := filepath.Join(out, ".git")
+	if fi, err := os.Stat(filepath.Join(gitDir, RecordFile)); err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	var removed []string
+	for _, dir := range []string{gitDir, filepath.Dir(filepath.Join(gitDir, RecordFile))} {
+		r, err := atomicfile.RemoveLeftovers(dir)
+		removed = append(removed, r...)
+		if err != nil {
+			return fmt.Errorf("remove what an interrupted apply left in %s: %w", dir, err)
+		}
+	}
+	if len(removed) > 0 && notice != nil {
+		notice("removed %d temporary file(s) an interrupted apply left in %s", len(removed), gitDir)
+	}
+	return nil
+}
+
+// removeLeftovers removes the temporary files a run killed while
+// rewriting files of out in place left beside them, which the scan of the
+// work tree found (guard.LocalChanges.Leftovers): they are apply's, not
+// untracked files of the user's to keep or to refuse a re-apply for.
+func removeLeftovers(out string, local *guard.LocalChanges, notice func(format string, args ...any)) error {
+	if len(local.Leftovers) == 0 {
+		return nil
+	}
+	n, err := guard.RemoveLeftovers(out, local)
+	if n > 0 && notice != nil {
+		notice("removed %d temporary file(s) an interrupted apply left in %s", n, out)
 	}
 	return err
 }

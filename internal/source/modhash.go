@@ -120,6 +120,13 @@ func (t *Tree) recordModuleHash(ctx context.Context, key, h string) error {
 	}
 	defer unlock()
 	name := filepath.Join(t.dir, entryFile)
+	// A run killed in the write below left its temporary file, under a
+	// random name no later write replaces; the lock says no run is
+	// writing one now. A hash is recorded again after such a kill, since
+	// it was not stored, so this is where the next run comes.
+	if _, err := atomicfile.RemoveLeftoversOf(name); err != nil {
+		return err
+	}
 	data, err := inputfile.ReadFile(name, "", entryMetaLimit)
 	if err != nil {
 		return err

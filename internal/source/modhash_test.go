@@ -104,3 +104,37 @@ func TestModuleHashIsComputedOncePerCacheEntry(t *testing.T) {
 	require.True(t, warm.Cached)
 	assert.Equal(t, int64(1), moduleZips.Load()-before, "a warm fetch must not zip the tree again")
 }
+
+// TestAKilledHashRecordIsRepaired: a run killed while recording a module
+// hash leaves entry.json as it was and its temporary file beside it; the
+// next fetch records the hash and removes that file, and only it.
+func TestAKilledHashRecordIsRepaired(t *testing.T) {
+	f := newFixture(t)
+	p := pin(f.repo.FileURL(), "v1.0.0", f.rel)
+	p.Module, p.ModuleVersion, p.ModuleHash = fakeModule, fakeVersion, goCommandHash(t, f.repo.Dir, f.rel)
+	cache := t.TempDir()
+	cold := fetch(t, Request{Pin: p, Kind: Git, CacheDir: cache})
+
+	name := filepath.Join(cold.dir, entryFile)
+	data, err := os.ReadFile(name)
+	require.NoError(t, err)
+	var m entryMeta
+	require.NoError(t, json.Unmarshal(data, &m))
+	m.ModuleHashes = nil
+	data, err = json.Marshal(&m)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(name, data, 0o644))
+	left := filepath.Join(cold.dir, ".entry.json.epp-build-2718281828.tmp")
+	require.NoError(t, os.WriteFile(left, []byte(`{"half":`), 0o644))
+	mine := filepath.Join(cold.dir, "entry.json.tmp")
+	require.NoError(t, os.WriteFile(mine, nil, 0o644))
+
+	warm := fetch(t, Request{Pin: p, Kind: Git, CacheDir: cache})
+	require.True(t, warm.Cached)
+	assert.NoFileExists(t, left)
+	assert.FileExists(t, mine, "not a temporary file of epp-build's")
+	data, err = os.ReadFile(name)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &m))
+	assert.Equal(t, p.ModuleHash, m.ModuleHashes[fakeModule+"@"+fakeVersion])
+}
