@@ -34,8 +34,10 @@ func newPickCommand(g *globalFlags) *cobra.Command {
 		Long: `pick applies the version's series in a temporary folder, adds the picked changes on
 top (each keeps its author, date and message, and gets Upstream: and Reason: trailers)
 and, when every pick applied, writes them into the version folder. Sources are patch
-files (one or many patches each, mbox included) or, with --from, revisions and ranges
-(A..B) of a local repository; a repository whose origin is a web host gives each
+files (one or many patches each, mbox included) or, with --from, revisions of a local
+repository (a work tree or a bare mirror), read as git cherry-pick reads them: a
+commit; A..B, the commits B reaches and A does not, oldest first; A^!, A alone (an
+empty range is a usage error). A repository whose origin is a web host gives each
 commit its URL as Upstream: unless --upstream-link says otherwise. An Upstream: trailer
 in a picked commit's message is dropped (the series says where the pick was made from),
 and --reason is added even when the message has a Reason: of its own. An author with a
@@ -55,13 +57,15 @@ With --extends, a new version is created that extends BASE: v1.4.3 = v1.4.2 + pi
 A pick that does not apply is merged three-way, as git am -3 does: its base is the
 blob its index line names, looked up in the --from repository and in the work tree
 (the upstream pin with the series). A clean merge is committed; where both sides
-changed the same lines pick stops (exit 6), leaving its work tree (--dir, or a folder
+changed the same lines pick stops (exit 6), naming the pick by abbreviated commit
+and subject, leaving its work tree (--dir, or a folder
 per --patches under the user cache folder) with diff3 conflict markers around those
 lines, new and cleanly merged files staged, and FILE.rej for what cannot be merged.
 Fix the files, then --continue (deleting a .rej file drops that change); or --skip,
 as git cherry-pick --skip does, to drop that pick (nothing is recorded for it, its
 edits are discarded) and go on with the rest; or --abort (the work tree goes, and so
-does a version --extends created).`,
+does a version --extends created). A pick whose change the series has already merges
+to no change and stops, as git cherry-pick does, with "nothing to record": --skip it.`,
 		Example: `  epp-build pick --version v1.4.3 --extends v1.4.2 --reason "fixes stuck streams" \
       --upstream-link https://github.com/kubernetes-sigs/gateway-api-inference-extension/pull/2901 fix.patch
   epp-build pick --version v1.4.2 --from ../gaie --reason "backport" 1a2b3c4d 5e6f7a8b..9c0d1e2f
@@ -89,7 +93,7 @@ does a version --extends created).`,
 	f.register(cmd)
 	f.registerProgress(cmd)
 	cmd.Flags().StringVar(&extends, "extends", "", "create --version as a new version extending this one")
-	cmd.Flags().StringVar(&opt.Repo, "from", "", "a local git repository: the arguments are its revisions or ranges")
+	cmd.Flags().StringVar(&opt.Repo, "from", "", "a local git repository, work tree or bare: the arguments are its commits or ranges (A..B, A^!)")
 	cmd.Flags().StringVar(&opt.Upstream, "upstream-link", "", "Upstream: trailer for every pick (PR or commit URL)")
 	cmd.Flags().StringVar(&opt.Reason, "reason", "", "Reason: trailer for every pick (why the line carries it)")
 	cmd.Flags().StringVar(&opt.Author, "author", "", `author of a plain diff, "Name <email>" (default: git's user.name and user.email)`)
