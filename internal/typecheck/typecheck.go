@@ -257,10 +257,17 @@ type packageError struct {
 	Err         string
 }
 
+// compileFlags are the image build's (compile.GoFlags without feature
+// tags): compiled with the same flags, the packages a build or a suite run
+// already compiled come from the Go build cache, and with -trimpath the
+// tree's own packages do too, wherever the tree lies. Their file names are
+// then module paths, which relativeTo maps back into the tree.
+var compileFlags = []string{"-trimpath", "-tags=netgo,osusergo"}
+
 // compile builds the packages and their tests to export data: a full
 // type-check of each, no link.
 func compile(ctx context.Context, dir string, pkgs []string, opt Options) error {
-	args := append([]string{"list", "-e", "-export", "-test", "-json=ImportPath,Error,DepsErrors"}, pkgs...)
+	args := append(append([]string{"list", "-e", "-export", "-test", "-json=ImportPath,Error,DepsErrors"}, compileFlags...), pkgs...)
 	out, stderr, err := goCommand(ctx, dir, opt, args...)
 	if err != nil {
 		return fmt.Errorf("type-check the packages of %s: %w%s", dir, err, tailOf(stderr))
@@ -326,9 +333,20 @@ func firstLine(s string) string {
 	return s
 }
 
-// relativeTo makes name relative to dir when it lies inside it.
+// relativeTo makes name relative to dir when it lies inside it, whether
+// named by its path or, as -trimpath names it, by the tree's module path.
 func relativeTo(dir, name string) string {
-	if name == "" || !filepath.IsAbs(name) {
+	if name == "" {
+		return name
+	}
+	if !filepath.IsAbs(name) {
+		if data, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil {
+			if mod := modfile.ModulePath(data); mod != "" {
+				if rel, ok := strings.CutPrefix(name, mod+"/"); ok {
+					return rel
+				}
+			}
+		}
 		return strings.TrimPrefix(name, "./")
 	}
 	abs, err := filepath.Abs(dir)
