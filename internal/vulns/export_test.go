@@ -19,3 +19,6 @@ func Suppress(path string, fs []Finding) error {
 
 // GoVersion is the name Scan gives a version of module.
 func GoVersion(module, v string) string { return moduleVersion(module, v) }
+
+// WorkEnv is the environment Scan gives the scanner for the tree in dir.
+func WorkEnv(dir string, env []string) []string { return withoutBrokenWorkspace(dir, env) }

@@ -255,3 +255,27 @@ func TestTextAndMarkdownOfAReport(t *testing.T) {
 		t.Errorf("Err() = %v, want 2 called in v0.7.0 and 1 in v1.4.2", err)
 	}
 }
+
+func TestAWorkspaceMissingAModuleIsTurnedOff(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("go.mod", "module example.com/gaie\n")
+	write("go.work", "go 1.24\n\nuse (\n\t.\n\t./conformance\n)\n")
+	if env := vulns.WorkEnv(dir, []string{"A=1"}); !slices.Equal(env, []string{"A=1", "GOWORK=off"}) {
+		t.Errorf("conformance/ missing: env %v, want GOWORK=off added", env)
+	}
+	write("conformance/go.mod", "module example.com/gaie/conformance\n")
+	if env := vulns.WorkEnv(dir, []string{"A=1"}); !slices.Equal(env, []string{"A=1"}) {
+		t.Errorf("every module present: env %v, want it as it was", env)
+	}
+	if env := vulns.WorkEnv(t.TempDir(), nil); env != nil {
+		t.Errorf("no go.work: env %v", env)
+	}
+}

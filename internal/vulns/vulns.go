@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/mod/modfile"
+
 	"github.com/epp-build/epp-build/internal/apply"
 	"github.com/epp-build/epp-build/internal/progress"
 	"github.com/epp-build/epp-build/internal/recipe"
@@ -259,6 +261,7 @@ func scanSource(ctx context.Context, t *Target, dir string, patterns []string, d
 	if err != nil {
 		return nil, err
 	}
+	env = withoutBrokenWorkspace(dir, env)
 	if len(patterns) > 0 {
 		t.Patterns = patterns
 		args := append([]string{"-C", dir}, patterns...)
@@ -297,4 +300,31 @@ func withGoVersion(ctx context.Context, env []string) ([]string, error) {
 		return nil, fmt.Errorf("go env GOVERSION: %w", err)
 	}
 	return append(env[:len(env):len(env)], "GOVERSION="+strings.TrimSpace(string(out))), nil
+}
+
+// withoutBrokenWorkspace adds GOWORK=off when dir's go.work uses a module
+// folder the tree lacks: GAIE's go.work uses conformance/, which the
+// module proxy's zip of a GAIE commit leaves out, and the go command then
+// loads nothing. The EPP is the root module, which needs no workspace.
+func withoutBrokenWorkspace(dir string, env []string) []string {
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "GOWORK=") {
+			return env
+		}
+	}
+	path := filepath.Join(dir, "go.work")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return env
+	}
+	work, err := modfile.ParseWork(path, data, nil)
+	if err != nil {
+		return env // the go command says what is wrong with it
+	}
+	for _, u := range work.Use {
+		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(u.Path), "go.mod")); err != nil {
+			return append(env[:len(env):len(env)], "GOWORK=off")
+		}
+	}
+	return env
 }
