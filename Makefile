@@ -52,7 +52,7 @@ BUILDFLAGS := -race -trimpath
 # failed on. A called vulnerability of a dependency always fails.
 VULNCHECK_GO ?= go1.26.10
 
-.PHONY: build release image test deps double lint unit test-unit test-integration test-e2e nested routers-variants fuzz check-patches bench clean
+.PHONY: build release image test deps double lint unit test-unit test-integration test-e2e test-slow nested routers-variants fuzz check-patches bench clean
 
 build:
 	$(GO) build -buildvcs=auto -o bin/epp-build ./cmd/epp-build
@@ -134,6 +134,12 @@ test-integration: | $(RESULTS)
 test-e2e: | $(RESULTS)
 	@args=$$($(GO) run ./tools/testtier -go $(GO) e2e $(SLOW_FIRST_E2E) ./...) || exit 1; \
 	  $(GOTEST) $(RESULTS)/e2e.json -- $(BUILDFLAGS) -tags e2e -timeout 75m $$args
+
+# The integration and e2e tiers side by side: their longest packages
+# (internal/build and internal/intree) each take about as long as the
+# other, and one after the other they would add up; make test runs this.
+test-slow:
+	@$(MAKE) --no-print-directory -j2 test-integration test-e2e
 
 # Every test of the main module, tier after tier.
 unit: test-unit test-integration test-e2e

@@ -44,7 +44,9 @@ fi
 # The main module's tests run tier by tier (docs/testing.md), each its own
 # timed stage: unit needs Go and git, integration the daemons and
 # toolchains, e2e the whole-product runs.
-stages=(deps double lint check-patches test-unit test-integration test-e2e nested fuzz)
+# The integration and e2e tiers run side by side (test-slow): apart, their
+# two longest packages would run one after the other.
+stages=(deps double lint check-patches test-unit test-slow nested fuzz)
 times=()
 failed=""
 begin=$(date +%s)
