@@ -87,7 +87,8 @@ func TestCheckoutPatchesWinOverTheEmbeddedOnes(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Equal(t, "epp-build: recipes: EPP_BUILD_PATCHES="+local+"\n", r.stderr)
 
-	r = inEmptyFolder(t, []string{"EPP_BUILD_PATCHES=" + local}, "--patches", local, "build", "--dry-run", "--version", "v0.7.0", "--image", "127.0.0.1:1/epp:v0.7.0")
+	r = inEmptyFolder(t, []string{"EPP_BUILD_PATCHES=" + local}, "--patches", local, "build", "--dry-run", "--push", "--version", "v0.7.0", "--image", "127.0.0.1:1/epp:v0.7.0")
+	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stderr, "epp-build: recipes: --patches "+local+"\n")
 
 	r = inEmptyFolder(t, nil, "--patches", "nowhere", "versions")
