@@ -74,6 +74,68 @@ func TestMergeOfLongTextsMatchesGitMergeFile(t *testing.T) {
 	}
 }
 
+// Source-like texts: a few lines (blank, a closing brace) make up much of
+// each file, the rest seldom repeat. xdiff leaves such a frequent line out
+// of its search where it sits among lines the other file lacks, and past
+// a cost (256 edits, more in long files) it cuts at a long common run or
+// the furthest path; all of it shapes git's hunks.
+func TestMergeOfSourceLikeTextsMatchesGitMergeFile(t *testing.T) {
+	needGit(t)
+	if testing.Short() {
+		t.Skip("long texts: a few seconds")
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	line := func() string {
+		switch rng.IntN(6) {
+		case 0, 1:
+			return "\n"
+		case 2:
+			return "}\n"
+		default:
+			return fmt.Sprintf("s%d\n", rng.IntN(2000))
+		}
+	}
+	text := func(n int) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = line()
+		}
+		return out
+	}
+	edits := func(lines []string, n int) string {
+		out := append([]string(nil), lines...)
+		for ; n > 0; n-- {
+			at := rng.IntN(len(out) + 1)
+			switch rng.IntN(3) {
+			case 0:
+				if at < len(out) {
+					out = append(out[:at:at], out[at+1:]...)
+				}
+			case 1:
+				out = append(out[:at:at], append([]string{line()}, out[at:]...)...)
+			default:
+				if at < len(out) {
+					out[at] = line()
+				}
+			}
+		}
+		return strings.Join(out, "")
+	}
+	for k := 0; k < 12; k++ {
+		n := 200 + rng.IntN(300)
+		if k == 0 {
+			n = 40000 // over 65536 lines in all: xdiff's cost limit rises past its snake heuristic's
+		}
+		base := text(n)
+		nEdits := n / 10
+		if k == 0 {
+			nEdits = 1500
+		}
+		shared := Lines([]byte(edits(base, nEdits)))
+		requireSameMerge(t, strings.Join(base, ""), edits(shared, 1+rng.IntN(20)), edits(shared, 1+rng.IntN(20)))
+	}
+}
+
 func requireSameMerge(t *testing.T, base, ours, theirs string) {
 	t.Helper()
 	want, clean := gitMergeFile(t, base, ours, theirs)
