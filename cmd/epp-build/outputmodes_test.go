@@ -3,16 +3,19 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/epp-build/epp-build/internal/testutil"
+	"github.com/epp-build/epp-build/internal/vulns"
 )
 
 // outputCase runs one command that takes -o on input that works offline.
@@ -57,6 +60,7 @@ func TestEveryOutputModeIsTheDocumentAlone(t *testing.T) {
 	ref := testutil.StartRegistry(t) + "/plain/epp:v1"
 	testutil.PushRandomIndex(t, ref)
 	const history = "notice: upstream commits between the pins not listed: "
+	db := emptyVulnDB(t)
 	cases := map[string][]outputCase{
 		"versions": {{args: []string{"versions"}}},
 		"log": {
@@ -73,6 +77,9 @@ func TestEveryOutputModeIsTheDocumentAlone(t *testing.T) {
 		"cache":       {{args: []string{"cache"}, fields: []string{"dir", "kinds", "bytes"}}},
 		"cache list":  {{args: []string{"cache", "list"}}},
 		"cache prune": {{args: []string{"cache", "prune", "--dry-run"}, fields: []string{"removed", "kept", "bytesFreed"}}},
+		// Binary mode against a database of one entry for a module the
+		// binary does not hold: offline, and nothing found.
+		"vulns": {{args: []string{"vulns", "--binary", binary, "--db", db}}},
 	}
 	commands := outputCommands(newRootCommand())
 	require.NotEmpty(t, commands)
@@ -156,4 +163,19 @@ func assertNoNull(t *testing.T, path string, v any) {
 			assertNoNull(t, fmt.Sprintf("%s[%d]", path, i), e)
 		}
 	}
+}
+
+// emptyVulnDB is a vulnerability database, in the layout the go tooling
+// serves, whose one entry names a module no binary here holds.
+func emptyVulnDB(t *testing.T) string {
+	t.Helper()
+	osv := t.TempDir()
+	entry := `{"schema_version":"1.3.1","id":"GO-0000-0001","modified":"2026-01-01T00:00:00Z","published":"2026-01-01T00:00:00Z",` +
+		`"summary":"a test entry","affected":[{"package":{"name":"example.invalid/nothing","ecosystem":"Go"},` +
+		`"ranges":[{"type":"SEMVER","events":[{"introduced":"0"},{"fixed":"1.0.0"}]}]}]}`
+	require.NoError(t, os.WriteFile(filepath.Join(osv, "GO-0000-0001.json"), []byte(entry), 0o644))
+	out := filepath.Join(t.TempDir(), "db")
+	_, err := vulns.IndexOSV(osv, out, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	require.NoError(t, err)
+	return "file://" + out
 }
