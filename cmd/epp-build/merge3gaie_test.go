@@ -45,7 +45,10 @@ func TestRebaseOfV070OntoGAIEV100MarksNoMoreThanGit(t *testing.T) {
 	env := []string{"GOPROXY=" + proxy, "GONOSUMDB=sigs.k8s.io/gateway-api-inference-extension"}
 	work := filepath.Join(t.TempDir(), "rebase")
 
-	r := runEnv(t, cache, env, "--patches", patches, "rebase", "--version", "v0.7.0", "--onto", "v1.0.0", "--as", "v1.0.0-dyn", "--dir", work)
+	r := runEnv(t, cache, env, "--patches", patches, "rebase", "--version", "v0.7.0", "--onto", "v1.0.0", "--as", "v1.0.0-dyn", "--dir", work,
+		// Taking the patch's side at every stop leaves a tree that does
+		// not compile against v1.0.0: the merges are what is measured.
+		"--no-verify")
 	stops, ours, git := 0, 0, 0
 	for r.code == 6 {
 		stops++
