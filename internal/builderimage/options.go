@@ -123,7 +123,7 @@ func goVersion(v string) (string, error) {
 		v = runtime.Version()
 	}
 	v = strings.TrimPrefix(v, "go")
-	if strings.ContainsAny(v, " ") || !semver.IsValid("v"+v) || strings.Count(v, ".") != 2 {
+	if !semver.IsValid("v"+v) || strings.Count(v, ".") != 2 {
 		return "", &OptionsError{"--go", fmt.Sprintf("%q is not a Go release: give one such as 1.26.8", v)}
 	}
 	return "go" + v, nil
