@@ -121,7 +121,7 @@ lint:
 # packages in the order they are named, two at a time on two cores, so a
 # long one named last would run alone at the end.
 SLOW_FIRST_UNIT := ./cmd/epp-build ./internal/patchset ./internal/source ./internal/backport
-SLOW_FIRST_INTEGRATION := ./internal/build ./cmd/epp-build
+SLOW_FIRST_INTEGRATION := ./internal/pipeline ./cmd/epp-build
 SLOW_FIRST_E2E := ./internal/intree ./internal/deployed
 
 test-unit: | $(RESULTS)
@@ -136,7 +136,7 @@ test-e2e: | $(RESULTS)
 	  $(GOTEST) $(RESULTS)/e2e.json -- $(BUILDFLAGS) -tags e2e -timeout 75m $$args
 
 # The integration and e2e tiers side by side: their longest packages
-# (internal/build and internal/intree) each take about as long as the
+# (internal/pipeline and internal/intree) each take about as long as the
 # other, and one after the other they would add up; make test runs this.
 test-slow:
 	@$(MAKE) --no-print-directory -j2 test-integration test-e2e
@@ -168,7 +168,7 @@ check-patches:
 
 bench:
 	$(GO) test -tags integration,e2e -run '^$$' -bench . -benchtime 3x -timeout 60m ./internal/bench ./internal/patchset ./internal/attest
-	$(GO) test -tags integration -run '^$$' -bench BenchmarkCache -benchtime 1x -timeout 60m ./internal/build
+	$(GO) test -tags integration -run '^$$' -bench BenchmarkCache -benchtime 1x -timeout 60m ./internal/pipeline
 
 clean:
 	rm -rf bin

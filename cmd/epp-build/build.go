@@ -3,13 +3,13 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/epp-build/epp-build/internal/build"
+	"github.com/epp-build/epp-build/internal/pipeline"
 	"github.com/epp-build/epp-build/internal/platform"
 )
 
 func newBuildCommand(g *globalFlags) *cobra.Command {
 	var f recipeFlags
-	var opt build.Options
+	var opt pipeline.Options
 	var platforms []string
 	var tree string
 	var goSettings map[string]string // flag name -> Go setting
@@ -153,7 +153,7 @@ type=gha caches read ACTIONS_RUNTIME_TOKEN and ACTIONS_CACHE_URL/ACTIONS_RESULTS
 	fl.BoolVar(&opt.Insecure, "insecure", false, "allow a plain-HTTP or untrusted registry")
 	fl.StringVar(&opt.CAPISrc, "capi-src", "", "local checkout of the C API crate instead of the recipe's pin")
 	fl.StringSliceVar(&opt.CAPIFeatures, "capi-features", nil, "cargo features of the C API crate to build with (comma-separated)")
-	fl.StringVar(&opt.Compile, "compile", build.CompileHost, "where the C API and the EPP are compiled: host (here) or container (inside the BuildKit solve)")
+	fl.StringVar(&opt.Compile, "compile", pipeline.CompileHost, "where the C API and the EPP are compiled: host (here) or container (inside the BuildKit solve)")
 	f.progress.register(cmd, "progress of the fetch and the BuildKit solve")
 	fl.StringVar(&opt.Report, "report", "", "write the JSON build report here (a template of the version, like --image, when building several)")
 	fl.StringVar(&opt.BuilderImage, "builder-image", "", "container mode: the builder image (Go, Rust with both std, cbindgen, gcc for both arches)")

@@ -8,9 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/epp-build/epp-build/internal/build"
 	"github.com/epp-build/epp-build/internal/cifiles"
 	"github.com/epp-build/epp-build/internal/image"
+	"github.com/epp-build/epp-build/internal/pipeline"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/report"
 )
@@ -25,7 +25,7 @@ type ciFlags struct {
 	dryRun       string // "", text or json
 }
 
-func (c *ciFlags) register(cmd *cobra.Command, opt *build.Options) {
+func (c *ciFlags) register(cmd *cobra.Command, opt *pipeline.Options) {
 	fl := cmd.Flags()
 	fl.StringArrayVar(&c.images, "image", nil, "image reference to tag, REGISTRY/REPO:TAG; a template of the version ({{.Version}}); give it once")
 	fl.StringArrayVarP(&c.tags, "tag", "t", nil, "another tag for the image: a tag such as latest (in --image's repository, as ko's --tags) or REGISTRY/REPO:TAG in that repository (repeatable; a template like --image)")
@@ -51,17 +51,17 @@ func dryRunArgs(c *ciFlags) cobra.PositionalArgs {
 
 // buildJob turns the flags into the build stage's job; the templates,
 // the options and the versions are checked there, in that order.
-func buildJob(g *globalFlags, f *recipeFlags, c *ciFlags, opt build.Options, tree string, log io.Writer) (build.Job, error) {
+func buildJob(g *globalFlags, f *recipeFlags, c *ciFlags, opt pipeline.Options, tree string, log io.Writer) (pipeline.Job, error) {
 	if len(c.images) > 1 {
-		return build.Job{}, usageError{fmt.Errorf("--image given %d times: give it once and add more tags with --tag", len(c.images))}
+		return pipeline.Job{}, usageError{fmt.Errorf("--image given %d times: give it once and add more tags with --tag", len(c.images))}
 	}
 	if c.imageRefs != "" && !opt.Push {
-		return build.Job{}, usageError{errors.New("--image-refs lists pushed images: add --push")}
+		return pipeline.Job{}, usageError{errors.New("--image-refs lists pushed images: add --push")}
 	}
 	switch c.dryRun {
 	case "", "text", "json":
 	default:
-		return build.Job{}, usageError{fmt.Errorf("--dry-run=%s: use text or json", c.dryRun)}
+		return pipeline.Job{}, usageError{fmt.Errorf("--dry-run=%s: use text or json", c.dryRun)}
 	}
 	if len(c.images) == 1 {
 		opt.Image = c.images[0]
@@ -69,9 +69,9 @@ func buildJob(g *globalFlags, f *recipeFlags, c *ciFlags, opt build.Options, tre
 	opt.Tags = c.tags
 	ao, err := f.options(log, false)
 	if err != nil {
-		return build.Job{}, err
+		return pipeline.Job{}, err
 	}
-	return build.Job{
+	return pipeline.Job{
 		Options: opt, Versions: f.versions, TreeDir: tree, Apply: ao, DryRun: c.dryRun != "",
 		Load: func(v string) (*recipe.Recipe, error) {
 			f.version = v // "" with --recipe
@@ -83,7 +83,7 @@ func buildJob(g *globalFlags, f *recipeFlags, c *ciFlags, opt build.Options, tre
 
 // printPlans is --dry-run: each version's plan, as text or JSON (one
 // object for one version, a list for several).
-func printPlans(w io.Writer, format string, plans []*build.DryRun) error {
+func printPlans(w io.Writer, format string, plans []*pipeline.DryRun) error {
 	if format == "json" {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -100,12 +100,12 @@ func printPlans(w io.Writer, format string, plans []*build.DryRun) error {
 
 // runBuild is the build command: every version, then the CI files of
 // those built.
-func runBuild(cmd *cobra.Command, g *globalFlags, f *recipeFlags, c *ciFlags, opt build.Options, tree string) error {
+func runBuild(cmd *cobra.Command, g *globalFlags, f *recipeFlags, c *ciFlags, opt pipeline.Options, tree string) error {
 	job, err := buildJob(g, f, c, opt, tree, cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}
-	out, buildErr := build.Build(cmd.Context(), job)
+	out, buildErr := pipeline.Build(cmd.Context(), job)
 	if out == nil {
 		return buildErr
 	}
@@ -120,7 +120,7 @@ func runBuild(cmd *cobra.Command, g *globalFlags, f *recipeFlags, c *ciFlags, op
 
 // writeCIFiles writes --metadata-file and --image-refs for the versions
 // built; the build's own error wins over theirs.
-func writeCIFiles(cmd *cobra.Command, c *ciFlags, opt build.Options, built []build.Built, buildErr error) error {
+func writeCIFiles(cmd *cobra.Command, c *ciFlags, opt pipeline.Options, built []pipeline.Built, buildErr error) error {
 	var builds []cifiles.Built
 	for _, b := range built {
 		builds = append(builds, cifiles.Built{Version: b.Version, Repository: b.Repository,

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/epp-build/epp-build/internal/build"
+	"github.com/epp-build/epp-build/internal/pipeline"
 )
 
 // The CI flags' mistakes are usage errors found before anything is
@@ -45,18 +45,18 @@ func TestBuildDryRunPrintsThePlanOfEveryVersion(t *testing.T) {
 		"--builder-image", "registry.example/builder:1", "--label", "org.opencontainers.image.source=https://example.com/epp",
 		"--annotation", "index:team=routing", "--dry-run=json")
 	require.Equal(t, 0, r.code, r.stderr)
-	var plans []build.DryRun
+	var plans []pipeline.DryRun
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &plans), r.stdout)
 	require.Len(t, plans, 2)
 	p := plans[0]
 	assert.Equal(t, "v0.7.0", p.Version)
 	assert.Equal(t, []string{"registry.example/dynamo/epp:v0.7.0", "registry.example/dynamo/epp:v0.7.0-978c23bb96cc"}, p.Tags)
-	assert.Equal(t, "https://example.com/epp", p.Labels[build.OCISource], "--label wins over the default")
-	assert.Equal(t, "978c23bb96cce25f11cea2421523cb479026e2e9", p.Labels[build.OCIRevision])
-	assert.Equal(t, "v0.7.0", p.Labels[build.OCIVersion])
+	assert.Equal(t, "https://example.com/epp", p.Labels[pipeline.OCISource], "--label wins over the default")
+	assert.Equal(t, "978c23bb96cce25f11cea2421523cb479026e2e9", p.Labels[pipeline.OCIRevision])
+	assert.Equal(t, "v0.7.0", p.Labels[pipeline.OCIVersion])
 	assert.Equal(t, "routing", p.Annotations["annotation-index.team"])
-	assert.Equal(t, "https://github.com/kubernetes-sigs/gateway-api-inference-extension.git", p.Annotations["annotation-manifest."+build.OCISource])
-	assert.Equal(t, []build.DryRunNode{{Address: "tcp://amd:1234", Platforms: []string{"linux/amd64"}}, {Address: "tcp://arm:1234", Platforms: []string{"linux/arm64"}}}, p.Nodes)
+	assert.Equal(t, "https://github.com/kubernetes-sigs/gateway-api-inference-extension.git", p.Annotations["annotation-manifest."+pipeline.OCISource])
+	assert.Equal(t, []pipeline.DryRunNode{{Address: "tcp://amd:1234", Platforms: []string{"linux/amd64"}}, {Address: "tcp://arm:1234", Platforms: []string{"linux/arm64"}}}, p.Nodes)
 	assert.Equal(t, "pin", p.CAPI.Source)
 	assert.Len(t, p.Patches, 5)
 	assert.Equal(t, "v1.4.2", plans[1].Version)

@@ -16,7 +16,7 @@ import (
 	"golang.org/x/mod/semver"
 	"gopkg.in/yaml.v3"
 
-	"github.com/epp-build/epp-build/internal/build"
+	"github.com/epp-build/epp-build/internal/pipeline"
 	"github.com/epp-build/epp-build/internal/testutil"
 )
 
@@ -151,7 +151,7 @@ func TestGitHubActionsExampleRuns(t *testing.T) {
 		}
 		r := runInEmptyFolder(t, githubValue(t, exprs, strings.TrimSpace(step.Run))+" --dry-run=json", env)
 		require.Equal(t, 0, r.code, r.stderr)
-		var plans []build.DryRun
+		var plans []pipeline.DryRun
 		require.NoError(t, json.Unmarshal([]byte(r.stdout), &plans), r.stdout)
 		require.Len(t, plans, 2)
 		assert.Equal(t, []string{"ghcr.io/example-org/dynamo-epp:v0.7.0", "ghcr.io/example-org/dynamo-epp:v0.7.0-gaie-v0.5.1"}, plans[0].Tags)
@@ -159,7 +159,7 @@ func TestGitHubActionsExampleRuns(t *testing.T) {
 		assert.Equal(t, "container", plans[0].Compile)
 		assert.Equal(t, "docker-container://buildx_buildkit_builder-10", plans[0].Nodes[0].Address)
 		assert.Equal(t, []string{"gha https://results.example/"}, plans[0].CacheFrom)
-		assert.Equal(t, "https://github.com/example-org/epp", plans[0].Labels[build.OCISource])
+		assert.Equal(t, "https://github.com/example-org/epp", plans[0].Labels[pipeline.OCISource])
 		assert.Equal(t, "report-v1.4.2.json", plans[1].Report)
 		// The secret key was written where --sign-key reads it, and loaded
 		// with the secret password (a wrong one is a usage error).
@@ -180,10 +180,10 @@ func TestGitHubActionsExampleRuns(t *testing.T) {
 // line runs as written (with --dry-run added) from a folder holding only
 // the binary, with GitLab's predefined variables.
 func TestGitLabExampleRuns(t *testing.T) {
-	var pipeline map[string]any
+	var gitlabCI map[string]any
 	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "ci", "gitlab-ci.yml"))
 	require.NoError(t, err)
-	require.NoError(t, yaml.Unmarshal(data, &pipeline))
+	require.NoError(t, yaml.Unmarshal(data, &gitlabCI))
 	var job struct {
 		Stage string `yaml:"stage"`
 		Image struct {
@@ -196,10 +196,10 @@ func TestGitLabExampleRuns(t *testing.T) {
 			Paths []string `yaml:"paths"`
 		} `yaml:"artifacts"`
 	}
-	raw, err := yaml.Marshal(pipeline["epp-image"])
+	raw, err := yaml.Marshal(gitlabCI["epp-image"])
 	require.NoError(t, err)
 	require.NoError(t, yaml.Unmarshal(raw, &job))
-	assert.Contains(t, pipeline["stages"], job.Stage)
+	assert.Contains(t, gitlabCI["stages"], job.Stage)
 	require.Len(t, job.Services, 1)
 	assert.Equal(t, "buildkitd", job.Services[0]["alias"])
 
@@ -219,7 +219,7 @@ func TestGitLabExampleRuns(t *testing.T) {
 		}
 		r := runInEmptyFolder(t, line+" --dry-run=json", env)
 		require.Equal(t, 0, r.code, r.stderr)
-		var plan build.DryRun
+		var plan pipeline.DryRun
 		require.NoError(t, json.Unmarshal([]byte(r.stdout), &plan), r.stdout)
 		assert.Equal(t, []string{"registry.gitlab.example/group/epp/dynamo-epp:v0.7.0", "registry.gitlab.example/group/epp/dynamo-epp:v0.7.0-4711"}, plan.Tags)
 		assert.Equal(t, "tcp://buildkitd:1234", plan.Nodes[0].Address)
@@ -239,7 +239,7 @@ func TestGitLabExampleRuns(t *testing.T) {
 // compiles in the builder image the same release pushes: the example
 // names what the release makes, not an image of its own.
 func TestGitLabExampleRunsInTheReleasedImages(t *testing.T) {
-	var pipeline struct {
+	var gitlabCI struct {
 		Job struct {
 			Image struct {
 				Name       string   `yaml:"name"`
@@ -250,7 +250,7 @@ func TestGitLabExampleRunsInTheReleasedImages(t *testing.T) {
 	}
 	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "ci", "gitlab-ci.yml"))
 	require.NoError(t, err)
-	require.NoError(t, yaml.Unmarshal(data, &pipeline))
+	require.NoError(t, yaml.Unmarshal(data, &gitlabCI))
 	var workflow struct {
 		Jobs map[string]struct {
 			Env map[string]string `yaml:"env"`
@@ -267,7 +267,7 @@ func TestGitLabExampleRunsInTheReleasedImages(t *testing.T) {
 	env := workflow.Jobs["images"].Env
 	require.NotEmpty(t, env["TOOL_IMAGE"], "the release workflow pushes the tool image")
 
-	job := pipeline.Job
+	job := gitlabCI.Job
 	repo, version, ok := strings.Cut(job.Image.Name, ":")
 	require.True(t, ok, "the job's image has a tag: %q", job.Image.Name)
 	assert.Equal(t, released(env["TOOL_IMAGE"]), repo)

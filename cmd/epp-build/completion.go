@@ -6,9 +6,9 @@ import (
 
 	"github.com/epp-build/epp-build/internal/progress"
 
-	"github.com/epp-build/epp-build/internal/build"
 	"github.com/epp-build/epp-build/internal/bundled"
 	"github.com/epp-build/epp-build/internal/outfmt"
+	"github.com/epp-build/epp-build/internal/pipeline"
 	"github.com/epp-build/epp-build/internal/platform"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/source"
@@ -35,7 +35,7 @@ func registerCompletions(root *cobra.Command, g *globalFlags) {
 		"since":    versions,
 		"platform": platformCompletion,
 		"source":   fixed(kinds...),
-		"compile":  fixed(build.CompileHost, build.CompileContainer),
+		"compile":  fixed(pipeline.CompileHost, pipeline.CompileContainer),
 		"progress": fixed(progress.Modes...),
 		"output":   fixed(outfmt.Names...),
 	}

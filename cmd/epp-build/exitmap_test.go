@@ -12,12 +12,12 @@ import (
 	"github.com/epp-build/epp-build/internal/apply"
 	"github.com/epp-build/epp-build/internal/attest"
 	"github.com/epp-build/epp-build/internal/backport"
-	"github.com/epp-build/epp-build/internal/build"
 	"github.com/epp-build/epp-build/internal/cheader"
 	"github.com/epp-build/epp-build/internal/compile"
 	"github.com/epp-build/epp-build/internal/guard"
 	"github.com/epp-build/epp-build/internal/inputfile"
 	"github.com/epp-build/epp-build/internal/patchset"
+	"github.com/epp-build/epp-build/internal/pipeline"
 	"github.com/epp-build/epp-build/internal/platform"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/seriesedit"
@@ -31,7 +31,7 @@ import (
 func TestEveryTypedErrorHasItsExitCode(t *testing.T) {
 	ctx := context.Background()
 	for code, errs := range map[int][]error{
-		2: {usageError{errors.New("x")}, &recipe.NotFoundError{}, &build.OptionsError{}, &platform.UnsupportedError{},
+		2: {usageError{errors.New("x")}, &recipe.NotFoundError{}, &pipeline.OptionsError{}, &platform.UnsupportedError{},
 			&backport.UsageError{Err: errors.New("x")}, &attest.KeyError{Err: errors.New("x")}, &attest.ReferenceError{Err: errors.New("x")},
 			&compile.SystemError{}, &seriesedit.UsageError{Err: errors.New("x")}},
 		3: {&patchset.ConflictError{}, &patchset.FileError{}},
@@ -42,7 +42,7 @@ func TestEveryTypedErrorHasItsExitCode(t *testing.T) {
 		6: {&apply.StaleError{}, &backport.ConflictStop{Err: errors.New("x")}, &backport.ExecStop{Err: &exec.ExitError{}},
 			&backport.VerifyStop{Err: errors.New("x")}, &typecheck.Error{}},
 		7:  {lintError{n: 1}},
-		8:  {&build.PreflightError{}},
+		8:  {&pipeline.PreflightError{}},
 		9:  {&attest.NoSuchImageError{Err: errors.New("x")}},
 		10: {&vulns.CalledError{}},
 		1:  {errors.New("a network failure"), &exec.ExitError{}},

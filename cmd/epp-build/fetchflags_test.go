@@ -7,21 +7,21 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/epp-build/epp-build/internal/build"
+	"github.com/epp-build/epp-build/internal/pipeline"
 )
 
 // A Go setting's flag overrides the environment only when given, and an
 // empty one unsets it.
 func TestGoSettingFlagsOverrideOnlyWhenGiven(t *testing.T) {
-	var f build.FetchOptions
+	var f pipeline.FetchOptions
 	fl := pflag.NewFlagSet("build", pflag.ContinueOnError)
 	names := registerFetchFlags(fl, &f)
 	require.NoError(t, fl.Parse([]string{"--goproxy", "https://goproxy.corp.example", "--gonosumdb=", "--secret", "id=netrc,src=n",
 		"--build-arg", "HTTPS_PROXY=http://proxy:3128", "--ca-bundle", "ca.pem", "--cargo-mirror", "sparse+https://m/", "--cargo-registry", "corp=https://c/"}))
 	assert.Equal(t, map[string]string{"GOPROXY": "https://goproxy.corp.example", "GONOSUMDB": ""}, changedGoSettings(fl, names))
-	assert.Equal(t, build.FetchOptions{CABundle: "ca.pem", CargoMirror: "sparse+https://m/", CargoRegistries: []string{"corp=https://c/"},
+	assert.Equal(t, pipeline.FetchOptions{CABundle: "ca.pem", CargoMirror: "sparse+https://m/", CargoRegistries: []string{"corp=https://c/"},
 		Secrets: []string{"id=netrc,src=n"}, BuildArgs: []string{"HTTPS_PROXY=http://proxy:3128"}}, f)
-	for _, k := range build.GoSettings {
+	for _, k := range pipeline.GoSettings {
 		assert.NotNil(t, fl.Lookup(map[string]string{"GOPROXY": "goproxy", "GONOPROXY": "gonoproxy", "GOPRIVATE": "goprivate",
 			"GONOSUMDB": "gonosumdb", "GOSUMDB": "gosumdb", "GOFLAGS": "goflags"}[k]), k)
 	}

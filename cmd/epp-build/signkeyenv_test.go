@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/epp-build/epp-build/internal/build"
+	"github.com/epp-build/epp-build/internal/pipeline"
 	"github.com/epp-build/epp-build/internal/testutil"
 )
 
@@ -24,7 +24,7 @@ func TestBuildSignKeyFromTheEnvironment(t *testing.T) {
 
 	r := inEmptyFolder(t, []string{"EPP_BUILD_KEY=" + string(key), "COSIGN_PASSWORD=build-env-pass"}, args...)
 	require.Equal(t, 0, r.code, r.stderr)
-	var plan build.DryRun // one version: one object
+	var plan pipeline.DryRun // one version: one object
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &plan), r.stdout)
 	assert.Equal(t, "env://EPP_BUILD_KEY", plan.SignKey)
 	assert.NotContains(t, r.stdout+r.stderr, string(key[40:80]))

@@ -2,7 +2,7 @@
 // build: the Dockerfiles, the solve that pushes a multi-platform index by
 // digest (one solve on one node, or one per node joined by AssembleIndex),
 // verification of what was pushed, the smoke run and the tag. Each step is
-// a function of its own because the order is the caller's (internal/build):
+// a function of its own because the order is the caller's (internal/pipeline):
 // push by digest, verify, attach and check the attestations, smoke, and
 // only then tag, so a tag never names an image that failed a check.
 package image
