@@ -31,7 +31,7 @@ type Recipe struct {
 
 	Description string `yaml:"description,omitempty"`
 	// Extends names a sibling version whose series comes first; its
-	// upstream, C API and generated packages are inherited unless this
+	// upstream, C API, toolchain and generated packages are inherited unless this
 	// recipe sets its own.
 	Extends string `yaml:"extends,omitempty"`
 	// Reproduces names the Dynamo release this recipe stands for and how
@@ -40,9 +40,13 @@ type Recipe struct {
 	Reproduces *Reproduces `yaml:"reproduces,omitempty"`
 	// Derived says the recipe was made from another version by a
 	// rebase; it is never inherited either.
-	Derived   *Derived  `yaml:"derived,omitempty"`
-	Upstream  Upstream  `yaml:"upstream"`
-	CAPI      *CAPI     `yaml:"capi,omitempty"`
+	Derived  *Derived `yaml:"derived,omitempty"`
+	Upstream Upstream `yaml:"upstream"`
+	CAPI     *CAPI    `yaml:"capi,omitempty"`
+	// Toolchain is the Go release the line's binaries are built with
+	// (goX.Y.Z), fetched as the go command fetches toolchains; empty
+	// builds with the Go at hand. Inherited unless set.
+	Toolchain string    `yaml:"toolchain,omitempty"`
 	Generated []Package `yaml:"generated,omitempty"`
 	// Patches are this recipe's own patch files, in order.
 	Patches []string `yaml:"patches"`
@@ -165,6 +169,9 @@ func (r *Recipe) inherit(base *Recipe) {
 	}
 	if r.CAPI == nil {
 		r.CAPI = base.CAPI
+	}
+	if r.Toolchain == "" {
+		r.Toolchain = base.Toolchain
 	}
 	r.Generated = append(append([]Package(nil), base.Generated...), r.Generated...)
 	r.Series = append([]SeriesPatch(nil), base.Series...)
@@ -409,6 +416,7 @@ func (r *Recipe) Validate() error {
 	p = append(p, r.checkArguments()...)
 	p = append(p, r.checkReproduces()...)
 	p = append(p, r.checkDerived()...)
+	p = append(p, r.checkToolchain()...)
 	if len(p) > 0 {
 		return &ValidationError{Problems: p, Causes: causes}
 	}

@@ -36,8 +36,8 @@ func (r *Recipe) WithPatches(names []string) *Recipe {
 
 // Rebased rewrites the recipe in dir to stand on its own at another
 // upstream pin: the pin replaced, extends removed, the whole series listed.
-// What the recipe inherited (description, upstream, capi, generated) is
-// copied in from the recipes it extended, comments included. Each
+// What the recipe inherited (description, upstream, capi, toolchain,
+// generated) is copied in from the recipes it extended, comments included. Each
 // generated entry's patch is renamed through rename (old name -> new); an
 // entry whose patch has no new name is dropped and returned. A generated
 // entry's from stays as written: dir is a sibling of the recipes it came
@@ -130,7 +130,7 @@ func joinComments(header, own string) string {
 	return header + "\n" + own
 }
 
-// inheritNodes copies description, upstream, capi and generated from the recipe in
+// inheritNodes copies description, upstream, capi, toolchain and generated from the recipe in
 // baseDir (and what it extends) into root where root lacks them; the
 // base's generated entries come first, as Load orders them.
 func inheritNodes(root *yaml.Node, baseDir string, seen []string) error {
@@ -154,7 +154,7 @@ func inheritNodes(root *yaml.Node, baseDir string, seen []string) error {
 			return err
 		}
 	}
-	for _, key := range []string{"description", "upstream", "capi"} {
+	for _, key := range []string{"description", "upstream", "capi", "toolchain"} {
 		if valueOf(root, key) == nil && valueOf(base, key) != nil {
 			setKey(root, key, valueOf(base, key))
 			keepKeyComments(root, base, key)
