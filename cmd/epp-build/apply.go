@@ -103,11 +103,17 @@ func (f *recipeFlags) notice(log io.Writer) func(format string, args ...any) {
 	shown := f.reporter(log)
 	return func(format string, args ...any) {
 		if shown == nil {
-			fmt.Fprintf(log, "notice: "+format+"\n", args...)
+			plainNotice(log)(format, args...)
 			return
 		}
 		shown.Linef("notice: "+format, args...)
 	}
+}
+
+// plainNotice prints a notice on log, for a command without a progress
+// line to print it above.
+func plainNotice(log io.Writer) func(format string, args ...any) {
+	return func(format string, args ...any) { fmt.Fprintf(log, "notice: "+format+"\n", args...) }
 }
 
 // applyCommand turns apply's flags into the apply stage's command,

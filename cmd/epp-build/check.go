@@ -1,8 +1,6 @@
 package main
 
 import (
-	"context"
-
 	"github.com/epp-build/epp-build/internal/apply"
 	"github.com/spf13/cobra"
 )
@@ -38,14 +36,7 @@ line.`,
 			if err != nil {
 				return err
 			}
-			if err := checkModuleVersion(cmd.Context(), &f, r, cmd.ErrOrStderr()); err != nil {
-				return err
-			}
-			var typeCheck func(ctx context.Context, tree string) (string, error)
-			if compile {
-				typeCheck = verifier()
-			}
-			res, err := apply.CheckCompiles(cmd.Context(), r, opt, typeCheck)
+			res, err := apply.Gate(cmd.Context(), r, opt, compile)
 			apply.WriteChecked(cmd.OutOrStdout(), res)
 			return err
 		},

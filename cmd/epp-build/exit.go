@@ -36,15 +36,3 @@ func exitCode(ctx context.Context, err error) int {
 	}
 	return 1
 }
-
-// CLIExitCode is 4 when lint found a recipe it refuses, else 5 when a pin
-// does not verify, else 7: the worst finding decides.
-func (e lintError) CLIExitCode() int {
-	switch {
-	case e.refused > 0:
-		return 4
-	case e.mismatch > 0:
-		return 5
-	}
-	return 7
-}

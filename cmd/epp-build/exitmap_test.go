@@ -20,6 +20,7 @@ import (
 	"github.com/epp-build/epp-build/internal/pipeline"
 	"github.com/epp-build/epp-build/internal/platform"
 	"github.com/epp-build/epp-build/internal/recipe"
+	"github.com/epp-build/epp-build/internal/review"
 	"github.com/epp-build/epp-build/internal/seriesedit"
 	"github.com/epp-build/epp-build/internal/source"
 	"github.com/epp-build/epp-build/internal/typecheck"
@@ -33,15 +34,15 @@ func TestEveryTypedErrorHasItsExitCode(t *testing.T) {
 	for code, errs := range map[int][]error{
 		2: {usageError{errors.New("x")}, &recipe.NotFoundError{}, &pipeline.OptionsError{}, &platform.UnsupportedError{},
 			&backport.UsageError{Err: errors.New("x")}, &attest.KeyError{Err: errors.New("x")}, &attest.ReferenceError{Err: errors.New("x")},
-			&compile.SystemError{}, &seriesedit.UsageError{Err: errors.New("x")}},
+			&compile.SystemError{}, &seriesedit.UsageError{Err: errors.New("x")}, &review.UsageError{Err: errors.New("x")}},
 		3: {&patchset.ConflictError{}, &patchset.FileError{}},
 		4: {&patchset.ParseError{Err: errors.New("x")}, &patchset.UnsafeError{}, &patchset.ExistingTreeError{}, &patchset.UntrackedInTheWayError{},
 			&guard.LocalChangesError{}, &recipe.ValidationError{}, &inputfile.Error{}, &backport.StateError{Err: errors.New("x")},
-			&vulns.VEXError{}, lintError{n: 2, refused: 1, mismatch: 1}},
-		5: {&source.MismatchError{}, &source.ModuleHashError{}, &cheader.MismatchError{}, &attest.VerifyError{}, lintError{n: 1, mismatch: 1}},
+			&vulns.VEXError{}, &review.LintError{Problems: 2, Refused: 1, Mismatches: 1}},
+		5: {&source.MismatchError{}, &source.ModuleHashError{}, &cheader.MismatchError{}, &attest.VerifyError{}, &review.LintError{Problems: 1, Mismatches: 1}},
 		6: {&apply.StaleError{}, &backport.ConflictStop{Err: errors.New("x")}, &backport.ExecStop{Err: &exec.ExitError{}},
 			&backport.VerifyStop{Err: errors.New("x")}, &typecheck.Error{}},
-		7:  {lintError{n: 1}},
+		7:  {&review.LintError{Problems: 1}},
 		8:  {&pipeline.PreflightError{}},
 		9:  {&attest.NoSuchImageError{Err: errors.New("x")}},
 		10: {&vulns.CalledError{}},

@@ -24,7 +24,7 @@ without --to it prints the series to stdout.`,
 			if dir == "" {
 				return usageError{fmt.Errorf("--dir is required: a tree made by `epp-build apply`")}
 			}
-			notice := func(format string, args ...any) { fmt.Fprintf(cmd.ErrOrStderr(), "notice: "+format+"\n", args...) }
+			notice := plainNotice(cmd.ErrOrStderr())
 			patches, err := export.Run(cmd.Context(), dir, to, notice)
 			if err != nil {
 				return err

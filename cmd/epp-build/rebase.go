@@ -11,7 +11,6 @@ import (
 
 	"github.com/epp-build/epp-build/internal/backport"
 	"github.com/epp-build/epp-build/internal/recipe"
-	"github.com/epp-build/epp-build/internal/typecheck"
 	"github.com/spf13/cobra"
 )
 
@@ -96,7 +95,7 @@ a first header line saying so.`,
 				Onto: backport.Onto{Ref: onto, Commit: ontoCommit, ModuleVersion: modVersion, ModuleHash: modHash, Repository: f.upstream, Versions: moduleVersions(&f)},
 				Load: func() (*recipe.Recipe, error) { return f.load(g) }, Materialize: materializer(&f, log), Log: log,
 				Ancestry: ancestry(&f), Keep: keep,
-				Verify: verifier(), NoVerify: noVerify, Distance: distance(&f),
+				Verify: apply.TypeCheck, NoVerify: noVerify, Distance: distance(&f),
 			})
 			backport.WriteRebased(cmd.OutOrStdout(), res)
 			return err
@@ -121,17 +120,6 @@ a first header line saying so.`,
 	cmd.Flags().StringVar(&capiSrc, "capi-src", "", "as --capi, built from this C API checkout or crate instead of the recipe's pin")
 	cmd.MarkFlagsMutuallyExclusive("continue", "skip", "abort")
 	return cmd
-}
-
-// verifier type-checks a finished rebase's tree (internal/typecheck).
-func verifier() backport.Verifier {
-	return func(ctx context.Context, dir string) (string, error) {
-		res, err := typecheck.Tree(ctx, dir, typecheck.Options{})
-		if err != nil {
-			return "", err
-		}
-		return res.String(), nil
-	}
 }
 
 // materializer wires the source stage for rebase.

@@ -5,12 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 
 	"github.com/spf13/cobra"
 
 	"github.com/epp-build/epp-build/internal/outfmt"
-	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/review"
 )
 
@@ -212,39 +210,20 @@ there). Imports are parsed, not compiled: ` + "`check --compile`" + ` type-check
   epp-build lint --each-patch --version v1.4.2`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			all, err := recipe.Versions(g.patches)
-			if err != nil {
-				return usageError{err}
-			}
-			if versions, err = lintScope(all, versions); err != nil {
-				return err
-			}
-			problems, err := review.LintVersions(g.patches, versions)
-			if err != nil {
-				return usageError{err}
-			}
-			hashes, err := review.LintVersionHashes(cmd.Context(), g.patches, cacheDir, versions)
+			problems, err := review.RunLint(cmd.Context(), review.LintRequest{Root: g.patches, Versions: versions,
+				CacheDir: cacheDir, Upstream: upstream, EachPatch: eachPatch, Notice: plainNotice(cmd.ErrOrStderr())})
 			if err != nil {
 				return err
-			}
-			problems = append(problems, hashes...)
-			problems = append(problems, review.LintVersionModuleVersions(cmd.Context(), g.patches, cacheDir, upstream, versions)...)
-			if eachPatch {
-				each, err := eachPatchProblems(cmd.Context(), g.patches, versions, cacheDir, cmd.ErrOrStderr())
-				if err != nil {
-					return err
-				}
-				problems = append(problems, each...)
 			}
 			if err := notices(cmd, verbose, review.Notices(problems)); err != nil {
 				return err
 			}
 			err = render(cmd, output, problems, func(w io.Writer) error { return review.WriteLintMarkdown(w, problems) },
 				func(w io.Writer) error { return review.WriteLint(w, problems) })
-			if n := review.Failures(problems); err == nil && n > 0 {
-				return lintError{n: n, refused: review.Refused(problems), mismatch: review.Mismatches(problems)}
+			if err != nil {
+				return err
 			}
-			return err
+			return review.LintFailure(problems)
 		},
 	}
 	outputFlag(cmd, &output)
@@ -255,24 +234,3 @@ there). Imports are parsed, not compiled: ` + "`check --compile`" + ` type-check
 	verboseFlag(cmd, &verbose)
 	return cmd
 }
-
-// lintScope is the versions lint looks at: those asked for, each of which
-// must exist, or all.
-func lintScope(all, asked []string) ([]string, error) {
-	if len(asked) == 0 {
-		return all, nil
-	}
-	for _, v := range asked {
-		if !slices.Contains(all, v) {
-			return nil, usageError{fmt.Errorf("--version %s: no such version (list them with: epp-build versions)", v)}
-		}
-	}
-	return asked, nil
-}
-
-// lintError is lint's finding; refused counts the recipes that do not load
-// at all, which make lint exit 4 as apply does for them, and mismatch the
-// pins their tree contradicts, exit 5 as for apply.
-type lintError struct{ n, refused, mismatch int }
-
-func (e lintError) Error() string { return fmt.Sprintf("lint found %d problem(s)", e.n) }

@@ -1,15 +1,13 @@
-package main
+package review
 
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/epp-build/epp-build/internal/apply"
 	"github.com/epp-build/epp-build/internal/recipe"
-	"github.com/epp-build/epp-build/internal/review"
 	"github.com/epp-build/epp-build/internal/source"
 	"github.com/epp-build/epp-build/internal/typecheck"
 )
@@ -20,10 +18,9 @@ import (
 // the tree as it stands after that patch. A patch importing a package only
 // a later patch adds does not compile on its own: a bisect, a `rebase
 // --exec 'go vet ./...'` or a series cut short stops there.
-func eachPatchProblems(ctx context.Context, root string, versions []string, cacheDir string, log io.Writer) ([]review.Problem, error) {
-	notice := func(format string, args ...any) { fmt.Fprintf(log, "notice: "+format+"\n", args...) }
+func eachPatchProblems(ctx context.Context, root string, versions []string, cacheDir string, notice func(string, ...any)) ([]Problem, error) {
 	opt := apply.Options{Fetcher: apply.Fetcher{Kind: source.Auto, CacheDir: cacheDir, Notice: notice}}
-	var problems []review.Problem
+	var problems []Problem
 	for _, v := range versions {
 		r, err := recipe.LoadVersion(root, v)
 		if err != nil {
@@ -34,7 +31,7 @@ func eachPatchProblems(ctx context.Context, root string, versions []string, cach
 			return nil, fmt.Errorf("lint --each-patch %s: %w", v, err)
 		}
 		for _, m := range found {
-			problems = append(problems, review.Problem{Version: v, Patch: m.Patch,
+			problems = append(problems, Problem{Version: v, Patch: m.Patch,
 				Message: fmt.Sprintf("%s:%d imports %s, which the tree does not have after this patch: the patch does not compile on its own", m.File, m.Line, m.Import)})
 		}
 	}
