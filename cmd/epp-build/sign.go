@@ -37,27 +37,11 @@ never printed or stored.`,
 			if key == "" {
 				return usageError{fmt.Errorf("sign: --key FILE or --key env://VAR is required")}
 			}
-			// A reference that cannot parse is refused before the key is read.
-			if _, err := attest.ParseReference(args[0], ro); err != nil {
-				return err
-			}
-			signer, err := attest.LoadSigner(key)
+			signed, err := attest.Sign(cmd.Context(), args[0], key, ro)
 			if err != nil {
 				return err
 			}
-			img, err := attest.Verify(cmd.Context(), args[0], ro)
-			if err != nil {
-				return err
-			}
-			tag, err := attest.SignReport(cmd.Context(), img, signer, ro)
-			if err != nil {
-				return err
-			}
-			if err := img.CheckSignature(cmd.Context(), signer.Verifier(), ro); err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "signed %s: report %s (statement %s), envelope %s in %s\n",
-				args[0], img.ReportDigest, img.ReportStatement, img.Signature, tag)
+			attest.WriteSigned(cmd.OutOrStdout(), signed)
 			return nil
 		},
 	}
