@@ -46,6 +46,9 @@ type HostOptions struct {
 	// Tags are extra Go build tags: the optional C API features the
 	// linked library has (see capi.Feature).
 	Tags []string
+	// Toolchain is the Go release to build with (goX.Y.Z, the recipe's
+	// toolchain); empty builds with the go command at hand.
+	Toolchain string
 }
 
 // Binary is one built executable.
@@ -55,6 +58,8 @@ type Binary struct {
 	Size     int64
 	Duration time.Duration
 	Cached   bool
+	// GoVersion is the Go that built the binary, from its build info.
+	GoVersion string
 }
 
 // GoFlags are the go command flags that decide how each package of the
@@ -94,6 +99,11 @@ func Host(ctx context.Context, opt HostOptions) ([]Binary, error) {
 	if base == nil {
 		base = os.Environ()
 	}
+	if opt.Toolchain != "" {
+		// The go command fetches the release as any toolchain it switches
+		// to (GOPROXY, GOSUMDB), and the cache key sees the switch.
+		base = append(append([]string(nil), base...), "GOTOOLCHAIN="+opt.Toolchain)
+	}
 	log := opt.Log
 	if log == nil {
 		log = io.Discard
@@ -127,7 +137,11 @@ func Host(ctx context.Context, opt HostOptions) ([]Binary, error) {
 						return err
 					}
 					st, _ := os.Stat(dst)
-					out[i] = Binary{Platform: t.Platform, Path: dst, Size: st.Size(), Duration: time.Since(start), Cached: true}
+					gover, err := builtWith(dst, opt.Toolchain)
+					if err != nil {
+						return err
+					}
+					out[i] = Binary{Platform: t.Platform, Path: dst, Size: st.Size(), Duration: time.Since(start), Cached: true, GoVersion: gover}
 					mu.Lock()
 					fmt.Fprintf(log, "compile %s: cached (%s)\n", t.Platform, key)
 					mu.Unlock()
@@ -155,12 +169,16 @@ func Host(ctx context.Context, opt HostOptions) ([]Binary, error) {
 			if err != nil {
 				return err
 			}
+			gover, err := builtWith(dst, opt.Toolchain)
+			if err != nil {
+				return err
+			}
 			if cached != "" {
 				if err := copyExecutable(dst, cached); err != nil {
 					return fmt.Errorf("cache binary for %s: %w", t.Platform, err)
 				}
 			}
-			out[i] = Binary{Platform: t.Platform, Path: dst, Size: st.Size(), Duration: time.Since(start)}
+			out[i] = Binary{Platform: t.Platform, Path: dst, Size: st.Size(), Duration: time.Since(start), GoVersion: gover}
 			mu.Lock()
 			fmt.Fprintf(log, "compile %s: %s (%d bytes) in %s\n", t.Platform, dst, st.Size(), out[i].Duration.Round(time.Millisecond))
 			mu.Unlock()

@@ -4,6 +4,7 @@ package compile
 
 import (
 	"context"
+	"debug/buildinfo"
 	"debug/elf"
 	"os"
 	"os/exec"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/epp-build/epp-build/internal/platform"
 	"github.com/epp-build/epp-build/internal/testenv"
+	"github.com/epp-build/epp-build/internal/testutil"
 )
 
 func writeModule(t *testing.T, main string) string {
@@ -127,4 +129,33 @@ func TestHostBuildIgnoresAWorkspaceListingMissingModules(t *testing.T) {
 	out, err := exec.Command(bins[0].Path).Output()
 	require.NoError(t, err)
 	assert.Equal(t, "answer 42\n", string(out))
+}
+
+// A recipe's toolchain is the Go that builds the binary: its build info
+// says so, and the cache keeps the two Go's binaries apart.
+func TestHostBuildsWithTheRecipeToolchain(t *testing.T) {
+	ts := hostTargets(t)[:1]
+	toolchain := testutil.OtherGoRelease(t)
+	mod := writeModule(t, helloMain)
+	cache := t.TempDir()
+	build := func(toolchain string) Binary {
+		bins, err := Host(context.Background(), HostOptions{ModuleDir: mod, Package: "./cmd/epp", OutDir: t.TempDir(),
+			Binary: "epp", Targets: ts, CacheDir: cache, Toolchain: toolchain})
+		require.NoError(t, err)
+		return bins[0]
+	}
+
+	b := build(toolchain)
+	info, err := buildinfo.ReadFile(b.Path)
+	require.NoError(t, err)
+	assert.Equal(t, toolchain, info.GoVersion)
+	assert.Equal(t, toolchain, b.GoVersion)
+
+	own := build("")
+	assert.False(t, own.Cached, "another Go is another binary")
+	assert.NotEqual(t, toolchain, own.GoVersion)
+
+	again := build(toolchain)
+	assert.True(t, again.Cached)
+	assert.Equal(t, toolchain, again.GoVersion)
 }

@@ -67,10 +67,18 @@ func ContainerDockerfile(binary, pkg, bindingDir string) string {
 // secretIDs, besides the fetch settings every build passes (fetchsteps.go).
 // GOFLAGS is a build arg of the EPP's build: it changes what is built.
 func ContainerDockerfileFetching(binary, pkg, bindingDir string, secretIDs []string) string {
+	return ContainerDockerfileGo(binary, pkg, bindingDir, secretIDs, "")
+}
+
+// ContainerDockerfileGo is ContainerDockerfileFetching whose EPP is
+// compiled by the Go release goVersion (goX.Y.Z) from the named context
+// GoToolchainContext, in place of the builder's own Go; "" keeps the
+// builder's.
+func ContainerDockerfileGo(binary, pkg, bindingDir string, secretIDs []string, goVersion string) string {
 	r := strings.NewReplacer("{base}", DefaultBaseImage, "{bin}", binary, "{pkg}", pkg, "{binding}", path.Clean(bindingDir),
 		"{ctx}", CAPIContext, "{script}", CAPIScript, "{out}", CAPIOutStage, "{cbindgen}", CAPICbindgenStage, "{tags}", TagsArg,
 		"{fetch}", fetchMounts(secretIDs), "{source}", sourceFetch,
-		"{spdx}", CAPISPDXFile, "{spdxpath}", CAPISPDXPath)
+		"{spdx}", CAPISPDXFile, "{spdxpath}", CAPISPDXPath, "{go}", goToolchainSteps(goVersion))
 	return r.Replace(`ARG BUILDER_IMAGE=golang:1.26-bookworm
 ARG BASE_IMAGE={base}
 
@@ -110,7 +118,7 @@ ARG TARGETARCH
 ARG SOURCE_DATE_EPOCH
 ARG {tags}
 ARG GOFLAGS
-WORKDIR /src
+{go}WORKDIR /src
 COPY src/ /src/
 COPY --from={out} /lib/ /src/{binding}/lib/${TARGETARCH}/
 RUN --mount=type=cache,target=/cache/gomod \

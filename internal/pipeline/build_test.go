@@ -353,6 +353,7 @@ func TestContainerModeBuildsEverythingInTheSolve(t *testing.T) {
 	opt.Report = filepath.Join(t.TempDir(), "report.json")
 	treeHash, err := capi.TreeHash(opt.CAPISrc)
 	require.NoError(t, err)
+	path := os.Getenv("PATH")
 	runnerOnly(t, &opt)
 
 	rep, err := runOpts(context.Background(), testInput(t), opt)
@@ -406,6 +407,8 @@ func TestContainerModeBuildsEverythingInTheSolve(t *testing.T) {
 	require.NoError(t, err, again.String())
 	assert.Equal(t, platformDigests(rep), platformDigests(rep2), "identical inputs give identical images")
 	assert.NotContains(t, again.String(), "Compiling libdynamo_llm", "an unchanged C API is not rebuilt")
+
+	t.Run("recipe toolchain", func(t *testing.T) { containerModeBuildsWithTheRecipeToolchain(t, opt, path) })
 }
 
 // A C API whose header declares a parameter with another type than the Go

@@ -53,7 +53,7 @@ func buildInSolve(ctx context.Context, m modeInput) (*built, error) {
 		return nil, err
 	}
 	files := map[string][]byte{
-		containerDockerfile: []byte(image.ContainerDockerfileFetching(binaryName, p.mainPkg, filepath.ToSlash(rel), p.fetch.secretIDs())),
+		containerDockerfile: []byte(image.ContainerDockerfileGo(binaryName, p.mainPkg, filepath.ToSlash(rel), p.fetch.secretIDs(), p.toolchain)),
 		image.CAPIScript:    capi.InSolveScript(),
 	}
 	if files[image.CAPISPDXFile], err = attest.CAPISPDX(m.rep.Inputs); err != nil {
@@ -82,6 +82,11 @@ func buildInSolve(ctx context.Context, m modeInput) (*built, error) {
 	so.Secrets = p.fetch.solveSecrets()
 	maps.Copy(so.BuildArgs, spec.BuildArgs())
 	so.Contexts = map[string]image.NamedContext{image.CAPIContext: {Dir: m.capiSrc.Root, Exclude: []string{"**/target", "**/.git"}}}
+	if p.toolchain != "" {
+		if so.Contexts[image.GoToolchainContext], err = image.GoToolchainNamedContext(ctx, p.toolchain, buildArches(opt.Platforms), m.log); err != nil {
+			return nil, err
+		}
+	}
 	so.Prepare = func(ctx context.Context, s image.StageSolver) (map[string]string, error) {
 		platforms := s.Platforms()
 		res, err := checkInSolve(ctx, s, platforms, check)
@@ -119,7 +124,9 @@ func buildInSolve(ctx context.Context, m modeInput) (*built, error) {
 	m.rep.Inputs.CAPI.Features = p.tags
 	m.rep.Inputs.CAPI.Variants = capi.Variants(checked.Features)
 	goVersion := checked.Go
-	if goVersion == "" {
+	if p.toolchain != "" {
+		goVersion = p.toolchain // the compile step checked its go says so
+	} else if goVersion == "" {
 		goVersion = "unknown (the builder image has no go on PATH for the C API stage)"
 	}
 	m.rep.Inputs.Toolchains = report.Toolchains{

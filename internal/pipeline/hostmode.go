@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"time"
 
 	"github.com/epp-build/epp-build/internal/capi"
@@ -32,7 +31,7 @@ func buildOnHost(ctx context.Context, m modeInput) (*built, error) {
 	m.rep.Inputs.CAPI = capiReport(ctx, m, capiRes.TreeHash)
 	tc := capiRes.Toolchain
 	m.rep.Inputs.Toolchains = report.Toolchains{
-		Go: runtime.Version(), Rustc: firstLine(tc.RustcVersion), Cargo: tc.CargoVersion, CC: map[string]string{},
+		Go: hostGoVersion(p), Rustc: firstLine(tc.RustcVersion), Cargo: tc.CargoVersion, CC: map[string]string{},
 		CompileMode: CompileHost, BaseImage: p.baseImage,
 	}
 	for _, t := range opt.Platforms {
@@ -101,7 +100,7 @@ func hostContext(ctx context.Context, opt Options, p *plan, work, src, bindingDi
 	}
 	bins, err := compile.Host(ctx, compile.HostOptions{ModuleDir: src, Package: p.mainPkg,
 		OutDir: filepath.Join(hostDir, "bin"), Binary: binaryName, Targets: targets, Env: opt.Env, Log: log,
-		CacheDir: opt.CacheDir, Tags: p.tags})
+		CacheDir: opt.CacheDir, Tags: p.tags, Toolchain: p.toolchain})
 	if err != nil {
 		return "", nil, fmt.Errorf("compile: %w", err)
 	}

@@ -147,6 +147,9 @@ type plan struct {
 	ci                         ciSettings
 	// report is where this version's report goes (--report expanded).
 	report string
+	// toolchain is the recipe's Go release (goX.Y.Z); "" builds with the
+	// Go at hand (host) or the builder's (container).
+	toolchain string
 }
 
 // OptionsError lists every option that cannot work, found before any
@@ -158,7 +161,7 @@ type OptionsError struct{ Problems []string }
 func (e *OptionsError) Error() string { return redact.Text("build: " + strings.Join(e.Problems, "; ")) }
 
 // complete adds to a version's plan what its input decides: the C API
-// crate and generation, the main package, the base image.
+// crate and generation, the main package, the base image, the Go toolchain.
 func (o *Options) complete(p *plan, in Input) error {
 	var problems []string
 	if o.CacheDir == "" {
@@ -174,6 +177,9 @@ func (o *Options) complete(p *plan, in Input) error {
 	if in.Recipe != nil && in.Recipe.CAPI != nil {
 		c := in.Recipe.CAPI
 		p.crate, p.library, p.generation = c.Crate, c.Library, c.Generation
+	}
+	if in.Recipe != nil {
+		p.toolchain = in.Recipe.Toolchain
 	}
 	p.mainPkg = o.MainPackage
 	if p.mainPkg == "" {
