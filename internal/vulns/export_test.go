@@ -1,5 +1,7 @@
 package vulns
 
+import "github.com/epp-build/epp-build/internal/recipe"
+
 // ParseStream classifies a govulncheck JSON stream as Scan does, for the
 // test that compares Scan with the govulncheck command.
 func ParseStream(stream []byte) ([]Finding, error) {
@@ -22,3 +24,6 @@ func GoVersion(module, v string) string { return moduleVersion(module, v) }
 
 // WorkEnv is the environment Scan gives the scanner for the tree in dir.
 func WorkEnv(dir string, env []string) []string { return withoutBrokenWorkspace(dir, env) }
+
+// LineEnv is the environment Scan gives the scanner for the line r.
+func LineEnv(r *recipe.Recipe, env []string) []string { return lineEnv(r, env) }

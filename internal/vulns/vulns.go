@@ -247,7 +247,7 @@ func scanLine(ctx context.Context, r *recipe.Recipe, req Request, db string, env
 		return nil, nil, fmt.Errorf("apply %s to scan it: %w", r.Version, err)
 	}
 	t := &Target{Name: r.Version, Kind: "line"}
-	cfg, err := scanSource(ctx, t, out, req.Patterns, db, env, req.Progress)
+	cfg, err := scanSource(ctx, t, out, req.Patterns, db, lineEnv(r, env), req.Progress)
 	return t, cfg, err
 }
 
