@@ -62,9 +62,11 @@ With --since EARLIER it lists what changed between two versions of a line, for a
 release pull request: the GAIE upstream and C API pins of both (and, when the upstream
 moved, the upstream commits between them that touch files the series patch, read
 from a partial clone of the upstream kept in the cache, fetched from --upstream or
-$EPP_BUILD_UPSTREAM when set; --no-history skips that),
-and every patch added, dropped or changed (patches that only moved with the
-upstream are counted, not listed).`,
+$EPP_BUILD_UPSTREAM when set; --no-history skips that), the known vulnerabilities
+the newer version fixes (every "Fixes: GO-YYYY-NNNN" trailer of its patches that no
+patch of the earlier version has, and the move of the recipe's Go toolchain, such as
+"Go go1.26.8 → go1.26.10"), and every patch added, dropped or changed (patches that
+only moved with the upstream are counted, not listed).`,
 		Example: `  epp-build log --version v1.4.2
   epp-build log --version v1.4.2 -o markdown   # paste into a pull request
   epp-build log --version v1.4.2 -o json

@@ -11,12 +11,14 @@ import (
 )
 
 // ReleaseNotes is what changed in a line between two versions, for a
-// release pull request: the pins and every patch added, dropped or
-// changed (a patch that only moved with the upstream is left out).
+// release pull request: the pins, the known vulnerabilities the newer
+// version fixes, and every patch added, dropped or changed (a patch that
+// only moved with the upstream is left out).
 type ReleaseNotes struct {
 	Version string   `json:"version"`
 	Since   string   `json:"since"`
 	Pins    Pins     `json:"pins"`
+	Fixes   Fixes    `json:"fixes"`
 	Patches []Change `json:"patches"`
 	Moved   int      `json:"movedPatches"`
 	Same    int      `json:"samePatches"`
@@ -32,7 +34,11 @@ func Since(ctx context.Context, root, since, version string, history History) (*
 	if err != nil {
 		return nil, err
 	}
-	n := &ReleaseNotes{Version: version, Since: since, Pins: pins, Patches: []Change{}}
+	fixes, err := CompareFixes(root, since, version)
+	if err != nil {
+		return nil, err
+	}
+	n := &ReleaseNotes{Version: version, Since: since, Pins: pins, Fixes: fixes, Patches: []Change{}}
 	for _, c := range changes {
 		switch c.Kind {
 		case "same":
@@ -52,6 +58,10 @@ func WriteSince(w io.Writer, n *ReleaseNotes) error {
 	if err := WritePins(w, n.Pins); err != nil {
 		return err
 	}
+	if err := writeFixes(w, n.Fixes); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
 	if len(n.Patches) == 0 {
 		fmt.Fprintln(w, "no patch added, dropped or changed")
 	} else {
@@ -72,6 +82,9 @@ func WriteSince(w io.Writer, n *ReleaseNotes) error {
 func WriteSinceMarkdown(w io.Writer, n *ReleaseNotes) error {
 	fmt.Fprintf(w, "## %s since %s\n\n", outfmt.Cell(n.Version), outfmt.Cell(n.Since))
 	if err := WritePinsMarkdown(w, n.Pins); err != nil {
+		return err
+	}
+	if err := writeFixesMarkdown(w, n.Fixes); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "### Patches\n\n")
