@@ -62,7 +62,7 @@ func TestReleaseNotesHaveAFixesSection(t *testing.T) {
 	require.NoError(t, err)
 	var doc struct {
 		Fixes struct {
-			Findings []struct{ ID, Patch string }
+			Findings  []struct{ ID, Patch string }
 			Toolchain struct{ From, To string }
 		}
 	}
