@@ -12,13 +12,11 @@ import (
 
 	"github.com/epp-build/epp-build/internal/progress"
 	"github.com/go-git/go-billy/v5/osfs"
-	"github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 	gitcache "github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	"github.com/go-git/go-git/v5/storage/filesystem"
-	"github.com/go-git/go-git/v5/storage/memory"
 )
 
 // refsScanDepths are the depths tried, in order, when a commit must be
@@ -39,7 +37,7 @@ func fetchCommitThroughRefs(ctx context.Context, tmp string, repo remoteRepo, wa
 		return err
 	}
 	if tip != "" {
-		return fetchPackInto(ctx, tmp, repo, tip, want, m, p, lim)
+		return fetchStreamed(ctx, tmp, repo, tip, want, m, p, lim)
 	}
 	scratch := filepath.Join(tmp, "scratch")
 	defer os.RemoveAll(scratch)
@@ -62,14 +60,27 @@ func fetchCommitThroughRefs(ctx context.Context, tmp string, repo remoteRepo, wa
 }
 
 // listRefs lists the advertised refs, annotated tags also peeled (as
-// NAME^{}).
+// NAME^{}), as `git ls-remote` does.
 func listRefs(ctx context.Context, repo remoteRepo) ([]*plumbing.Reference, error) {
 	useGitDeadlines()
-	remote := git.NewRemote(memory.NewStorage(), &config.RemoteConfig{Name: "origin", URLs: []string{repo.url}})
-	refs, err := remote.ListContext(ctx, &git.ListOptions{PeelingOption: git.AppendPeeled})
+	session, err := uploadPackSession(repo)
 	if err != nil {
 		return nil, describeFetchError(err, repo, "(list refs)")
 	}
+	defer session.Close()
+	adv, err := session.AdvertisedReferencesContext(ctx)
+	if err != nil {
+		return nil, describeFetchError(err, repo, "(list refs)")
+	}
+	refs := make([]*plumbing.Reference, 0, len(adv.References)+len(adv.Peeled))
+	for name, h := range adv.References {
+		refs = append(refs, plumbing.NewHashReference(plumbing.ReferenceName(name), h))
+	}
+	for name, h := range adv.Peeled {
+		refs = append(refs, plumbing.NewHashReference(plumbing.ReferenceName(name+"^{}"), h))
+	}
+	// In a fixed order, so that a listing reads the same each time.
+	slices.SortFunc(refs, func(a, b *plumbing.Reference) int { return strings.Compare(a.Name().String(), b.Name().String()) })
 	return refs, nil
 }
 
@@ -96,26 +107,16 @@ func refAt(ctx context.Context, repo remoteRepo, commit string) (string, error) 
 // commits deep (0: whole), into the git dir scratch, and returns a store
 // over it for the caller to close.
 func fetchBranchesAndTags(ctx context.Context, scratch string, repo remoteRepo, depth int, p *progress.Reporter, lim gitLimits) (*filesystem.Storage, error) {
-	if streamable(repo.url) {
-		if err := streamBranchesAndTags(ctx, scratch, repo, depth, p, lim); err != nil {
-			return nil, err
-		}
-		return filesystem.NewStorage(osfs.New(scratch), gitcache.NewObjectLRUDefault()), nil
-	}
-	s := filesystem.NewStorage(osfs.New(scratch), gitcache.NewObjectLRUDefault())
-	specs := []config.RefSpec{"+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"}
-	if err := fetchSpecs(ctx, s, repo, "branches and tags", depth, specs...); err != nil {
-		s.Close()
+	if err := streamBranchesAndTags(ctx, scratch, repo, depth, p, lim); err != nil {
 		return nil, err
 	}
-	return s, nil
+	return filesystem.NewStorage(osfs.New(scratch), gitcache.NewObjectLRUDefault()), nil
 }
 
 // streamBranchesAndTags receives the branches and tags of repo, depth
 // commits deep (0: whole), into the git dir scratch, as fetchStreamed
-// receives a pin: under the receiver's limits, which go-git's fetch does
-// not have. Their blobs go to a store of the scratch's own, which only
-// resolves the pack's deltas.
+// receives a pin, under the receiver's limits. Their blobs go to a
+// store of the scratch's own, which only resolves the pack's deltas.
 func streamBranchesAndTags(ctx context.Context, scratch string, repo remoteRepo, depth int, p *progress.Reporter, lim gitLimits) error {
 	const what = "branches and tags"
 	session, adv, err := openUploadPack(ctx, repo, what)
@@ -123,16 +124,7 @@ func streamBranchesAndTags(ctx context.Context, scratch string, repo remoteRepo,
 		return err
 	}
 	defer session.Close()
-	var wants []plumbing.Hash
-	seen := map[plumbing.Hash]bool{}
-	for name, h := range adv.References {
-		if (strings.HasPrefix(name, "refs/heads/") || strings.HasPrefix(name, "refs/tags/")) && !seen[h] {
-			seen[h] = true
-			wants = append(wants, h)
-		}
-	}
-	// In a fixed order, so that the same refs make the same request.
-	slices.SortFunc(wants, func(a, b plumbing.Hash) int { return bytes.Compare(a[:], b[:]) })
+	wants := advertisedTips(adv)
 	if len(wants) == 0 {
 		return asFetchError(Git, fmt.Errorf("git fetch %s: the server advertises no branch or tag", repo.shown))
 	}
@@ -143,9 +135,24 @@ func streamBranchesAndTags(ctx context.Context, scratch string, repo remoteRepo,
 	if err != nil {
 		return err
 	}
-	_, err = requestPack(ctx, session, adv, wants, depth, scratch, repo, what, pool, p, lim)
+	_, err = requestPack(ctx, session, adv, packWant{wants: wants, depth: depth}, scratch, repo, what, pool, p, lim)
 	if _, _, cerr := pool.close(); err == nil {
 		err = cerr
 	}
 	return err
+}
+
+// advertisedTips are the objects the server advertises for its branches
+// and tags, in a fixed order so that the same refs make the same request.
+func advertisedTips(adv *packp.AdvRefs) []plumbing.Hash {
+	var tips []plumbing.Hash
+	seen := map[plumbing.Hash]bool{}
+	for name, hash := range adv.References {
+		if (strings.HasPrefix(name, "refs/heads/") || strings.HasPrefix(name, "refs/tags/")) && !seen[hash] {
+			seen[hash] = true
+			tips = append(tips, hash)
+		}
+	}
+	slices.SortFunc(tips, func(a, b plumbing.Hash) int { return bytes.Compare(a[:], b[:]) })
+	return tips
 }

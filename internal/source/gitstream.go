@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	neturl "net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -29,35 +27,16 @@ import (
 // A pinned ref is fetched with one upload-pack request: one want, depth
 // 1, and the pack decoded as it arrives (packreceive.go), so that when the
 // last byte lands the cache entry's blob store is already full and only
-// the trees remain to be listed. The request speaks protocol v0, as
-// go-git's transport does: for a commit pin, the server's
+// the trees remain to be listed. The session is go-git's transport's, so
+// every transport it has (http(s), ssh, git, file URLs and local paths,
+// the last two served by git's upload-pack) takes this one path; so do
+// the upstream history (history.go) and the ref listings. The request
+// speaks protocol v0, as go-git's transport does: for a commit pin, the
+// server's
 // uploadpack.allow*SHA1InWant settings decide whether it hands out a
 // commit by hash, and a server that does not is left to
 // fetchCommitThroughRefs, which looks for the commit in the history of the
 // branches and tags.
-
-// streamable says whether the streamed fetch takes repo: http(s), and file
-// URLs and local paths when git's upload-pack is installed to serve them.
-// ssh is left to go-git's fetch.
-func streamable(repo string) bool {
-	u, err := neturl.Parse(repo)
-	if err != nil {
-		return false
-	}
-	switch u.Scheme {
-	case "http", "https":
-		return true
-	case "file":
-	case "":
-		if !filepath.IsAbs(repo) {
-			return false
-		}
-	default:
-		return false
-	}
-	_, err = exec.LookPath("git")
-	return err == nil
-}
 
 // fetchStreamed fills the entry folder tmp with the commit ref names (a
 // tag name, a full ref name or the commit's own hash), which must be want.
@@ -105,7 +84,7 @@ func streamPack(ctx context.Context, gitDir string, repo remoteRepo, ref string,
 	if err != nil {
 		return none, "", err
 	}
-	pack, err := requestPack(ctx, session, adv, []plumbing.Hash{tip}, 1, gitDir, repo, ref, pool, p, lim)
+	pack, err := requestPack(ctx, session, adv, packWant{wants: []plumbing.Hash{tip}, depth: 1}, gitDir, repo, ref, pool, p, lim)
 	if err != nil {
 		return none, "", err
 	}
@@ -127,21 +106,47 @@ func openUploadPack(ctx context.Context, repo remoteRepo, what string) (transpor
 	return session, adv, nil
 }
 
-// requestPack asks the session for wants, depth commits deep (0: their
-// whole history), and receives the pack into gitDir and its blobs into
-// pool (see receivePack), under lim. It returns the pack's name.
-func requestPack(ctx context.Context, session transport.UploadPackSession, adv *packp.AdvRefs, wants []plumbing.Hash, depth int, gitDir string, repo remoteRepo, what string, pool *blobWriter, p *progress.Reporter, lim gitLimits) (string, error) {
+// packWant is what one upload-pack request asks for.
+type packWant struct {
+	wants []plumbing.Hash
+	// haves are commits the receiving store holds with their whole
+	// history, so the server leaves out what they reach.
+	haves []plumbing.Hash
+	// depth is how many commits deep (0: the whole history).
+	depth int
+	// blobless asks for commits and trees only, when the server can
+	// filter (else everything comes).
+	blobless bool
+}
+
+// requestPack asks the session for w and receives the pack into gitDir
+// and its blobs into pool (see receivePack), under lim. It returns the
+// pack's name.
+func requestPack(ctx context.Context, session transport.UploadPackSession, adv *packp.AdvRefs, w packWant, gitDir string, repo remoteRepo, what string, pool *blobWriter, p *progress.Reporter, lim gitLimits) (string, error) {
 	req := packp.NewUploadPackRequestFromCapabilities(adv.Capabilities)
-	// Nothing is had, so a thin pack could not be thinner; an unthin one
-	// resolves within itself, which receivePack relies on.
+	// A thin pack would hold deltas on objects it does not carry, which
+	// receivePack could not resolve: the pack must resolve within itself.
 	req.Capabilities.Delete(capability.ThinPack)
-	req.Wants = wants
-	if depth > 0 {
-		req.Depth = packp.DepthCommits(depth)
+	req.Wants = w.wants
+	if len(w.haves) > 0 {
+		req.Haves = w.haves
+		// One round (the request ends with done): without multi_ack the
+		// server answers with a single ACK or NAK before the pack.
+		req.Capabilities.Delete(capability.MultiACK)
+		req.Capabilities.Delete(capability.MultiACKDetailed)
+	}
+	if w.depth > 0 {
+		req.Depth = packp.DepthCommits(w.depth)
 		if err := req.Capabilities.Set(capability.Shallow); err != nil {
 			return "", err
 		}
 		ctx = expectShallowLines(ctx)
+	}
+	if w.blobless && adv.Capabilities.Supports(capability.Filter) {
+		if err := req.Capabilities.Set(capability.Filter); err != nil {
+			return "", err
+		}
+		req.Filter = packp.FilterBlobNone()
 	}
 	if adv.Capabilities.Supports(capability.NoProgress) {
 		if err := req.Capabilities.Set(capability.NoProgress); err != nil {
