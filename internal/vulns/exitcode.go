@@ -10,3 +10,7 @@ func (e *CalledError) CLIExitCode() int { return 10 }
 
 // CLIExitCode is 4: refused input: a --vex file.
 func (e *VEXError) CLIExitCode() int { return 4 }
+
+// CLIExitCode is 10, as for vulns: the build's scan found what its
+// --vulns threshold refuses, and nothing was pushed.
+func (e *GateError) CLIExitCode() int { return 10 }

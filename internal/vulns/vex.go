@@ -47,6 +47,13 @@ type vexStatement struct {
 	ImpactStatement string `json:"impact_statement"`
 }
 
+// CheckVEX reads the OpenVEX document at path as a scan would, to refuse
+// a bad one before any work (a *VEXError, or the file's own error).
+func CheckVEX(path string) error {
+	_, err := readVEX(path)
+	return err
+}
+
 func readVEX(path string) (*vexDoc, error) {
 	data, err := inputfile.ReadFile(path, "", inputfile.Limit{Bytes: 64 << 20, What: "an OpenVEX document"})
 	if err != nil {

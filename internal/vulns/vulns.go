@@ -5,12 +5,14 @@ package vulns
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -60,6 +62,9 @@ type Request struct {
 	Patterns []string
 	// Binaries are built Go programs, scanned in binary mode.
 	Binaries []string
+	// Built are binaries of one platform each (a build's, an image's),
+	// scanned in binary mode under their own names.
+	Built []Binary
 	// DB is the database URL (https://... or file:///DIR); "" = DefaultDB.
 	DB string
 	// VEX is an OpenVEX document whose not_affected statements suppress
@@ -71,13 +76,26 @@ type Request struct {
 	Progress *progress.Reporter
 }
 
+// Binary is one platform's built EPP.
+type Binary struct {
+	// Name is the target's name in the report ("" = Path).
+	Name     string
+	Platform string // os/arch
+	Path     string
+}
+
 // Report is what Scan found, target by target.
 type Report struct {
 	DB         string     `json:"db"`
 	DBModified *time.Time `json:"db_modified,omitempty"`
 	Scanner    string     `json:"scanner"`
 	VEX        string     `json:"vex,omitempty"`
-	Targets    []*Target  `json:"targets"`
+	// ScannedAt is when the scan started.
+	ScannedAt time.Time `json:"scanned_at"`
+	// FailOn is the threshold a build's gate held the scan to ("" for
+	// the vulns command).
+	FailOn  Threshold `json:"fail_on,omitempty"`
+	Targets []*Target `json:"targets"`
 
 	vex *vexDoc
 }
@@ -92,6 +110,11 @@ type Target struct {
 	Mode      string   `json:"mode"`
 	Patterns  []string `json:"patterns,omitempty"`
 	GoVersion string   `json:"go_version,omitempty"`
+	// Platform is a built binary's os/arch, when known.
+	Platform string `json:"platform,omitempty"`
+	// Digest is a scanned binary's sha256:<hex>: what names the file an
+	// image holds.
+	Digest string `json:"digest,omitempty"`
 	// Seconds is how long the scan took (not the apply before it).
 	Seconds  float64   `json:"seconds"`
 	Findings []Finding `json:"findings"`
@@ -157,14 +180,8 @@ type CalledError struct {
 }
 
 func (e *CalledError) Error() string {
-	var parts []string
-	total := 0
-	for name, n := range e.Called {
-		parts = append(parts, fmt.Sprintf("%s: %d", name, n))
-		total += n
-	}
-	slices.Sort(parts)
-	return fmt.Sprintf("%d called vulnerabilities (%s); fix them by raising the modules to their fixed versions, or state in a --vex document why a line is not affected", total, strings.Join(parts, ", "))
+	total, byTarget := countsByTarget(e.Called)
+	return fmt.Sprintf("%d called vulnerabilities (%s); fix them by raising the modules to their fixed versions, or state in a --vex document why a line is not affected", total, byTarget)
 }
 
 // Err is a *CalledError when any target calls a vulnerable function that
@@ -189,7 +206,7 @@ func Scan(ctx context.Context, req Request) (*Report, error) {
 	if db == "" {
 		db = DefaultDB
 	}
-	rep := &Report{DB: db, Scanner: scannerName(), VEX: req.VEX}
+	rep := &Report{DB: db, Scanner: scannerName(), VEX: req.VEX, ScannedAt: time.Now().UTC().Truncate(time.Second)}
 	if req.VEX != "" {
 		var err error
 		if rep.vex, err = readVEX(req.VEX); err != nil {
@@ -223,15 +240,45 @@ func Scan(ctx context.Context, req Request) (*Report, error) {
 		}
 		add(t, cfg)
 	}
+	binaries := make([]Binary, 0, len(req.Binaries)+len(req.Built))
 	for _, bin := range req.Binaries {
-		t := &Target{Name: bin, Kind: "binary", Mode: "binary"}
-		cfg, err := run(ctx, t, "scan "+bin, db, env, req.Progress, "-mode", "binary", bin)
+		binaries = append(binaries, Binary{Path: bin})
+	}
+	for _, bin := range append(binaries, req.Built...) {
+		t, cfg, err := scanBinary(ctx, bin, db, env, req.Progress)
 		if err != nil {
 			return rep, err
 		}
 		add(t, cfg)
 	}
 	return rep, nil
+}
+
+func scanBinary(ctx context.Context, bin Binary, db string, env []string, shown *progress.Reporter) (*Target, *scanConfig, error) {
+	t := &Target{Name: bin.Name, Kind: "binary", Mode: "binary", Platform: bin.Platform}
+	if t.Name == "" {
+		t.Name = bin.Path
+	}
+	var err error
+	if t.Digest, err = fileDigest(bin.Path); err != nil {
+		return nil, nil, fmt.Errorf("scan %s: %w", t.Name, err)
+	}
+	cfg, err := run(ctx, t, "scan "+t.Name, db, env, shown, "-mode", "binary", bin.Path)
+	return t, cfg, err
+}
+
+// fileDigest is the file's sha256:<hex>.
+func fileDigest(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // scanLine applies r into a temporary folder, removed afterwards, and
