@@ -1,7 +1,6 @@
 package image
 
 import (
-	"archive/tar"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -10,7 +9,6 @@ import (
 	"strings"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
-	"github.com/google/go-containerregistry/pkg/v1/mutate"
 
 	"github.com/epp-build/epp-build/internal/platform"
 )
@@ -22,30 +20,20 @@ var errNotFound = errors.New("not in the image")
 // anyway under qemu binfmt (and natively when it is the host's arch), so
 // the smoke run alone cannot catch it; the ELF header can.
 func entrypointMachine(img v1.Image, file string) (uint16, error) {
-	want := strings.TrimPrefix(path.Clean("/"+file), "/")
-	rc := mutate.Extract(img)
-	defer rc.Close()
-	tr := tar.NewReader(rc)
-	for {
-		h, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			return 0, errNotFound
-		}
-		if err != nil {
-			return 0, err
-		}
-		if strings.TrimPrefix(path.Clean("/"+h.Name), "/") != want || h.Typeflag != tar.TypeReg {
-			continue
-		}
+	var machine uint16
+	err := readImageFile(img, file, func(r io.Reader) error {
 		hdr := make([]byte, 20)
-		if _, err := io.ReadFull(tr, hdr); err != nil || string(hdr[:4]) != "\x7fELF" {
-			return 0, fmt.Errorf("/%s is not an ELF executable", want)
+		if _, err := io.ReadFull(r, hdr); err != nil || string(hdr[:4]) != "\x7fELF" {
+			return fmt.Errorf("/%s is not an ELF executable", strings.TrimPrefix(path.Clean("/"+file), "/"))
 		}
 		if hdr[5] == 2 { // big-endian
-			return binary.BigEndian.Uint16(hdr[18:20]), nil
+			machine = binary.BigEndian.Uint16(hdr[18:20])
+		} else {
+			machine = binary.LittleEndian.Uint16(hdr[18:20])
 		}
-		return binary.LittleEndian.Uint16(hdr[18:20]), nil
-	}
+		return nil
+	})
+	return machine, err
 }
 
 // checkEntrypointArch fails when the entrypoint is an ELF file for another

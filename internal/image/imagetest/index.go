@@ -33,13 +33,7 @@ func AttestedIndex(platforms []string, predicates map[string][]string) (v1.Image
 		if err != nil {
 			return nil, err
 		}
-		cf, err := img.ConfigFile()
-		if err != nil {
-			return nil, err
-		}
-		cf = cf.DeepCopy()
-		cf.OS, cf.Architecture = osName, arch
-		if img, err = mutate.ConfigFile(img, cf); err != nil {
+		if img, err = withPlatform(img, osName, arch, nil); err != nil {
 			return nil, err
 		}
 		img = mutate.MediaType(img, types.OCIManifestSchema1)
