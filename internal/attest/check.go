@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/epp-build/epp-build/internal/image"
+	"github.com/epp-build/epp-build/internal/textsafe"
 )
 
 // Want is what Check requires of an image.
@@ -70,6 +71,7 @@ func (img *Image) Check(want Want) error {
 	if want.Report {
 		problems = append(problems, img.Rejected...)
 	}
+	problems = append(problems, img.checkScans()...)
 	if len(problems) > 0 {
 		sort.Strings(problems)
 		return &VerifyError{Ref: img.Ref, Problems: problems}
@@ -130,5 +132,8 @@ func WriteVerified(w io.Writer, ref string, img *Image) {
 		ref, img.IndexDigest, len(img.Platforms), img.ReportDigest)
 	if img.Signature != "" {
 		fmt.Fprintf(w, "signed: the report's statement %s, envelope %s\n", img.ReportStatement, img.Signature)
+	}
+	for _, s := range img.Scans {
+		fmt.Fprintf(w, "vulnerability scan %s: each platform's %s is the binary it scanned\n", s.Digest, textsafe.Escape(s.Statement.Predicate.Scanner.Result.Binary))
 	}
 }

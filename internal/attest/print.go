@@ -30,6 +30,7 @@ func (img *Image) WriteText(w io.Writer) error {
 		return err
 	}
 	img.writeUnfetched(w)
+	img.writeScansText(w)
 	s := img.Report
 	switch {
 	case s == nil && len(img.Conflicting) > 0:
@@ -117,6 +118,7 @@ func (img *Image) WriteMarkdown(w io.Writer) error {
 			fmt.Fprintf(w, "\n> **Not fetched:** %s %s\n", c(p.Platform), c(u.String()))
 		}
 	}
+	img.writeScansMarkdown(w)
 	s := img.Report
 	switch {
 	case s == nil && len(img.Conflicting) > 0:

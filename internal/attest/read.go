@@ -68,6 +68,12 @@ type Image struct {
 	// why it was not believed: verify fails on any of them, since every
 	// report attached to the index must say the same.
 	Rejected []string `json:"rejectedReports,omitempty"`
+	// Scans are the vulnerability scan referrers of the index (build
+	// --vulns), each checked against it by Check.
+	Scans []Scan `json:"vulnerabilityScans,omitempty"`
+	// binaryDigest reads a file of a platform image, when the layers are
+	// read (ReadAll): the scans' binaries are compared with it.
+	binaryDigest func(platform, file string) (string, error)
 	// Warnings name the referrers skipped, and why.
 	Warnings []string `json:"warnings,omitempty"`
 }
@@ -134,7 +140,7 @@ func read(ctx context.Context, ref string, ro image.RegistryOptions, allLayers b
 	if err != nil {
 		return nil, fmt.Errorf("referrers of %s: %w", desc.Digest, err)
 	}
-	var candidates, provenance []v1.Descriptor
+	var candidates, provenance, scans []v1.Descriptor
 	for _, d := range rm.Manifests {
 		if d.ArtifactType != MediaType {
 			continue
@@ -144,6 +150,8 @@ func read(ctx context.Context, ref string, ro image.RegistryOptions, allLayers b
 			candidates = append(candidates, d)
 		case SLSAProvenanceV1:
 			provenance = append(provenance, d)
+		case VulnsPredicate:
+			scans = append(scans, d)
 		}
 	}
 	byDigest := func(ds []v1.Descriptor) {
@@ -151,11 +159,34 @@ func read(ctx context.Context, ref string, ro image.RegistryOptions, allLayers b
 	}
 	byDigest(candidates)
 	byDigest(provenance)
+	byDigest(scans)
 	if err := out.chooseReport(ctx, r.Context(), desc.Digest, candidates, opts); err != nil {
 		return nil, image.RegistryError(registry, err)
 	}
 	if err := out.readProvenance(ctx, r.Context(), desc.Digest, provenance, opts); err != nil {
 		return nil, image.RegistryError(registry, err)
+	}
+	if err := out.readScans(ctx, r.Context(), desc.Digest, scans, opts); err != nil {
+		return nil, image.RegistryError(registry, err)
+	}
+	if allLayers {
+		out.binaryDigest = func(platform, file string) (string, error) {
+			for _, p := range out.Platforms {
+				if p.Platform != platform {
+					continue
+				}
+				h, err := v1.NewHash(p.Digest)
+				if err != nil {
+					return "", err
+				}
+				pi, err := idx.Image(h)
+				if err != nil {
+					return "", err
+				}
+				return image.ImageFileDigest(pi, file)
+			}
+			return "", fmt.Errorf("no %s image in the index", platform)
+		}
 	}
 	return out, nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/epp-build/epp-build/internal/atomicfile"
+	"github.com/epp-build/epp-build/internal/vulns"
 )
 
 // Patch is one applied patch and the SHA-256 of its file.
@@ -126,11 +127,14 @@ type Timing struct {
 
 // Report is the whole document.
 type Report struct {
-	Schema  int      `json:"schema"`
-	Created string   `json:"created"`
-	Inputs  Inputs   `json:"inputs"`
-	Outputs Outputs  `json:"outputs"`
-	Timings []Timing `json:"timings"`
+	Schema  int     `json:"schema"`
+	Created string  `json:"created"`
+	Inputs  Inputs  `json:"inputs"`
+	Outputs Outputs `json:"outputs"`
+	// Vulns is build --vulns's scan of the compiled binaries, each named
+	// by platform and digest.
+	Vulns   *vulns.Report `json:"vulns,omitempty"`
+	Timings []Timing      `json:"timings"`
 }
 
 // New returns an empty report of the current schema.
