@@ -93,7 +93,17 @@ a bare tag such as latest is one of --image's repository, as ko's --tags) and
 revision, version and created; --label and --annotation ([TYPE,...:]KEY=VALUE, as
 buildx) go over them. --metadata-file writes buildx's metadata, --image-refs ko's
 REPOSITORY@DIGEST lines. --dry-run[=json] prints the plan and does nothing.
-type=gha caches read ACTIONS_RUNTIME_TOKEN and ACTIONS_CACHE_URL/ACTIONS_RESULTS_URL.`,
+type=gha caches read ACTIONS_RUNTIME_TOKEN and ACTIONS_CACHE_URL/ACTIONS_RESULTS_URL.
+
+Vulnerability gate: --vulns fail-on=called|imported|none scans each platform's
+compiled EPP in binary mode (as epp-build vulns --binary does, against --vulns-db,
+with --vex suppressions) after it is compiled and before anything is pushed. A
+finding at or above the level that no --vex statement answers for prints the
+findings and exits 10 with nothing pushed: no blob, manifest or tag. Otherwise the
+scan goes into the report and, with --push, is attached to the index as a referrer
+(cosign's vuln predicate, naming each platform's binary by digest) that inspect
+shows and verify checks against the image's /epp. fail-on=none scans and attaches
+without refusing. The gate needs --compile host (the binaries compiled here).`,
 		Example: `  epp-build build --version v0.7.0 --image 127.0.0.1:5000/dynamo/epp:v0.7.0 \
       --platform linux/amd64,linux/arm64 --push --capi-src testdata/capi-double \
       --buildkit unix:///run/buildkit/buildkitd.sock --report build.json \
@@ -118,6 +128,9 @@ type=gha caches read ACTIONS_RUNTIME_TOKEN and ACTIONS_CACHE_URL/ACTIONS_RESULTS
       --compile container --builder-image registry.example/epp-build/builder:bookworm \
       --cache-from type=gha --cache-to type=gha,mode=max \
       --metadata-file metadata.json --image-refs image-refs.txt --report 'report-{{.Version}}.json'
+  # refuse an image whose EPP calls a known vulnerability; attach the scan
+  epp-build build --version v1.4.2 --image registry.example/dynamo/epp:v1.4.2 --push \
+      --vulns fail-on=called --vulns-db file:///srv/vulndb --vex release.vex.json
   # what would happen, as JSON, without doing it
   epp-build build --version v0.7.0 --image registry.example/dynamo/epp:v0.7.0 --push --dry-run=json`,
 		Args: dryRunArgs(&ci),
@@ -130,6 +143,9 @@ type=gha caches read ACTIONS_RUNTIME_TOKEN and ACTIONS_CACHE_URL/ACTIONS_RESULTS
 			}
 			opt.Fetch.Go = changedGoSettings(cmd.Flags(), goSettings)
 			if opt.Progress, err = f.progress.mode(); err != nil { // one display mode for the fetch and BuildKit
+				return err
+			}
+			if err := resolveVulnsGate(cmd.Flags(), &opt.Vulns); err != nil {
 				return err
 			}
 			opt.Stdout, opt.Stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
@@ -161,6 +177,7 @@ type=gha caches read ACTIONS_RUNTIME_TOKEN and ACTIONS_CACHE_URL/ACTIONS_RESULTS
 	fl.StringVar(&opt.Provenance, "provenance", "true", "BuildKit's SLSA provenance per platform: true (mode=max), false, mode=min or mode=max")
 	fl.StringVar(&opt.SBOM, "sbom", "true", "BuildKit's SPDX SBOM per platform: true (BuildKit's default generator), false or generator=IMAGE")
 	goSettings = registerFetchFlags(fl, &opt.Fetch)
+	registerVulnsGate(fl, &opt.Vulns)
 	fl.StringVar(&opt.SignKey, "sign-key", "", "sign the report attestation with this key, as cosign does (cosign's key, password in $COSIGN_PASSWORD, or a PEM private key; env://VAR for one in $VAR); needs --push")
 	return cmd
 }

@@ -26,7 +26,7 @@ var exitCodeDocs = []exitCodeDoc{
 	{7, "lint found problems"},
 	{8, "build preflight: something the build needs outside this machine is missing or unreachable (BuildKit node, registry, C API pin, builder, SBOM-generator or base image); every one is listed with the flag that changes it"},
 	{9, "inspect, verify, sign: no such image (the registry has no manifest at the reference; its repository's tags are listed when it has some)"},
-	{10, "vulns: a scanned line calls a vulnerable function that no --vex statement answers for (the whole report is printed first)"},
+	{10, "vulns: a scanned line calls a vulnerable function that no --vex statement answers for (the whole report is printed first); build --vulns: a compiled EPP has a finding at or above its fail-on level that no --vex statement answers for (the findings are printed, nothing is pushed)"},
 	{130, "interrupted (nothing half-written is left behind)"},
 }
 
@@ -55,7 +55,7 @@ var commandExitCodes = map[string][]int{
 	"series drop":           {3, 4},
 	"series move":           {3, 4},
 	"series squash":         {3, 4},
-	"build":                 {3, 4, 5, 8},
+	"build":                 {3, 4, 5, 8, 10},
 	"builder":               {},
 	"inspect":               {},
 	"vulns":                 {3, 4, 5, 10},

@@ -20,7 +20,9 @@ epp-build report attestation (an in-toto statement with predicate type
 from the registry alone: no recipe, no cache, no build. It prints the index and
 platform digests, whether each platform has SLSA provenance and an SBOM, the
 upstream repository and commit, every patch's name and SHA-256, the C API source,
-commit and patches, and the toolchains. -o json is the machine-readable form.
+commit and patches, and the toolchains, and each vulnerability scan build --vulns
+attached (findings by level per platform, the database, when it was scanned).
+-o json is the machine-readable form.
 Every attestation manifest and blob is fetched and checked against its digest;
 what could not be fetched is shown in place of "yes", for example
 "sbom: missing (blob sha256:... 404)".
@@ -57,7 +59,9 @@ with the index as its subject and the index's platform digests. It vouches only
 for what it has fetched: every attestation manifest and blob, every report
 referrer, and every platform image's manifest, config and layers are downloaded
 and checked against their digests, and every report referrer of the index must
-agree. A missing, unfetchable or mismatched attestation exits 5, naming it and
+agree. Each vulnerability scan attached by build --vulns must record this index
+and its platform images, and each image's /epp must be the binary it scanned (by
+digest). A missing, unfetchable or mismatched attestation exits 5, naming it and
 its platform. With --key (a PEM public key, such as cosign.pub, or env://VAR for one
 in $VAR, as cosign takes it) the report must
 also be signed with that key (epp-build sign, build --sign-key); an unsigned

@@ -49,6 +49,7 @@ func TestBuildHostModeEndToEnd(t *testing.T) {
 	var pub string
 	opt.SignKey, pub = testutil.WriteCosignKeyPair(t, t.TempDir(), "build-pass")
 	t.Setenv(attest.PasswordEnv, "build-pass")
+	opt.Vulns = gateWithVEX(t)
 	in := testInput(t)
 
 	rep, err := runOpts(ctx, in, opt)
@@ -117,6 +118,7 @@ func TestBuildHostModeEndToEnd(t *testing.T) {
 	_, err = attest.VerifySigned(ctx, opt.Image, image.RegistryOptions{Insecure: true}, verifier)
 	require.NoError(t, err, "the build signed its report and provenance")
 	assert.Contains(t, out.String(), "signed: report "+got.ReportDigest)
+	assertScanAttached(t, ctx, opt, rep, out.String())
 
 	// Same inputs again: no cargo, and the same platform images
 	// (reproducible). The index differs: BuildKit's provenance records
@@ -130,6 +132,7 @@ func TestBuildHostModeEndToEnd(t *testing.T) {
 		assert.Equal(t, rep.Outputs.Images[i].Digest, img.Digest, "%s: identical inputs give identical digests", img.Platform)
 		assert.True(t, img.CAPICached, "%s: unchanged C API source is not rebuilt", img.Platform)
 	}
+	assertTamperedScanFails(t, ctx, reg.Host+"/dynamo/epp", rep)
 }
 
 func keysOf(m map[string]string) []string {

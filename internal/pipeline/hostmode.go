@@ -60,7 +60,7 @@ func buildOnHost(ctx context.Context, m modeInput) (*built, error) {
 
 	// Binaries and the build context.
 	t0 = time.Now()
-	contextDir, binSizes, err := hostContext(ctx, opt, p, m.work, src, bindingDir, tc, m.log)
+	contextDir, binSizes, binPaths, err := hostContext(ctx, opt, p, m.work, src, bindingDir, tc, m.log)
 	if err != nil {
 		return nil, err
 	}
@@ -68,6 +68,11 @@ func buildOnHost(ctx context.Context, m modeInput) (*built, error) {
 		return nil, err
 	}
 	m.stage("compile", t0)
+	if m.gate != nil {
+		if err := m.gate(ctx, scanTargets(binPaths)); err != nil {
+			return nil, err
+		}
+	}
 
 	t0 = time.Now()
 	so := solveOptions(m)
@@ -86,12 +91,12 @@ func buildOnHost(ctx context.Context, m modeInput) (*built, error) {
 
 // hostContext compiles the EPP for every platform here and writes the
 // context that assembles the images; it returns the context folder and
-// each binary's size.
-func hostContext(ctx context.Context, opt Options, p *plan, work, src, bindingDir string, tc *capi.Toolchain, log io.Writer) (string, map[string]int64, error) {
-	sizes := map[string]int64{}
+// each binary's size and path.
+func hostContext(ctx context.Context, opt Options, p *plan, work, src, bindingDir string, tc *capi.Toolchain, log io.Writer) (string, map[string]int64, map[string]string, error) {
+	sizes, paths := map[string]int64{}, map[string]string{}
 	hostDir := filepath.Join(work, "host")
 	if err := os.RemoveAll(hostDir); err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	var targets []compile.HostTarget
 	for _, t := range opt.Platforms {
@@ -102,13 +107,13 @@ func hostContext(ctx context.Context, opt Options, p *plan, work, src, bindingDi
 		OutDir: filepath.Join(hostDir, "bin"), Binary: binaryName, Targets: targets, Env: opt.Env, Log: log,
 		CacheDir: opt.CacheDir, Tags: p.tags, Toolchain: p.toolchain})
 	if err != nil {
-		return "", nil, fmt.Errorf("compile: %w", err)
+		return "", nil, nil, fmt.Errorf("compile: %w", err)
 	}
 	for _, b := range bins {
-		sizes[b.Platform.String()] = b.Size
+		sizes[b.Platform.String()], paths[b.Platform.String()] = b.Size, b.Path
 	}
 	if err := os.WriteFile(filepath.Join(hostDir, "Dockerfile"), []byte(image.HostDockerfile(binaryName)), 0o644); err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
-	return hostDir, sizes, nil
+	return hostDir, sizes, paths, nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/epp-build/epp-build/internal/image"
 	"github.com/epp-build/epp-build/internal/redact"
 	"github.com/epp-build/epp-build/internal/report"
+	"github.com/epp-build/epp-build/internal/vulns"
 )
 
 // What both compile modes (hostmode.go, container.go) take and share.
@@ -23,6 +24,9 @@ type modeInput struct {
 	rep     *report.Report
 	log     io.Writer
 	ro      image.RegistryOptions // for assembling per-node results
+	// gate, when set, scans the compiled binaries before anything is
+	// pushed; its error stops the build there.
+	gate func(ctx context.Context, bins []vulns.Binary) error
 }
 
 // built is what a compile mode's solve exported.

@@ -111,6 +111,10 @@ type Options struct {
 	// go over the OCI defaults (see imageMetadata).
 	Labels, Annotations []string
 
+	// Vulns is --vulns: the scan of the compiled binaries that stops the
+	// build before anything is pushed.
+	Vulns VulnsGate
+
 	// retryBackoff overrides the first registry retry delay (tests).
 	retryBackoff time.Duration
 }
@@ -261,6 +265,7 @@ func (o *Options) checkOptions(n naming) (*plan, []string, error) {
 	}
 	p.fetch, problems = fetch, append(problems, fetchProblems...)
 	problems = append(problems, o.checkCI(p)...)
+	problems = append(problems, o.checkVulns()...)
 	problems = append(problems, o.checkTags(p, n.tags)...)
 	if err := o.Progress.Check(); err != nil {
 		problems = append(problems, fmt.Sprintf("progress %q: use %s", o.Progress, strings.Join(progress.Modes, ", ")))

@@ -17,8 +17,10 @@ import (
 	"github.com/epp-build/epp-build/internal/capi"
 	"github.com/epp-build/epp-build/internal/image"
 	"github.com/epp-build/epp-build/internal/nodes"
+	"github.com/epp-build/epp-build/internal/progress"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/report"
+	"github.com/epp-build/epp-build/internal/vulns"
 )
 
 // binaryName is the EPP executable's name inside the image.
@@ -115,7 +117,12 @@ func (b *Resolved) run(ctx context.Context, p *plan, in Input, shared *nodes.Pla
 		build = buildInSolve
 	}
 	ro := image.RegistryOptions{Insecure: opt.Insecure, Backoff: opt.retryBackoff}
-	built, err := build(ctx, modeInput{in: in, opt: opt, p: p, capiSrc: capiSrc, work: work, rep: rep, log: stderr, ro: ro})
+	mi := modeInput{in: in, opt: opt, p: p, capiSrc: capiSrc, work: work, rep: rep, log: stderr, ro: ro}
+	if opt.Vulns.enabled() {
+		shown := progress.New(stderr, opt.Progress)
+		mi.gate = func(ctx context.Context, bins []vulns.Binary) error { return b.gate(ctx, rep, bins, shown, stdout) }
+	}
+	built, err := build(ctx, mi)
 	if err != nil {
 		return nil, err
 	}
@@ -135,6 +142,9 @@ func (b *Resolved) run(ctx context.Context, p *plan, in Input, shared *nodes.Pla
 		images = v.Images
 		for _, img := range images {
 			fmt.Fprintf(stdout, "  %s %s (%d bytes)\n", img.Platform, img.Digest, img.Size)
+		}
+		if err := attachScan(ctx, p, rep, v, ro, stdout); err != nil {
+			return nil, err
 		}
 		if err := attestPushed(ctx, p, rep, v, digestRef, ro, stdout); err != nil {
 			return nil, err
