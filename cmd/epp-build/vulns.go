@@ -1,26 +1,32 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
+	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/spf13/cobra"
 
+	"github.com/epp-build/epp-build/internal/image"
 	"github.com/epp-build/epp-build/internal/recipe"
+	"github.com/epp-build/epp-build/internal/redact"
 	"github.com/epp-build/epp-build/internal/vulns"
 )
 
 func newVulnsCommand(g *globalFlags) *cobra.Command {
 	var f recipeFlags
 	var all, verbose bool
-	var dirs, binaries []string
+	var dirs, binaries, images []string
 	var db, vex string
+	var ro image.RegistryOptions
 	output := vulns.Text
 	cmd := &cobra.Command{
-		Use:   "vulns (--version V... | --all | --recipe DIR | --dir DIR... | --binary FILE...)",
+		Use:   "vulns (--version V... | --all | --recipe DIR | --dir DIR... | --binary FILE... | --image REF...)",
 		Short: "Report the known vulnerabilities a line's EPP calls, imports or only requires",
 		Long: `vulns scans with govulncheck (golang.org/x/vuln, run in-process) against the Go
 vulnerability database, and reports each finding: its OSV id and aliases (CVE, GHSA),
@@ -36,7 +42,10 @@ Findings in Go itself name the module stdlib (or toolchain) and Go versions.
 --version V (repeatable), --all or --recipe DIR applies each line's series into a temporary folder,
 as apply does, and scans its ./cmd/epp and ./cmd/bbr (where the tree has it) in source
 mode. --dir DIR scans an applied tree as it is (apply --out DIR); --binary FILE scans a
-built EPP in binary mode, which sees the symbols linked, not the call paths.
+built EPP in binary mode, which sees the symbols linked, not the call paths. --image REF
+pulls /epp from each platform image of the image (its index, or a single image) from
+the registry and scans each in binary mode: one target per platform, named by its
+digest (registry credentials come from the Docker config; --insecure for plain HTTP).
 
 --db takes the database the go tooling serves: https://vuln.go.dev (the default), another
 URL, or file:///DIR (a folder in the same layout; a plain folder path is taken as one).
@@ -54,12 +63,21 @@ for, after printing the whole report.`,
   epp-build vulns --all -o markdown             # the release review's table
   epp-build vulns --dir ./gaie -v               # a tree from apply --out ./gaie
   epp-build vulns --binary ./epp -o sarif > vulns.sarif
+  epp-build vulns --image registry.example/dynamo/epp:v1.4.2   # each platform's /epp
   epp-build vulns --version v1.4.2 --vex release.vex.json -o openvex
   epp-build vulns --version v0.7.0 --db file:///srv/vulndb`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			req, err := vulnsRequest(g, &f, cmd, all, dirs, binaries, db, vex, output)
+			req, err := vulnsRequest(g, &f, cmd, all, dirs, binaries, images, db, vex, output)
 			if err != nil {
+				return err
+			}
+			tmp, err := os.MkdirTemp("", "epp-build-vulns-image-")
+			if err != nil {
+				return err
+			}
+			defer os.RemoveAll(tmp)
+			if req.Built, err = pullImageBinaries(cmd.Context(), images, tmp, ro); err != nil {
 				return err
 			}
 			rep, err := vulns.Scan(cmd.Context(), req)
@@ -78,6 +96,8 @@ for, after printing the whole report.`,
 	cmd.Flags().BoolVar(&all, "all", false, "scan every release line under --patches")
 	cmd.Flags().StringArrayVar(&dirs, "dir", nil, "scan this applied tree as it is (repeatable)")
 	cmd.Flags().StringArrayVar(&binaries, "binary", nil, "scan this built EPP binary (repeatable)")
+	cmd.Flags().StringArrayVar(&images, "image", nil, "scan the /epp of each platform image of this image in the registry (repeatable)")
+	cmd.Flags().BoolVar(&ro.Insecure, "insecure", false, "--image: allow a plain-HTTP or untrusted registry")
 	cmd.Flags().StringVar(&db, "db", vulns.DefaultDB, "vulnerability database: an https URL or file:///DIR in the layout the go tooling serves")
 	cmd.Flags().StringVar(&vex, "vex", "", "OpenVEX document whose not_affected statements suppress their findings")
 	cmd.Flags().VarP(&output, "output", "o", "output format: text (or table), json, markdown, sarif or openvex")
@@ -88,7 +108,7 @@ for, after printing the whole report.`,
 
 // vulnsRequest checks the flags, before anything is fetched or scanned,
 // and loads the recipes they name.
-func vulnsRequest(g *globalFlags, f *recipeFlags, cmd *cobra.Command, all bool, dirs, binaries []string, db, vex string, output vulns.Format) (vulns.Request, error) {
+func vulnsRequest(g *globalFlags, f *recipeFlags, cmd *cobra.Command, all bool, dirs, binaries, images []string, db, vex string, output vulns.Format) (vulns.Request, error) {
 	var req vulns.Request
 	versions := f.versions
 	switch {
@@ -106,11 +126,16 @@ func vulnsRequest(g *globalFlags, f *recipeFlags, cmd *cobra.Command, all bool, 
 	if f.dir != "" {
 		lines = 1
 	}
-	if lines+len(dirs)+len(binaries) == 0 {
-		return req, usageError{fmt.Errorf("nothing to scan: give --version, --all, --dir or --binary")}
+	if lines+len(dirs)+len(binaries)+len(images) == 0 {
+		return req, usageError{fmt.Errorf("nothing to scan: give --version, --all, --dir, --binary or --image")}
 	}
-	if output == vulns.OpenVEX && lines+len(dirs)+len(binaries) > 1 {
+	if output == vulns.OpenVEX && (lines+len(dirs)+len(binaries) > 1 || len(images) > 0) {
 		return req, usageError{fmt.Errorf("-o openvex describes one scan: give one --version, --dir or --binary")}
+	}
+	for _, ref := range images {
+		if _, err := name.ParseReference(ref); err != nil {
+			return req, usageError{fmt.Errorf("--image %q: %w", redact.Text(ref), err)}
+		}
 	}
 	for _, d := range dirs {
 		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
@@ -145,6 +170,25 @@ func vulnsRequest(g *globalFlags, f *recipeFlags, cmd *cobra.Command, all bool, 
 	req.Dirs, req.Binaries, req.DB, req.VEX = dirs, binaries, dbURL, vex
 	req.Progress = f.reporter(cmd.ErrOrStderr())
 	return req, nil
+}
+
+// vulnsImageBinary is where epp-build's images keep the EPP.
+const vulnsImageBinary = "/epp"
+
+// pullImageBinaries writes each platform's /epp of every image into dir
+// and names each by its image and platform.
+func pullImageBinaries(ctx context.Context, images []string, dir string, ro image.RegistryOptions) ([]vulns.Binary, error) {
+	var out []vulns.Binary
+	for i, ref := range images {
+		files, err := image.PullFile(ctx, ref, vulnsImageBinary, filepath.Join(dir, strconv.Itoa(i)), ro)
+		if err != nil {
+			return nil, fmt.Errorf("--image %s: %w", redact.Text(ref), err)
+		}
+		for _, f := range files {
+			out = append(out, vulns.Binary{Name: redact.Text(ref) + " " + f.Platform + " (" + f.ImageDigest + ")", Platform: f.Platform, Path: f.Path})
+		}
+	}
+	return out, nil
 }
 
 // databaseURL is --db as the scanner takes it: http(s) and file URLs as
