@@ -76,7 +76,9 @@ func newCachePruneCommand(g *globalFlags) *cobra.Command {
 - the fetched upstream trees (GAIE and C API pins) that no recipe of the set pins
   (--patches, else ./patches, else the built-in recipes), or every one with --all;
   an entry a running apply or build is fetching or checking out is passed by, and
-  what a stopped fetch left half built goes too.
+  what a stopped fetch left half built goes too;
+- with --all, the upstream histories (log, diff-series and rebase fetch them again
+  when they need them), which prune otherwise keeps.
 
 Each entry is taken under the lock its users take, and nothing outside the cache is
 followed through a symbolic link. It prints what it removed and what it kept, with

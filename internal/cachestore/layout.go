@@ -21,7 +21,7 @@ const (
 	CAPI     Kind = "capi"             // C API libraries built with cargo
 	Binaries Kind = "bin"              // compiled EPP binaries, by inputs
 	Bundled  Kind = "bundled"          // copies of the recipes built into a binary
-	History  Kind = "history"          // upstream histories for log and diff-series
+	History  Kind = "history"          // upstream histories, kept in the upstream folder
 	Refs     Kind = "refs"             // where each fetched tag pointed
 	SumDB    Kind = "sumdb"            // the Go checksum database's latest tree
 	Other    Kind = "other"            // anything else found at the top
@@ -39,7 +39,7 @@ var kinds = []struct {
 	{CAPI, "C API builds"},
 	{Binaries, "compiled binaries"},
 	{Bundled, "copies of built-in recipes"},
-	{History, "upstream histories"},
+	{History, "upstream histories (commits and trees) for log, diff-series, rebase"},
 	{Refs, "tag records"},
 	{SumDB, "checksum database state"},
 	{Other, "not made by this epp-build"},

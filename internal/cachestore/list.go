@@ -86,6 +86,11 @@ func entriesOf(dir string, kind Kind) (found, error) {
 	}
 	folder := filepath.Join(dir, string(kind))
 	var f found
+	if kind == History {
+		// The histories share the upstream folder and its locks; an
+		// older epp-build kept them in a folder of their own.
+		return histories(dir)
+	}
 	if kind == CAPI {
 		// The libraries are the entries; cargo's target folders, the
 		// locks and scratch space only add to the size.
@@ -107,6 +112,8 @@ func entriesOf(dir string, kind Kind) (found, error) {
 	for _, c := range names {
 		path := filepath.Join(folder, c.Name())
 		switch {
+		case kind == Upstream && source.IsHistoryKey(c.Name()):
+			continue // History's
 		case strings.HasSuffix(c.Name(), source.EntryLockSuffix):
 			f.rest = append(f.rest, path)
 		case kind == Rebase || kind == Pick || kind == Upstream:
@@ -118,6 +125,36 @@ func entriesOf(dir string, kind Kind) (found, error) {
 		default:
 			f.entries = append(f.entries, path)
 		}
+	}
+	return f, nil
+}
+
+// histories are the upstream histories: the folders in the upstream
+// folder a history fetch made, and their locks, and what an older
+// epp-build left in the history folder.
+func histories(dir string) (found, error) {
+	var f found
+	upstream := filepath.Join(dir, string(Upstream))
+	names, err := children(upstream)
+	if err != nil {
+		return f, err
+	}
+	for _, c := range names {
+		path := filepath.Join(upstream, c.Name())
+		switch {
+		case !source.IsHistoryKey(c.Name()):
+		case c.IsDir():
+			f.entries = append(f.entries, path)
+		default:
+			f.rest = append(f.rest, path)
+		}
+	}
+	legacy := filepath.Join(dir, string(History))
+	if names, err = children(legacy); err != nil {
+		return f, err
+	}
+	for _, c := range names {
+		f.entries = append(f.entries, filepath.Join(legacy, c.Name()))
 	}
 	return f, nil
 }

@@ -148,6 +148,10 @@ func (p *pruner) upstream(ctx context.Context) error {
 			continue // not an entry a fetch made; left alone
 		case temp:
 			err = p.upstreamEntry(key, filepath.Join(folder, name), "half built by a fetch that was stopped")
+		case source.IsHistoryKey(name) && !p.opt.All:
+			// No recipe pins a history, and fetching it again costs the
+			// most: only --all takes it.
+			err = p.keep(History, filepath.Join(folder, name), "an upstream history (log, diff-series and rebase read it; --all removes it)")
 		case p.opt.All:
 			err = p.upstreamEntry(name, filepath.Join(folder, name), "--all")
 		case len(p.opt.Pinned[name]) > 0:
@@ -176,9 +180,13 @@ func (p *pruner) upstreamEntry(key, path, why string) error {
 	if err != nil {
 		return err
 	}
+	kind := Upstream
+	if source.IsHistoryKey(key) {
+		kind = History
+	}
 	if !ok {
-		return p.keep(Upstream, path, "in use by a running fetch or checkout")
+		return p.keep(kind, path, "in use by a running fetch or checkout")
 	}
 	defer unlock()
-	return p.remove(Upstream, path, why)
+	return p.remove(kind, path, why)
 }

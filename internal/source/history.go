@@ -1,32 +1,41 @@
 package source
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"time"
 
+	"github.com/go-git/go-billy/v5/osfs"
+	"github.com/go-git/go-git/v5/plumbing"
+	gitcache "github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+
+	"github.com/epp-build/epp-build/internal/filetree"
 	"github.com/epp-build/epp-build/internal/gitformat"
-	"github.com/epp-build/epp-build/internal/netclient"
 	"github.com/epp-build/epp-build/internal/redact"
 )
 
 // History is a local copy of an upstream's commits and trees, without
-// file contents (a partial clone, --filter=blob:none): enough to say
-// whether a commit is an ancestor of a pin and which commits between two
-// pins touch a file, at a fraction of a full clone's size. It is kept in
-// the cache and fetched into incrementally; it needs the git CLI.
+// file contents when the server can leave them out (a blob:none partial
+// clone): enough to say whether a commit is an ancestor of a pin and
+// which commits between two pins touch a file, at a fraction of a full
+// clone's size. It lives in the upstream cache beside the pinned trees,
+// under the same per-key lock, is fetched into incrementally by the same
+// upload-pack client (historyfetch.go) and read with go-git.
 type History struct {
+	c     *cache
+	key   string
 	dir   string
 	shown string
+
+	s *filesystem.Storage
+	// ancestry memoises each pin's ancestors, asked for once per pick.
+	ancestry map[plumbing.Hash]map[plumbing.Hash]bool
 }
 
 // Commit is one upstream commit: hash and subject.
@@ -35,64 +44,89 @@ type Commit struct {
 	Subject string `json:"subject"`
 }
 
+// historyPrefix starts the key of a history in the upstream cache.
+const historyPrefix = "history-"
+
+// IsHistoryKey says whether an upstream cache folder is a history rather
+// than a pinned tree.
+func IsHistoryKey(name string) bool { return strings.HasPrefix(name, historyPrefix) }
+
 // OpenHistory makes sure the history cache for repository holds each
 // of commits and their ancestry, fetching what it lacks.
 func OpenHistory(ctx context.Context, cacheDir, repository string, commits ...string) (*History, error) {
-	if _, err := exec.LookPath("git"); err != nil {
-		return nil, fmt.Errorf("reading upstream history needs the git CLI: %w", err)
+	h, err := historyAt(cacheDir, repository)
+	if err != nil {
+		return nil, err
 	}
-	if cacheDir == "" {
-		d, err := CacheDir()
-		if err != nil {
-			return nil, err
+	err = h.locked(ctx, func() error {
+		var missing []string
+		for _, c := range commits {
+			if c != "" && !h.has(c) {
+				missing = append(missing, c)
+			}
 		}
-		cacheDir = d
-	}
-	h := historyAt(cacheDir, repository)
-	shown := h.shown
-	if _, err := os.Stat(filepath.Join(h.dir, "HEAD")); err != nil {
-		if err := os.MkdirAll(h.dir, 0o755); err != nil {
-			return nil, err
+		if len(missing) == 0 {
+			return nil
 		}
-		if _, err := h.git(ctx, "init", "-q", "--bare"); err != nil {
-			return nil, err
+		if err := h.fetchCommits(ctx, repository, missing); err != nil {
+			return fmt.Errorf("fetch the history of %s up to %s: %w", h.shown, strings.Join(shortAll(missing), ", "), err)
 		}
-	}
-	var missing []string
-	for _, c := range commits {
-		if c == "" || h.has(ctx, c) {
-			continue
-		}
-		missing = append(missing, c)
-	}
-	if len(missing) == 0 {
-		return h, nil
-	}
-	if _, err := h.git(ctx, fetchArgs(repository, missing...)...); err != nil {
-		return nil, fmt.Errorf("fetch the history of %s up to %s: %w", shown, strings.Join(shortAll(missing), ", "), err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return h, nil
 }
 
-// fetchArgs is the git command line that fetches refspecs of repository
-// into a history: commits and trees only.
-func fetchArgs(repository string, refspecs ...string) []string {
-	stall := netclient.DefaultStall
-	if t, err := netclient.FromEnv(); err == nil {
-		stall = t.Stall
+// historyAt is the history of repository in the cache under cacheDir
+// ("" = the user cache folder), whether or not anything was fetched into
+// it yet.
+func historyAt(cacheDir, repository string) (*History, error) {
+	c, err := openCache(cacheDir, nil)
+	if err != nil {
+		return nil, err
 	}
-	// A server that stops sending fails the fetch after the stall
-	// deadline, as every other fetch does.
-	return append([]string{"-c", "protocol.version=2", "-c", "credential.helper=", "-c", "gc.auto=0",
-		"-c", "http.lowSpeedLimit=1", "-c", "http.lowSpeedTime=" + strconv.Itoa(max(1, int(stall/time.Second))),
-		"fetch", "-q", "--no-tags", "--filter=blob:none", "--", repository}, refspecs...)
+	sum := sha256.Sum256([]byte(redact.Strip(repository)))
+	key := historyPrefix + hex.EncodeToString(sum[:8])
+	return &History{c: c, key: key, dir: filepath.Join(c.root, key), shown: redact.URL(repository)}, nil
 }
 
-// historyAt is the history of repository in the cache under cacheDir,
-// whether or not anything was fetched into it yet.
-func historyAt(cacheDir, repository string) *History {
-	key := sha256.Sum256([]byte(redact.Strip(repository)))
-	return &History{dir: filepath.Join(cacheDir, "history", hex.EncodeToString(key[:8])), shown: redact.URL(repository)}
+// locked runs fn under the history's cache lock, the store open.
+func (h *History) locked(ctx context.Context, fn func() error) error {
+	unlock, err := h.c.lock(ctx, h.key)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	for _, d := range []string{"objects/pack", "refs/tags"} {
+		if err := os.MkdirAll(filepath.Join(h.dir, d), 0o755); err != nil {
+			return fmt.Errorf("history cache %s: %w", h.dir, err)
+		}
+	}
+	// Scratch a killed fetch left: nobody else holds the lock.
+	stale, _ := filetree.Glob(h.dir, tmpPrefix+"*")
+	for _, d := range stale {
+		os.RemoveAll(d)
+	}
+	h.open()
+	return fn()
+}
+
+// open (re)opens the store, so that it sees packs fetched since.
+func (h *History) open() {
+	if h.s != nil {
+		h.s.Close()
+	}
+	h.s = filesystem.NewStorageWithOptions(osfs.New(h.dir), gitcache.NewObjectLRU(32*gitcache.MiByte), filesystem.Options{KeepDescriptors: true})
+	h.ancestry = nil
+}
+
+func (h *History) store() *filesystem.Storage {
+	if h.s == nil {
+		h.open()
+	}
+	return h.s
 }
 
 func shortAll(commits []string) []string {
@@ -103,71 +137,82 @@ func shortAll(commits []string) []string {
 	return out
 }
 
-func (h *History) has(ctx context.Context, commit string) bool {
-	_, err := h.git(ctx, "cat-file", "-e", commit+"^{commit}")
+// has says whether the history holds commit (a full hash).
+func (h *History) has(commit string) bool {
+	if !fullHash.MatchString(commit) {
+		return false
+	}
+	_, err := object.GetCommit(h.store(), plumbing.NewHash(commit))
 	return err == nil
 }
 
 // IsAncestor says whether commit is in the history of pin (commit itself
 // included). A commit the history does not know is not an ancestor.
 func (h *History) IsAncestor(ctx context.Context, commit, pin string) (bool, error) {
-	if !h.has(ctx, commit) {
+	if !h.has(commit) {
 		return false, nil
 	}
-	_, err := h.git(ctx, "merge-base", "--is-ancestor", commit, pin)
-	var exit *exec.ExitError
-	if errors.As(err, &exit) && exit.ExitCode() == 1 {
-		return false, nil
-	}
-	return err == nil, err
-}
-
-// Between lists the commits reachable from to but not from from that
-// change any of paths, newest first (all commits between them when paths
-// is empty).
-func (h *History) Between(ctx context.Context, from, to string, paths []string) ([]Commit, error) {
-	args := []string{"log", "--format=%H%x00%s", from + ".." + to}
-	if len(paths) > 0 {
-		args = append(append(args, "--"), paths...)
-	}
-	out, err := h.git(ctx, args...)
+	in, err := h.ancestors(ctx, pin)
 	if err != nil {
-		return nil, err
+		return false, err
 	}
-	var commits []Commit
-	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-		if hash, subject, ok := strings.Cut(line, "\x00"); ok {
-			commits = append(commits, Commit{Hash: hash, Subject: subject})
-		}
-	}
-	return commits, nil
+	return in[plumbing.NewHash(commit)], nil
 }
 
-// git runs git in the history's folder; its error says what git said,
-// redacted.
-func (h *History) git(ctx context.Context, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = h.dir
-	cmd.Env = append(os.Environ(), "GIT_DIR="+h.dir, "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=true")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		if ctx.Err() != nil {
-			return "", ctx.Err()
-		}
-		return "", &shownError{msg: fmt.Sprintf("git %s: %s", subcommand(args), redact.Excerpt(bytes.TrimSpace(stderr.Bytes()))), err: err}
+// ancestors is the set of commits in pin's history, pin included.
+func (h *History) ancestors(ctx context.Context, pin string) (map[plumbing.Hash]bool, error) {
+	if !h.has(pin) {
+		return nil, h.noCommit(pin)
 	}
-	return stdout.String(), nil
+	tip := plumbing.NewHash(pin)
+	if in, ok := h.ancestry[tip]; ok {
+		return in, nil
+	}
+	in := map[plumbing.Hash]bool{tip: true}
+	todo := []plumbing.Hash{tip}
+	for len(todo) > 0 {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		c, err := h.commit(todo[len(todo)-1])
+		todo = todo[:len(todo)-1]
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range c.ParentHashes {
+			if !in[p] {
+				in[p] = true
+				todo = append(todo, p)
+			}
+		}
+	}
+	if h.ancestry == nil {
+		h.ancestry = map[plumbing.Hash]map[plumbing.Hash]bool{}
+	}
+	h.ancestry[tip] = in
+	return in, nil
 }
 
-// subcommand is the git command args run, past any -c options.
-func subcommand(args []string) string {
-	for i := 0; i < len(args); i++ {
-		if args[i] == "-c" {
-			i++
-			continue
-		}
-		return args[i]
+func (h *History) noCommit(commit string) error {
+	return fmt.Errorf("the history of %s has no commit %s", h.shown, gitformat.Short(commit))
+}
+
+// commit reads a commit of the history; a history fetched whole holds
+// every parent, so a missing one is a damaged cache.
+func (h *History) commit(hash plumbing.Hash) (*object.Commit, error) {
+	c, err := object.GetCommit(h.store(), hash)
+	if err != nil {
+		return nil, fmt.Errorf("read commit %s in the history of %s (%s): %w", gitformat.Short(hash.String()), h.shown, h.dir, err)
 	}
-	return ""
+	return c, nil
+}
+
+// Close releases the store's open files.
+func (h *History) Close() error {
+	if h.s == nil {
+		return nil
+	}
+	err := h.s.Close()
+	h.s = nil
+	return err
 }

@@ -17,7 +17,7 @@ import (
 // over HTTP: ancestry of its commits, the commits between two that touch
 // a file, and a second open that needs no fetch.
 func TestHistoryAnswersAncestryAndTouchedFiles(t *testing.T) {
-	testenv.Tool(t, "git", "the upstream history is read with the git CLI")
+	testenv.Tool(t, "git", "git http-backend serves the fixture")
 	f := newFixture(t)
 	mid := f.repo.Commit(t, "touch only pkg", map[string]string{"pkg/a/a.go": "package a // touched\n"})
 	top := f.repo.Commit(t, "touch the readme", map[string]string{"README.md": "hello again\n"})

@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	"golang.org/x/mod/module"
 	"golang.org/x/mod/semver"
 
@@ -59,18 +59,72 @@ const tagsMark = "epp-build-tags"
 // trees) into h, dropping tags the repository no longer has: the tag
 // ancestry a pseudo-version's base is read from.
 func (h *History) FetchTags(ctx context.Context, repository string) error {
-	args := fetchArgs(repository, "+refs/tags/*:refs/tags/*")
-	// --prune drops tags deleted upstream, which are no base any more.
-	for i, a := range args {
-		if a == "fetch" {
-			args = slices.Insert(args, i+1, "--prune")
-			break
+	err := h.locked(ctx, func() error {
+		adv, err := h.fetchAdvertised(ctx, repository, "tags", func(adv *packp.AdvRefs) ([]plumbing.Hash, error) {
+			var wants []plumbing.Hash
+			for name, hash := range adv.References {
+				if strings.HasPrefix(name, "refs/tags/") && !slices.Contains(wants, hash) {
+					wants = append(wants, hash)
+				}
+			}
+			return wants, nil
+		})
+		if err != nil {
+			return err
 		}
-	}
-	if _, err := h.git(ctx, args...); err != nil {
+		h.open()
+		return h.setTags(adv)
+	})
+	if err != nil {
 		return fmt.Errorf("fetch the tags of %s: %w", h.shown, err)
 	}
 	return os.WriteFile(filepath.Join(h.dir, tagsMark), []byte(time.Now().UTC().Format(time.RFC3339)+"\n"), 0o644)
+}
+
+// setTags makes h's tags the advertised ones: tags deleted upstream are
+// no base any more.
+func (h *History) setTags(adv *packp.AdvRefs) error {
+	s := h.store()
+	for name, hash := range adv.References {
+		if strings.HasPrefix(name, "refs/tags/") {
+			if err := s.SetReference(plumbing.NewHashReference(plumbing.ReferenceName(name), hash)); err != nil {
+				return err
+			}
+		}
+	}
+	local, err := h.tags()
+	if err != nil {
+		return err
+	}
+	for name := range local {
+		if _, ok := adv.References[name]; !ok {
+			if err := s.RemoveReference(plumbing.ReferenceName(name)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// tags are h's tags by full ref name, each peeled to its commit (a tag
+// of anything else is left out).
+func (h *History) tags() (map[string]plumbing.Hash, error) {
+	refs, err := h.store().IterReferences()
+	if err != nil {
+		return nil, err
+	}
+	defer refs.Close()
+	out := map[string]plumbing.Hash{}
+	err = refs.ForEach(func(r *plumbing.Reference) error {
+		if r.Type() != plumbing.HashReference || !strings.HasPrefix(r.Name().String(), "refs/tags/") {
+			return nil
+		}
+		if c, err := peel(h.store(), r.Hash()); err == nil {
+			out[r.Name().String()] = c
+		}
+		return nil
+	})
+	return out, err
 }
 
 // CommitModuleVersion is the module version of commit for module mod in
@@ -82,17 +136,9 @@ func CommitModuleVersion(ctx context.Context, cacheDir, repository, mod, commit 
 	if !fullHash.MatchString(commit) {
 		return v, false, fmt.Errorf("module version of %q: not a full commit hash", commit)
 	}
-	if _, err := exec.LookPath("git"); err != nil {
-		return v, false, fmt.Errorf("working out a module version needs the git CLI: %w", err)
-	}
-	if cacheDir == "" {
-		if cacheDir, err = CacheDir(); err != nil {
-			return v, false, err
-		}
-	}
 	var h *History
 	if fetch {
-		if h, err = OpenHistory(ctx, cacheDir, repository); err != nil {
+		if h, err = historyAt(cacheDir, repository); err != nil {
 			return v, false, err
 		}
 		if err := h.FetchTags(ctx, repository); err != nil {
@@ -103,11 +149,14 @@ func CommitModuleVersion(ctx context.Context, cacheDir, repository, mod, commit 
 			return v, false, err
 		}
 	} else {
-		h = historyAt(cacheDir, repository)
-		if _, err := os.Stat(filepath.Join(h.dir, tagsMark)); err != nil || !h.has(ctx, commit) {
+		if h, err = historyAt(cacheDir, repository); err != nil {
+			return v, false, err
+		}
+		if _, err := os.Stat(filepath.Join(h.dir, tagsMark)); err != nil || !h.has(commit) {
 			return v, false, nil
 		}
 	}
+	defer h.Close()
 	v, err = h.ModuleVersion(ctx, mod, commit)
 	return v, err == nil, err
 }
@@ -115,37 +164,34 @@ func CommitModuleVersion(ctx context.Context, cacheDir, repository, mod, commit 
 // ModuleVersion is the module version of commit for module mod, from the
 // tags the history holds.
 func (h *History) ModuleVersion(ctx context.Context, mod, commit string) (CommitVersion, error) {
-	out, err := h.git(ctx, "show", "-s", "--format=%H %ct", commit+"^{commit}")
-	if err != nil {
-		return CommitVersion{}, fmt.Errorf("read commit %s in the history of %s: %w", gitformat.Short(commit), h.shown, err)
+	if !h.has(commit) {
+		return CommitVersion{}, h.noCommit(commit)
 	}
-	full, secs, _ := strings.Cut(strings.TrimSpace(out), " ")
-	n, err := strconv.ParseInt(secs, 10, 64)
-	if err != nil || !fullHash.MatchString(full) {
-		return CommitVersion{}, fmt.Errorf("read commit %s in the history of %s: unexpected %q", gitformat.Short(commit), h.shown, out)
-	}
-	tags := func(filter string) ([]string, error) {
-		out, err := h.git(ctx, "for-each-ref", "--format=%(refname)", filter+"="+full, "refs/tags/")
-		if err != nil {
-			return nil, fmt.Errorf("list the tags of %s in the history of %s: %w", gitformat.Short(full), h.shown, err)
-		}
-		var names []string
-		for _, line := range strings.Split(out, "\n") {
-			if name, ok := strings.CutPrefix(strings.TrimSpace(line), "refs/tags/"); ok {
-				names = append(names, name)
-			}
-		}
-		return names, nil
-	}
-	on, err := tags("--points-at")
+	c, err := h.commit(plumbing.NewHash(commit))
 	if err != nil {
 		return CommitVersion{}, err
 	}
-	merged, err := tags("--merged")
+	in, err := h.ancestors(ctx, commit)
 	if err != nil {
 		return CommitVersion{}, err
 	}
-	return commitVersion(mod, full, time.Unix(n, 0), on, merged)
+	tags, err := h.tags()
+	if err != nil {
+		return CommitVersion{}, fmt.Errorf("list the tags in the history of %s: %w", h.shown, err)
+	}
+	var on, merged []string
+	for name, target := range tags {
+		name = strings.TrimPrefix(name, "refs/tags/")
+		if target == c.Hash {
+			on = append(on, name)
+		}
+		if in[target] {
+			merged = append(merged, name)
+		}
+	}
+	slices.Sort(on)
+	slices.Sort(merged)
+	return commitVersion(mod, c.Hash.String(), c.Committer.When, on, merged)
 }
 
 // commitVersion applies the go command's rules to a commit made at when,
