@@ -61,6 +61,7 @@ func TestEveryOutputModeIsTheDocumentAlone(t *testing.T) {
 	testutil.PushRandomIndex(t, ref)
 	const history = "notice: upstream commits between the pins not listed: "
 	db := emptyVulnDB(t)
+	bumpPatches, bumpUpstream := bumpLine(t, bumpEnv(t))
 	cases := map[string][]outputCase{
 		"versions": {{args: []string{"versions"}}},
 		"log": {
@@ -80,6 +81,9 @@ func TestEveryOutputModeIsTheDocumentAlone(t *testing.T) {
 		// Binary mode against a database of one entry for a module the
 		// binary does not hold: offline, and nothing found.
 		"vulns": {{args: []string{"vulns", "--binary", binary, "--db", db}}},
+		// A dry run of a fixture line read from a local folder: no fetch.
+		"bump": {{args: []string{"bump", "--patches", bumpPatches, "--version", "v9", "--source", "path", "--upstream", bumpUpstream.repo.Dir,
+			"--dry-run", depModule + "@v1.1.0"}, fields: []string{"version", "plan", "written"}}},
 	}
 	commands := outputCommands(newRootCommand())
 	require.NotEmpty(t, commands)

@@ -38,18 +38,7 @@ func TestRebaseOntoV150StopsWhereTheTreeDoesNotCompile(t *testing.T) {
 	if err != nil || resp.StatusCode != http.StatusOK {
 		t.Skipf("the module proxy %s does not serve GAIE v1.5.0 here", proxy)
 	}
-	root := t.TempDir()
-	// The recipes' generated patches name their sources (ffi/, plugins/)
-	// relative to patches/: the copy carries the tracked files of all three.
-	tracked, err := exec.Command("git", "-C", filepath.Join("..", ".."), "ls-files", "-z", "patches", "ffi", "plugins").Output()
-	require.NoError(t, err)
-	for _, name := range strings.Split(strings.TrimRight(string(tracked), "\x00"), "\x00") {
-		data, err := os.ReadFile(filepath.Join("..", "..", name))
-		require.NoError(t, err)
-		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(root, name)), 0o755))
-		require.NoError(t, os.WriteFile(filepath.Join(root, name), data, 0o644))
-	}
-	patches := filepath.Join(root, "patches")
+	patches := copyRecipeSet(t)
 	cache := os.Getenv("XDG_CACHE_HOME") // share the upstream cache with the other tests of this run
 	if cache == "" {
 		cache = t.TempDir()
