@@ -16,6 +16,7 @@ func ancestry(f *recipeFlags) backport.Ancestry {
 		if err != nil {
 			return nil, err
 		}
+		defer h.Close()
 		in := map[string]bool{}
 		for _, c := range commits {
 			if in[c], err = h.IsAncestor(ctx, c, pin); err != nil {
@@ -34,6 +35,7 @@ func distance(f *recipeFlags) backport.Distance {
 		if err != nil {
 			return 0, 0, err
 		}
+		defer h.Close()
 		behind, err := h.Between(ctx, newPin, oldPin, nil)
 		if err != nil {
 			return 0, 0, err
@@ -59,6 +61,7 @@ func upstreamHistory(cacheDir, mirror string) review.History {
 		if err != nil {
 			return nil, err
 		}
+		defer h.Close()
 		return h.Between(ctx, from, to, paths)
 	}
 }
