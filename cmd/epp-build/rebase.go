@@ -93,7 +93,7 @@ a first header line saying so.`,
 				Root: g.patches, Dir: dir, Continue: cont, Skip: skip, Abort: abort, As: as,
 				Exec: backport.Exec{Command: execCmd, AtEnd: execAtEnd, CAPI: withCAPI || capiSrc != "", CAPISrc: capiSrc, Stage: capiStager(&f)},
 				Onto: backport.Onto{Ref: onto, Commit: ontoCommit, ModuleVersion: modVersion, ModuleHash: modHash, Repository: f.upstream, Versions: moduleVersions(&f)},
-				Load: func() (*recipe.Recipe, error) { return f.load(g) }, Materialize: materializer(&f, log), Log: log,
+				Load: func() (*recipe.Recipe, error) { return f.load(g) }, Materialize: materializer(&f, log), Files: pinFiles(&f, log), Log: log,
 				Ancestry: ancestry(&f), Keep: keep,
 				Verify: apply.TypeCheck, NoVerify: noVerify, Distance: distance(&f),
 			})
@@ -130,6 +130,18 @@ func materializer(f *recipeFlags, log io.Writer) backport.Materializer {
 			return u, err
 		}
 		return opt.CheckoutPin(ctx, u, dst)
+	}
+}
+
+// pinFiles wires the source stage's read of a cached pin's files, for
+// the bases of rebase's merges.
+func pinFiles(f *recipeFlags, log io.Writer) backport.PinFiles {
+	return func(ctx context.Context, u recipe.Upstream, paths []string) (map[string][]byte, error) {
+		opt, err := f.options(log, false)
+		if err != nil {
+			return nil, err
+		}
+		return opt.ReadFiles(ctx, u, paths)
 	}
 }
 

@@ -59,6 +59,22 @@ func (f Fetcher) CheckoutPin(ctx context.Context, u recipe.Upstream, dst string)
 	return u, nil
 }
 
+// ReadFiles fetches the commit u pins (the cache answers a pin fetched
+// before) and reads the named files of its tree without a checkout. They
+// are the commit's files whatever u's tag names now, so a commit held in
+// the cache is read without asking the server where the tag points: a
+// rebase's merge bases would otherwise pay a round trip for nothing.
+func (f Fetcher) ReadFiles(ctx context.Context, u recipe.Upstream, paths []string) (map[string][]byte, error) {
+	if f.Kind != source.Path && source.GitCached(ctx, f.CacheDir, u.Commit) {
+		u.Ref = u.Commit
+	}
+	tree, err := f.Fetch(ctx, u)
+	if err != nil {
+		return nil, err
+	}
+	return tree.ReadFiles(ctx, paths)
+}
+
 func (f Fetcher) request(u recipe.Upstream) source.Request {
 	return source.Request{
 		Pin: u, Kind: f.Kind, Upstream: f.Upstream, CacheDir: f.CacheDir, Progress: f.Progress,

@@ -13,6 +13,7 @@ import (
 
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
 	"github.com/epp-build/epp-build/internal/gitformat"
+	"github.com/epp-build/epp-build/internal/patchset"
 	"github.com/epp-build/epp-build/internal/recipe"
 )
 
@@ -26,7 +27,15 @@ import (
 type oldPin struct {
 	pin         recipe.Upstream
 	materialize Materializer
+	// files, when set, reads the few files the bases need from where the
+	// fetch keeps the pin, instead of a checkout of its whole tree.
+	files PinFiles
 }
+
+// PinFiles fetches the upstream pin u (the cache answers a pin fetched
+// before) and reads the named files of its tree, without a checkout. A
+// path the pin does not hold is left out of the map.
+type PinFiles func(ctx context.Context, u recipe.Upstream, paths []string) (map[string][]byte, error)
 
 func basesDir(dir string) string { return filepath.Join(dir, ".git", "epp-build", "base") }
 
@@ -37,6 +46,27 @@ func keepBases(ctx context.Context, dir string, st *state, from *oldPin, log io.
 	out := basesDir(dir)
 	if _, err := os.Stat(out); err == nil || from == nil {
 		return nil
+	}
+	tmp := out + ".partial"
+	if err := os.RemoveAll(tmp); err != nil {
+		return err
+	}
+	patches, err := readPatches(dir, st.Patches)
+	if err != nil {
+		return err
+	}
+	if from.files != nil {
+		files, err := from.files(ctx, from.pin, oldPaths(patches))
+		if err == nil {
+			if err := replayBases(mapReader(files), tmp, st.Patches, patches, st.Next); err != nil {
+				return err
+			}
+			return os.Rename(tmp, out)
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		// A damaged or pruned entry: the checkout below fetches it again.
 	}
 	old := filepath.Join(dir, ".git", "epp-build", "old-pin")
 	if err := os.RemoveAll(old); err != nil {
@@ -50,25 +80,60 @@ func keepBases(ctx context.Context, dir string, st *state, from *oldPin, log io.
 		fmt.Fprintf(log, "no three-way merge: the old pin %s could not be fetched (%v); changes that do not apply go to .rej files\n", pinName(from.pin), err)
 		return os.MkdirAll(out, 0o755)
 	}
-	tmp := out + ".partial"
-	if err := os.RemoveAll(tmp); err != nil {
-		return err
-	}
-	if err := replayBases(dir, old, tmp, st); err != nil {
-		return err
-	}
-	return os.Rename(tmp, out)
-}
-
-// replayBases replays the series over the old pin's tree in memory and
-// writes, for each patch from st.Next on, the files it changes as they
-// were before it.
-func replayBases(dir, old, out string, st *state) error {
 	oldRoot, err := os.OpenRoot(old)
 	if err != nil {
 		return err
 	}
 	defer oldRoot.Close()
+	if err := replayBases(oldRoot.ReadFile, tmp, st.Patches, patches, st.Next); err != nil {
+		return err
+	}
+	return os.Rename(tmp, out)
+}
+
+// readPatches reads the rebase's patches, in order.
+func readPatches(dir string, names []string) ([]*patchset.Patch, error) {
+	out := make([]*patchset.Patch, len(names))
+	for i, name := range names {
+		p, err := readPatch(dir, name)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = p
+	}
+	return out, nil
+}
+
+// oldPaths are the old pin's files the replay may read: every file a
+// patch changes that it does not create.
+func oldPaths(patches []*patchset.Patch) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range patches {
+		for _, f := range p.Files {
+			if !f.IsNew && !seen[f.OldName] {
+				seen[f.OldName] = true
+				out = append(out, f.OldName)
+			}
+		}
+	}
+	return out
+}
+
+// mapReader reads from files as os.Root.ReadFile reads a checkout.
+func mapReader(files map[string][]byte) func(string) ([]byte, error) {
+	return func(name string) ([]byte, error) {
+		if data, ok := files[name]; ok {
+			return data, nil
+		}
+		return nil, fs.ErrNotExist
+	}
+}
+
+// replayBases replays the series (patches, stored as names) over the old
+// pin's files, read by readOld, in memory and writes, for each patch from
+// next on, the files it changes as they were before it.
+func replayBases(readOld func(string) ([]byte, error), out string, names []string, patches []*patchset.Patch, next int) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
@@ -82,14 +147,10 @@ func replayBases(dir, old, out string, st *state) error {
 		if data, ok := files[name]; ok {
 			return data, data != nil
 		}
-		data, err := oldRoot.ReadFile(name)
+		data, err := readOld(name)
 		return data, err == nil
 	}
-	for i, name := range st.Patches {
-		p, err := readPatch(dir, name)
-		if err != nil {
-			return err
-		}
+	for i, p := range patches {
 		for _, f := range p.Files {
 			var src []byte
 			if !f.IsNew {
@@ -98,8 +159,8 @@ func replayBases(dir, old, out string, st *state) error {
 					files[f.NewName] = nil
 					continue
 				}
-				if i >= st.Next {
-					keep := path.Join(name, f.OldName)
+				if i >= next {
+					keep := path.Join(names[i], f.OldName)
 					if err := mkParent(outRoot, keep); err != nil {
 						return err
 					}

@@ -163,7 +163,10 @@ type RebaseRequest struct {
 	// Load reads the recipe to rebase (a start only).
 	Load        func() (*recipe.Recipe, error)
 	Materialize Materializer
-	Log         io.Writer
+	// Files, when set, reads the old pin's files the merges' bases need
+	// without checking the old pin out.
+	Files PinFiles
+	Log   io.Writer
 	// Ancestry, when set, lets a start drop the picks whose Upstream:
 	// commit the new pin already has (upstreamhas.go).
 	Ancestry Ancestry
@@ -358,7 +361,7 @@ func start(ctx context.Context, req RebaseRequest, dir string, verify verifyFunc
 	if err != nil {
 		return nil, err
 	}
-	steps, err := startWith(ctx, r, u, req.As, dir, req.Materialize, req.Log, req.NoVerify, verify, req.Exec)
+	steps, err := startWith(ctx, r, u, req.As, dir, req.Materialize, req.Files, req.Log, req.NoVerify, verify, req.Exec)
 	if steps == nil && err != nil {
 		return nil, err
 	}

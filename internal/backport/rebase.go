@@ -14,6 +14,7 @@ import (
 	"github.com/epp-build/epp-build/internal/diff3"
 	"github.com/epp-build/epp-build/internal/dirswap"
 	"github.com/epp-build/epp-build/internal/export"
+	"github.com/epp-build/epp-build/internal/gitstore"
 	"github.com/epp-build/epp-build/internal/inputfile"
 	"github.com/epp-build/epp-build/internal/patchset"
 	"github.com/epp-build/epp-build/internal/recipe"
@@ -78,12 +79,14 @@ type Materializer func(ctx context.Context, u recipe.Upstream, dst string) (reci
 // With x, its command runs in the work tree after each patch (or once at
 // the end) and a failure stops the rebase (*ExecStop).
 func Start(ctx context.Context, r *recipe.Recipe, u recipe.Upstream, as, dir string, materialize Materializer, log io.Writer, x ...Exec) ([]Step, error) {
-	return startWith(ctx, r, u, as, dir, materialize, log, false, nil, x...)
+	return startWith(ctx, r, u, as, dir, materialize, nil, log, false, nil, x...)
 }
 
-// startWith is Start with the type-check of the finished tree (verify;
-// nil checks nothing) and whether --no-verify skips it.
-func startWith(ctx context.Context, r *recipe.Recipe, u recipe.Upstream, as, dir string, materialize Materializer, log io.Writer, noVerify bool, verify verifyFunc, x ...Exec) ([]Step, error) {
+// startWith is Start with the reader of the old pin's files for the
+// merges' bases (files; nil: the old pin is checked out for them), the
+// type-check of the finished tree (verify; nil checks nothing) and
+// whether --no-verify skips it.
+func startWith(ctx context.Context, r *recipe.Recipe, u recipe.Upstream, as, dir string, materialize Materializer, files PinFiles, log io.Writer, noVerify bool, verify verifyFunc, x ...Exec) ([]Step, error) {
 	if err := CanStart(r, as, dir); err != nil {
 		return nil, err
 	}
@@ -128,7 +131,7 @@ func startWith(ctx context.Context, r *recipe.Recipe, u recipe.Upstream, as, dir
 		}
 		st.Patches = append(st.Patches, sp.Name)
 	}
-	return run(ctx, dir, st, log, &oldPin{pin: r.Upstream, materialize: materialize})
+	return run(ctx, dir, st, log, &oldPin{pin: r.Upstream, materialize: materialize, files: files})
 }
 
 // Continue goes on after the user fixed a conflict: their changes (or
@@ -464,10 +467,13 @@ func targetDir(st *state) string {
 // and message, unless they committed it themselves. It returns HEAD and
 // whether anything was done since the stop at stopHead.
 func commitResolution(dir string, p *patchset.Patch, stopHead string) (string, bool, error) {
-	repo, err := git.PlainOpen(dir)
+	// The status diffs the index against HEAD's whole tree: with the
+	// packs kept open, not opened again for each tree read.
+	repo, closeRepo, err := gitstore.Open(dir)
 	if err != nil {
 		return "", false, err
 	}
+	defer closeRepo()
 	wt, err := repo.Worktree()
 	if err != nil {
 		return "", false, err

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/epp-build/epp-build/internal/gitformat"
+	"github.com/epp-build/epp-build/internal/gitstore"
 	"github.com/epp-build/epp-build/internal/patchset"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -23,10 +24,13 @@ type Patch struct {
 // work tree dir, oldest first. Commits that came from a patch file keep
 // that file's name; new commits are named after their subject.
 func Series(dir string) ([]Patch, error) {
-	repo, err := git.PlainOpen(dir)
+	// Every commit's tree is diffed against its parent's: with the packs
+	// kept open, not opened again for each object read.
+	repo, closeRepo, err := gitstore.Open(dir)
 	if err != nil {
 		return nil, fmt.Errorf("export %s: %w", dir, err)
 	}
+	defer closeRepo()
 	base, err := repo.Reference(plumbing.ReferenceName(patchset.UpstreamRef), true)
 	if err != nil {
 		return nil, fmt.Errorf("export %s: no %s ref: is this a tree made by `epp-build apply`? (%w)", dir, patchset.UpstreamRef, err)

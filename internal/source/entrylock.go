@@ -75,17 +75,28 @@ var errEntryGone = errors.New("the cache entry was removed since it was fetched"
 // fetches of other keys and other checkouts go on, but a prune, which
 // locks exclusively, waits until the copy is done.
 func (t *Tree) materializeHeld(ctx context.Context, dst string) error {
+	unlock, err := t.holdEntry(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return t.materialize(ctx, dst)
+}
+
+// holdEntry locks the entry shared for a read of its files and checks it
+// is still there (errEntryGone when a prune removed it).
+func (t *Tree) holdEntry(ctx context.Context) (unlock func(), err error) {
 	l := flock.New(t.dir + EntryLockSuffix)
 	ok, err := l.TryRLockContext(ctx, 50*time.Millisecond)
 	if err != nil {
-		return fmt.Errorf("lock cache entry %s: %w", filepath.Base(t.dir), err)
+		return nil, fmt.Errorf("lock cache entry %s: %w", filepath.Base(t.dir), err)
 	}
 	if !ok {
-		return fmt.Errorf("lock cache entry %s: not acquired", filepath.Base(t.dir))
+		return nil, fmt.Errorf("lock cache entry %s: not acquired", filepath.Base(t.dir))
 	}
-	defer l.Unlock()
 	if _, err := os.Lstat(filepath.Join(t.dir, entryFile)); errors.Is(err, fs.ErrNotExist) {
-		return errEntryGone
+		l.Unlock()
+		return nil, errEntryGone
 	}
-	return t.materialize(ctx, dst)
+	return func() { l.Unlock() }, nil
 }
