@@ -218,9 +218,13 @@ func TestBumpRefusesBadArgumentsBeforeAnyWork(t *testing.T) {
 	} {
 		// GOPROXY=off and no network: a refusal that reached the fetch
 		// would say so instead.
-		r := run(t, cache, c.args...)
+		r := run(t, cache, append([]string{"--patches", filepath.Join("..", "..", "patches")}, c.args...)...)
 		assert.Equal(t, 2, r.code, "%v: %s", c.args, r.stderr)
 		assert.Contains(t, r.stderr, c.want, "%v", c.args)
 		assert.Empty(t, r.stdout, "%v", c.args)
 	}
+	// The recipes built into the binary are no folder to write a bump to.
+	r := run(t, cache, "bump", "--version", "v1.4.2", "golang.org/x/net@v0.45.0")
+	assert.Equal(t, 2, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "bump works on a recipes folder of your own")
 }

@@ -31,7 +31,7 @@ var (
 		"series": true, "series list": true, "status": true, "cache prune": true,
 	}
 	needsRecipesFolder = map[string]bool{
-		"check": true, "regen": true, "pick": true, "rebase": true,
+		"check": true, "regen": true, "pick": true, "rebase": true, "bump": true,
 		"series reword": true, "series drop": true, "series move": true, "series squash": true,
 	}
 )

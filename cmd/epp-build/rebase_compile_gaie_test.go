@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/epp-build/epp-build/internal/testutil"
 )
 
 // Issue 38's case: v1.4.2 applies to GAIE v1.5.0 (a release cut from main
@@ -38,7 +40,7 @@ func TestRebaseOntoV150StopsWhereTheTreeDoesNotCompile(t *testing.T) {
 	if err != nil || resp.StatusCode != http.StatusOK {
 		t.Skipf("the module proxy %s does not serve GAIE v1.5.0 here", proxy)
 	}
-	patches := copyRecipeSet(t)
+	patches := testutil.CopyRecipeSet(t, filepath.Join("..", ".."))
 	cache := os.Getenv("XDG_CACHE_HOME") // share the upstream cache with the other tests of this run
 	if cache == "" {
 		cache = t.TempDir()
