@@ -18,6 +18,11 @@
 // range is copied in the kernel, otherwise every range is hashed
 // (statcache.go).
 //
+// Beside the entries, CacheDir/upstream/history-<key>/ is the history of
+// one upstream repository (commits and trees, for log, diff-series and
+// rebase): a bare git dir fetched into by the same upload-pack client as
+// the entries and under the same per-key locks (history.go).
+//
 // Keeping the contents in one file rather than a folder of files means the
 // tree is created once, in the work tree: on ext4 creating a file (finding
 // a free inode, locking its folder) costs far more than writing its bytes.

@@ -197,7 +197,7 @@ func advertisedWant(adv *packp.AdvRefs, repo remoteRepo, ref string) (plumbing.H
 }
 
 // uploadPackSession opens an upload-pack session with repo through the
-// transports go-git's fetch uses (with the deadlines of githttp.go).
+// transports of go-git's client (with the deadlines of githttp.go).
 func uploadPackSession(repo remoteRepo) (transport.UploadPackSession, error) {
 	useGitDeadlines()
 	ep, err := transport.NewEndpoint(repo.url)
