@@ -78,7 +78,8 @@ func newCachePruneCommand(g *globalFlags) *cobra.Command {
   an entry a running apply or build is fetching or checking out is passed by, and
   what a stopped fetch left half built goes too;
 - with --all, the upstream histories (log, diff-series and rebase fetch them again
-  when they need them), which prune otherwise keeps.
+  when they need them), which prune otherwise keeps; the histories an older
+  epp-build kept in the cache's history folder always go.
 
 Each entry is taken under the lock its users take, and nothing outside the cache is
 followed through a symbolic link. It prints what it removed and what it kept, with

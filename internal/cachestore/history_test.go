@@ -11,13 +11,15 @@ import (
 
 // An upstream history lives in the upstream folder under the upstream
 // locks, yet is listed as a history, not as a pinned tree; prune keeps
-// it (no recipe pins a history) unless --all.
+// it (no recipe pins a history) unless --all. The histories an older
+// epp-build kept in a folder of their own are listed, and pruned.
 func TestAHistoryIsListedApartAndPrunedOnlyWithAll(t *testing.T) {
 	c := newFakeCache(t)
 	history := filepath.Join(c.dir, "upstream", "history-0123456789abcdef")
 	write(t, filepath.Join(history, "objects", "pack", "pack-1.pack"), 700)
 	write(t, history+".lock", 0)
-	write(t, filepath.Join(c.dir, "history", "fedcba9876543210", "HEAD"), 30)
+	old := filepath.Join(c.dir, "history", "fedcba9876543210")
+	write(t, filepath.Join(old, "HEAD"), 30)
 
 	l, err := List(c.dir)
 	require.NoError(t, err)
@@ -28,6 +30,8 @@ func TestAHistoryIsListedApartAndPrunedOnlyWithAll(t *testing.T) {
 	p, err := Prune(context.Background(), c.dir, pinnedByV1())
 	require.NoError(t, err)
 	assert.DirExists(t, history)
+	assert.NoDirExists(t, old, "nothing reads a history in the old folder")
+	assert.Contains(t, p.Removed, Entry{Kind: History, Path: old, Bytes: 30, Why: "a history an older epp-build made; none reads it now"})
 	assert.Contains(t, p.Kept, Entry{Kind: History, Path: history, Bytes: 700, Why: "an upstream history (log, diff-series and rebase read it; --all removes it)"})
 
 	p, err = Prune(context.Background(), c.dir, PruneOptions{All: true})

@@ -57,8 +57,30 @@ func Prune(ctx context.Context, dir string, opt PruneOptions) (*Pruned, error) {
 			return p.done(), err
 		}
 	}
-	err := p.upstream(ctx)
+	if err := p.upstream(ctx); err != nil {
+		return p.done(), err
+	}
+	err := p.oldHistories(ctx)
 	return p.done(), err
+}
+
+// oldHistories removes the histories an older epp-build kept in a folder
+// of their own: nothing reads them any more.
+func (p *pruner) oldHistories(ctx context.Context) error {
+	folder := filepath.Join(p.Dir, string(History))
+	names, err := children(folder)
+	if err != nil {
+		return err
+	}
+	for _, c := range names {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := p.remove(History, filepath.Join(folder, c.Name()), "a history an older epp-build made; none reads it now"); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 type pruner struct {
