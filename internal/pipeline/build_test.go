@@ -54,6 +54,7 @@ func TestBuildHostModeEndToEnd(t *testing.T) {
 
 	rep, err := runOpts(ctx, in, opt)
 	require.NoError(t, err, "stderr:\n%s", errOut.String())
+	t.Run("recipe toolchain", func(t *testing.T) { hostModeBuildsWithTheRecipeToolchain(t, opt) })
 
 	// The tag points at a verified two-platform index.
 	idx, dgst := taggedIndex(t, opt.Image)

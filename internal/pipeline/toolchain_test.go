@@ -78,3 +78,27 @@ func entrypointGoVersion(t *testing.T, ref, p string) string {
 		return info.GoVersion
 	}
 }
+
+// hostModeBuildsWithTheRecipeToolchain rebuilds what the host-mode test
+// just built, now for a recipe naming another Go, under another image
+// name (the test goes on to read its own): the C API comes from the
+// cache, the EPP is compiled by the recipe's Go, and the image's binaries
+// and the report say so.
+func hostModeBuildsWithTheRecipeToolchain(t *testing.T, opt Options) {
+	toolchain := testutil.OtherGoRelease(t)
+	in := testInput(t)
+	in.Recipe = &recipe.Recipe{Version: "v0.0.0-toolchain", Toolchain: toolchain}
+	var errOut syncBuffer
+	opt.Image = reg.Host + "/dynamo/epp-toolchain:v0.7.0"
+	opt.Stdout, opt.Stderr, opt.Report = io.Discard, &errOut, t.TempDir()+"/report.json"
+
+	_, err := runOpts(context.Background(), in, opt)
+	require.NoError(t, err, errOut.String())
+	for _, p := range bothPlatforms {
+		assert.Equal(t, toolchain, entrypointGoVersion(t, opt.Image, p), "%s: the recipe's Go built the binary", p)
+	}
+	onDisk, err := report.Read(opt.Report)
+	require.NoError(t, err)
+	assert.Equal(t, toolchain, onDisk.Inputs.Toolchains.Go)
+	assert.Equal(t, CompileHost, onDisk.Inputs.Toolchains.CompileMode)
+}
