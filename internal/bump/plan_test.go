@@ -112,3 +112,15 @@ func TestGoVersionsCompareAsSemver(t *testing.T) {
 	assert.Equal(t, "v0.45.0", semverOf("golang.org/x/net", "v0.45.0"))
 	assert.Equal(t, "go1.26.10", displayName(GoModule, "v1.26.10"))
 }
+
+// The patch names the user's ids and every finding a bump or the
+// toolchain fixes, each once, sorted.
+func TestAllFixesJoinsTheUsersIdsAndThePlans(t *testing.T) {
+	p := &Plan{
+		Bumps:     []Bump{{Module: "example.com/a", Fixes: []string{"GO-2026-0002", "GO-2026-0001"}}, {Module: "example.com/b", Fixes: []string{"GO-2026-0003"}}},
+		Toolchain: &Bump{Module: GoModule, Fixes: []string{"GO-2026-0009", "GO-2026-0002"}},
+	}
+	assert.Equal(t, []string{"GO-2025-3595", "GO-2026-0001", "GO-2026-0002", "GO-2026-0003", "GO-2026-0009"},
+		allFixes([]string{"GO-2026-0003", "GO-2025-3595"}, p))
+	assert.Empty(t, allFixes(nil, &Plan{}))
+}
