@@ -1,6 +1,8 @@
 //go:build integration
 
-package typecheck
+// An external test: apply, which it applies the lines with, imports
+// typecheck for check --compile.
+package typecheck_test
 
 import (
 	"context"
@@ -15,6 +17,7 @@ import (
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/source"
 	"github.com/epp-build/epp-build/internal/testenv"
+	"github.com/epp-build/epp-build/internal/typecheck"
 )
 
 // Every shipped line builds patch by patch: applied to its real upstream,
@@ -28,15 +31,17 @@ import (
 // cache and 9.5 min cold (v0.7.0 took 36 min cold on a machine loaded
 // several times over), and the go command fetches the modules the trees
 // require through GOPROXY when the module cache lacks them.
+var shippedLines = filepath.Join("..", "..", "patches")
+
 func TestEveryLineTypeChecksPatchByPatch(t *testing.T) {
 	testenv.Tool(t, "go", "the type-check runs the go command")
 	testenv.Tool(t, "gcc", "cgo compiles the C API binding's preamble")
-	versions, err := recipe.Versions(patchesRoot)
+	versions, err := recipe.Versions(shippedLines)
 	require.NoError(t, err)
 	opt := apply.Options{Fetcher: apply.Fetcher{Kind: source.Auto, Notice: func(f string, a ...any) { t.Logf("notice: "+f, a...) }}}
 	for _, v := range versions {
 		t.Run(v, func(t *testing.T) {
-			r, err := recipe.LoadVersion(patchesRoot, v)
+			r, err := recipe.LoadVersion(shippedLines, v)
 			require.NoError(t, err)
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 			defer cancel()
@@ -45,13 +50,13 @@ func TestEveryLineTypeChecksPatchByPatch(t *testing.T) {
 			if err != nil {
 				testenv.Require(t, "the upstream of "+v, err.Error())
 			}
-			missing, err := ImportsEachPatch(res.Dir)
+			missing, err := typecheck.ImportsEachPatch(res.Dir)
 			require.NoError(t, err)
 			for _, m := range missing {
 				assert.Fail(t, "a patch does not compile on its own", m.Error())
 			}
 			start := time.Now()
-			checked, err := Tree(ctx, res.Dir, Options{})
+			checked, err := typecheck.Tree(ctx, res.Dir, typecheck.Options{})
 			require.NoError(t, err, "%s does not compile", v)
 			t.Logf("%s: %s (%s)", v, checked, time.Since(start).Round(time.Second))
 		})
