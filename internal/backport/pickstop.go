@@ -296,7 +296,7 @@ func runPicks(ctx context.Context, dir string, st *pickState) (*Picked, error) {
 			return nil, merr
 		}
 		if len(m.Marked) == 0 {
-			_, changed, err := commitResolution(dir, p, head)
+			_, changed, err := commitMerged(dir, p)
 			if err != nil {
 				return nil, err
 			}

@@ -352,7 +352,15 @@ func run(ctx context.Context, dir string, st *state, log io.Writer, from *oldPin
 			return nil, merr
 		}
 		if len(m.Marked) == 0 {
-			commit, _, cerr := commitResolution(dir, p, head)
+			var commit string
+			var cerr error
+			if st.Exec != nil {
+				// What an earlier --exec run changed in tracked files
+				// goes into the merge's commit, as a resolution's does.
+				commit, _, cerr = commitResolution(dir, p, head)
+			} else {
+				commit, _, cerr = commitMerged(dir, p)
+			}
 			if cerr != nil {
 				return nil, cerr
 			}
@@ -467,17 +475,11 @@ func targetDir(st *state) string {
 // and message, unless they committed it themselves. It returns HEAD and
 // whether anything was done since the stop at stopHead.
 func commitResolution(dir string, p *patchset.Patch, stopHead string) (string, bool, error) {
-	// The status diffs the index against HEAD's whole tree: with the
-	// packs kept open, not opened again for each tree read.
-	repo, closeRepo, err := gitstore.Open(dir)
+	repo, wt, closeRepo, err := openWorktree(dir)
 	if err != nil {
 		return "", false, err
 	}
 	defer closeRepo()
-	wt, err := repo.Worktree()
-	if err != nil {
-		return "", false, err
-	}
 	wt.Excludes = infoExcludes(dir) // an --exec command's outputs are not the fix
 	status, err := wt.Status()
 	if err != nil {
@@ -487,11 +489,7 @@ func commitResolution(dir string, p *patchset.Patch, stopHead string) (string, b
 		if err := wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {
 			return "", false, err
 		}
-		author := object.Signature{Name: p.Header.Author.Name, Email: p.Header.Author.Email, When: p.Header.AuthorDate}
-		if _, err = wt.Commit(p.Header.Message()+"\n", &git.CommitOptions{
-			Author:    &author,
-			Committer: &object.Signature{Name: patchset.Committer, Email: patchset.CommitterEmail, When: time.Now()},
-		}); err != nil {
+		if _, err = wt.Commit(p.Header.Message()+"\n", patchCommit(p)); err != nil {
 			return "", false, err
 		}
 	}
@@ -500,6 +498,56 @@ func commitResolution(dir string, p *patchset.Patch, stopHead string) (string, b
 		return "", false, err
 	}
 	return head.Hash().String(), head.Hash().String() != stopHead, nil
+}
+
+// commitMerged commits a clean three-way merge as mergePatch staged it,
+// with the patch's author, date and message: every file the merge wrote
+// or removed is in the index already, so the work tree is not walked to
+// find them. It returns HEAD and whether a commit was made (a merge that
+// changes nothing makes none).
+func commitMerged(dir string, p *patchset.Patch) (string, bool, error) {
+	repo, wt, closeRepo, err := openWorktree(dir)
+	if err != nil {
+		return "", false, err
+	}
+	defer closeRepo()
+	commit, err := wt.Commit(p.Header.Message()+"\n", patchCommit(p))
+	if errors.Is(err, git.ErrEmptyCommit) {
+		head, err := repo.Head()
+		if err != nil {
+			return "", false, err
+		}
+		return head.Hash().String(), false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	return commit.String(), true, nil
+}
+
+// openWorktree opens the work tree dir to commit in. A status diffs the
+// index against HEAD's whole tree: the packs stay open, not opened again
+// for each tree read; closeRepo releases them.
+func openWorktree(dir string) (*git.Repository, *git.Worktree, func(), error) {
+	repo, closeRepo, err := gitstore.Open(dir)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	wt, err := repo.Worktree()
+	if err != nil {
+		closeRepo()
+		return nil, nil, nil, err
+	}
+	return repo, wt, closeRepo, nil
+}
+
+// patchCommit is how a patch's change is committed: its author and date,
+// epp-build as the committer, now.
+func patchCommit(p *patchset.Patch) *git.CommitOptions {
+	return &git.CommitOptions{
+		Author:    &object.Signature{Name: p.Header.Author.Name, Email: p.Header.Author.Email, When: p.Header.AuthorDate},
+		Committer: &object.Signature{Name: patchset.Committer, Email: patchset.CommitterEmail, When: time.Now()},
+	}
 }
 
 // recordSteps writes the work tree's apply record from the steps, so the
