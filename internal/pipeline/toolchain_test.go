@@ -3,21 +3,15 @@
 package pipeline
 
 import (
-	"archive/tar"
-	"bytes"
 	"context"
 	"debug/buildinfo"
-	"errors"
 	"io"
 	"testing"
 
-	"github.com/google/go-containerregistry/pkg/name"
-	v1 "github.com/google/go-containerregistry/pkg/v1"
-	"github.com/google/go-containerregistry/pkg/v1/mutate"
-	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/epp-build/epp-build/internal/image"
 	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/report"
 	"github.com/epp-build/epp-build/internal/testutil"
@@ -40,8 +34,9 @@ func containerModeBuildsWithTheRecipeToolchain(t *testing.T, opt Options, path s
 	rep, err := runOpts(context.Background(), in, opt)
 	require.NoError(t, err, errOut.String())
 	assert.Contains(t, errOut.String(), "go mod download golang.org/toolchain@v0.0.1-"+toolchain+".linux-")
+	built := entrypointGoVersions(t, opt.Image)
 	for _, p := range bothPlatforms {
-		assert.Equal(t, toolchain, entrypointGoVersion(t, opt.Image, p), "%s: the recipe's Go built the binary", p)
+		assert.Equal(t, toolchain, built[p], "%s: the recipe's Go built the binary", p)
 	}
 	onDisk, err := report.Read(opt.Report)
 	require.NoError(t, err)
@@ -49,34 +44,19 @@ func containerModeBuildsWithTheRecipeToolchain(t *testing.T, opt Options, path s
 	assert.Equal(t, rep.Outputs.IndexDigest, onDisk.Outputs.IndexDigest)
 }
 
-// entrypointGoVersion reads the Go version from the build info of the
-// image's /epp for platform p.
-func entrypointGoVersion(t *testing.T, ref, p string) string {
+// entrypointGoVersions reads, for each platform image of ref, the Go
+// version in the build info of its /epp.
+func entrypointGoVersions(t *testing.T, ref string) map[string]string {
 	t.Helper()
-	r, err := name.ParseReference(ref, name.Insecure)
+	files, err := image.PullFile(context.Background(), ref, "/"+binaryName, t.TempDir(), image.RegistryOptions{Insecure: true})
 	require.NoError(t, err)
-	plat, err := v1.ParsePlatform(p)
-	require.NoError(t, err)
-	img, err := remote.Image(r, remote.WithPlatform(*plat))
-	require.NoError(t, err)
-	rc := mutate.Extract(img)
-	defer rc.Close()
-	tr := tar.NewReader(rc)
-	for {
-		h, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			t.Fatalf("%s: no %s in the image", p, binaryName)
-		}
-		require.NoError(t, err)
-		if h.Name != binaryName && h.Name != "/"+binaryName {
-			continue
-		}
-		data, err := io.ReadAll(tr)
-		require.NoError(t, err)
-		info, err := buildinfo.Read(bytes.NewReader(data))
-		require.NoError(t, err)
-		return info.GoVersion
+	out := map[string]string{}
+	for _, f := range files {
+		info, err := buildinfo.ReadFile(f.Path)
+		require.NoError(t, err, f.Platform)
+		out[f.Platform] = info.GoVersion
 	}
+	return out
 }
 
 // hostModeBuildsWithTheRecipeToolchain rebuilds what the host-mode test
@@ -94,8 +74,9 @@ func hostModeBuildsWithTheRecipeToolchain(t *testing.T, opt Options) {
 
 	_, err := runOpts(context.Background(), in, opt)
 	require.NoError(t, err, errOut.String())
+	built := entrypointGoVersions(t, opt.Image)
 	for _, p := range bothPlatforms {
-		assert.Equal(t, toolchain, entrypointGoVersion(t, opt.Image, p), "%s: the recipe's Go built the binary", p)
+		assert.Equal(t, toolchain, built[p], "%s: the recipe's Go built the binary", p)
 	}
 	onDisk, err := report.Read(opt.Report)
 	require.NoError(t, err)
