@@ -103,7 +103,8 @@ findings and exits 10 with nothing pushed: no blob, manifest or tag. Otherwise t
 scan goes into the report and, with --push, is attached to the index as a referrer
 (cosign's vuln predicate, naming each platform's binary by digest) that inspect
 shows and verify checks against the image's /epp. fail-on=none scans and attaches
-without refusing. The gate needs --compile host (the binaries compiled here).`,
+without refusing. In container mode the binaries are read back from the solve
+before its export; that needs one BuildKit node for every platform.`,
 		Example: `  epp-build build --version v0.7.0 --image 127.0.0.1:5000/dynamo/epp:v0.7.0 \
       --platform linux/amd64,linux/arm64 --push --capi-src testdata/capi-double \
       --buildkit unix:///run/buildkit/buildkitd.sock --report build.json \

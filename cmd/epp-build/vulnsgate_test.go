@@ -35,7 +35,8 @@ func TestBuildVulnsFlagsAreCheckedBeforeAnyWork(t *testing.T) {
 		{[]string{"--vulns", "called"}, "want fail-on=called|imported|none"},
 		{[]string{"--vex", notVEX}, "pass --vulns fail-on=called|imported|none too"},
 		{[]string{"--vulns", "fail-on=called", "--vulns-db", "no such database"}, "give an https URL, file:///DIR or a folder"},
-		{[]string{"--vulns", "fail-on=called", "--compile", "container", "--builder-image", "127.0.0.1:1/builder:1"}, "use --compile host"},
+		{[]string{"--vulns", "fail-on=called", "--compile", "container", "--builder-image", "127.0.0.1:1/builder:1",
+			"--buildkit", "linux/amd64=tcp://127.0.0.1:1", "--buildkit", "linux/arm64=tcp://127.0.0.1:2"}, "needs one BuildKit node for every platform"},
 		{[]string{"--vulns", "fail-on=called", "--vex", notVEX}, "not OpenVEX's"},
 	} {
 		res := run(t, t.TempDir(), append(append([]string{}, base...), tc.args...)...)

@@ -47,6 +47,10 @@ const (
 	CAPICbindgenStage = "capi-cbindgen-out"
 	// TagsArg is the build arg with the extra Go build tags.
 	TagsArg = "EPP_TAGS"
+	// EPPStage compiles the EPP, for each target platform, into
+	// EPPOutDir; the image copies it from there.
+	EPPStage  = "builder"
+	EPPOutDir = "/out"
 )
 
 // ContainerDockerfile builds everything inside the solve, in a builder
@@ -76,7 +80,7 @@ func ContainerDockerfileFetching(binary, pkg, bindingDir string, secretIDs []str
 // builder's.
 func ContainerDockerfileGo(binary, pkg, bindingDir string, secretIDs []string, goVersion string) string {
 	r := strings.NewReplacer("{base}", DefaultBaseImage, "{bin}", binary, "{pkg}", pkg, "{binding}", path.Clean(bindingDir),
-		"{ctx}", CAPIContext, "{script}", CAPIScript, "{out}", CAPIOutStage, "{cbindgen}", CAPICbindgenStage, "{tags}", TagsArg,
+		"{ctx}", CAPIContext, "{script}", CAPIScript, "{out}", CAPIOutStage, "{cbindgen}", CAPICbindgenStage, "{tags}", TagsArg, "{eppstage}", EPPStage, "{eppout}", EPPOutDir,
 		"{fetch}", fetchMounts(secretIDs), "{source}", sourceFetch,
 		"{spdx}", CAPISPDXFile, "{spdxpath}", CAPISPDXPath, "{go}", goToolchainSteps(goVersion))
 	return r.Replace(`ARG BUILDER_IMAGE=golang:1.26-bookworm
@@ -113,7 +117,7 @@ RUN --mount=type=bind,source={script},target=/capi/build.sh \
 FROM scratch AS {cbindgen}
 COPY --from=capi-cbindgen /capi/out/ /
 
-FROM --platform=$BUILDPLATFORM ${BUILDER_IMAGE} AS builder
+FROM --platform=$BUILDPLATFORM ${BUILDER_IMAGE} AS {eppstage}
 ARG TARGETARCH
 ARG SOURCE_DATE_EPOCH
 ARG {tags}
@@ -133,10 +137,10 @@ RUN --mount=type=cache,target=/cache/gomod \
     CGO_ENABLED=1 GOOS=linux GOARCH=$TARGETARCH CC=$cc \
     go build -trimpath -buildvcs=false -tags "netgo,osusergo${{tags}:+,${tags}}" \
       -ldflags '-s -w -linkmode external -extldflags "-static"' \
-      -o /out/{bin} {pkg}
+      -o {eppout}/{bin} {pkg}
 
 FROM ${BASE_IMAGE}
-COPY --from=builder /out/{bin} /{bin}
+COPY --from={eppstage} {eppout}/{bin} /{bin}
 COPY {spdx} {spdxpath}
 ENTRYPOINT ["/{bin}"]
 `)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path"
@@ -33,6 +34,10 @@ type StageSolver interface {
 	// SolveStage solves the target stage for the platforms (the solve's
 	// build args and contexts apply) and returns each platform's files.
 	SolveStage(ctx context.Context, target string, platforms []string) (map[string]*StageFS, error)
+	// SolveStageWith is SolveStage with more build args, such as the
+	// ones Prepare returns for the final solve: a stage solved with the
+	// same args there is built once.
+	SolveStageWith(ctx context.Context, target string, platforms []string, args map[string]string) (map[string]*StageFS, error)
 	// Platforms are the platforms this solve builds.
 	Platforms() []string
 }
@@ -48,6 +53,25 @@ func (s *StageFS) ReadFile(ctx context.Context, name string) ([]byte, error) {
 // ReadRange reads up to n bytes of a file at off; fewer at its end.
 func (s *StageFS) ReadRange(ctx context.Context, name string, off, n int64) ([]byte, error) {
 	return s.ref.ReadFile(ctx, gateway.ReadRequest{Filename: name, Range: &gateway.FileRange{Offset: int(off), Length: int(n)}})
+}
+
+// CopyFile writes a whole file (path relative to the stage's root) to w,
+// in pieces: a binary can be larger than one gateway message.
+func (s *StageFS) CopyFile(ctx context.Context, name string, w io.Writer) error {
+	const piece = 1 << 20
+	for off := int64(0); ; {
+		data, err := s.ReadRange(ctx, name, off, piece)
+		if err != nil {
+			return err
+		}
+		if _, err := w.Write(data); err != nil {
+			return err
+		}
+		if len(data) < piece {
+			return nil
+		}
+		off += int64(len(data))
+	}
 }
 
 // Files lists the regular files under dir, recursively, relative to dir;
@@ -134,7 +158,14 @@ type stageSolver struct {
 func (s *stageSolver) Platforms() []string { return strings.Split(s.attrs["platform"], ",") }
 
 func (s *stageSolver) SolveStage(ctx context.Context, target string, platforms []string) (map[string]*StageFS, error) {
+	return s.SolveStageWith(ctx, target, platforms, nil)
+}
+
+func (s *stageSolver) SolveStageWith(ctx context.Context, target string, platforms []string, args map[string]string) (map[string]*StageFS, error) {
 	opts := maps.Clone(s.attrs)
+	for k, v := range args {
+		opts["build-arg:"+k] = v
+	}
 	opts["target"] = target
 	opts["platform"] = strings.Join(platforms, ",")
 	res, err := s.gc.Solve(ctx, gateway.SolveRequest{Frontend: dockerfileFrontend, FrontendOpt: opts})

@@ -355,6 +355,7 @@ func TestContainerModeBuildsEverythingInTheSolve(t *testing.T) {
 	opt, out, errOut := testOptions(t, reg.Host, "dynamo/epp-container")
 	opt.Compile, opt.BuilderImage = CompileContainer, builder
 	opt.Report = filepath.Join(t.TempDir(), "report.json")
+	opt.Vulns = gateWithVEX(t)
 	treeHash, err := capi.TreeHash(opt.CAPISrc)
 	require.NoError(t, err)
 	path := os.Getenv("PATH")
@@ -401,7 +402,8 @@ func TestContainerModeBuildsEverythingInTheSolve(t *testing.T) {
 	for _, tm := range onDisk.Timings {
 		stages = append(stages, tm.Stage)
 	}
-	assert.Equal(t, []string{"connect", "stage", "capi", "solve", "verify", "attest", "smoke", "tag"}, stages)
+	assert.Equal(t, []string{"connect", "stage", "capi", "vulns", "solve", "verify", "attest", "smoke", "tag"}, stages)
+	assertScanAttached(t, context.Background(), opt, rep, out.String())
 
 	// Same inputs again: BuildKit's cache answers, cargo does not run, and
 	// the digest is the same.
@@ -411,6 +413,7 @@ func TestContainerModeBuildsEverythingInTheSolve(t *testing.T) {
 	require.NoError(t, err, again.String())
 	assert.Equal(t, platformDigests(rep), platformDigests(rep2), "identical inputs give identical images")
 	assert.NotContains(t, again.String(), "Compiling libdynamo_llm", "an unchanged C API is not rebuilt")
+	t.Run("vulnerability gate refuses", func(t *testing.T) { containerGateRefuses(t, opt) })
 
 	t.Run("recipe toolchain", func(t *testing.T) { containerModeBuildsWithTheRecipeToolchain(t, opt, path) })
 }

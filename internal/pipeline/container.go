@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -75,6 +76,7 @@ func buildInSolve(ctx context.Context, m modeInput) (*built, error) {
 		mu       sync.Mutex
 		checked  *capi.SolvedResult
 		checkErr error
+		gateErr  error
 	)
 	t0 = time.Now()
 	so := solveOptions(m)
@@ -102,12 +104,21 @@ func buildInSolve(ctx context.Context, m modeInput) (*built, error) {
 			fmt.Fprintf(m.log, "capi %s: built in the solve; binding checked against %s\n", platform, res.Headers[platform])
 		}
 		logFeatures(m.log, res.Features)
-		return map[string]string{image.TagsArg: strings.Join(capi.Tags(res.Features), ",")}, nil
+		args := map[string]string{image.TagsArg: strings.Join(capi.Tags(res.Features), ",")}
+		if m.gate != nil {
+			if gateErr = gateInSolve(ctx, s, platforms, args, m); gateErr != nil {
+				return nil, gateErr
+			}
+		}
+		return args, nil
 	}
 	solved, err := solveImage(ctx, p.nodes, so, m.ro)
 	if fe := (*image.FetchError)(nil); errors.As(err, &fe) {
 		fe.Settings = p.fetch.describe(fe.What)
 		return nil, fmt.Errorf("image: %w", err) // the C API's crates or the EPP's modules: not the check's fault
+	}
+	if gateErr != nil && ctx.Err() == nil {
+		return nil, gateErr // refused before the final solve: nothing was exported
 	}
 	if checkErr != nil && ctx.Err() == nil {
 		// As host mode reports it: exit 5 for a prototype mismatch. The
@@ -179,4 +190,39 @@ func checkInSolve(ctx context.Context, s image.StageSolver, platforms []string, 
 		return out[platforms[0]], nil
 	}
 	return capi.CheckSolved(ctx, fsys, platforms, check)
+}
+
+// gateInSolve solves the EPP's stage with the final solve's build args
+// (so the final solve builds it once, not again), copies each platform's
+// binary here and runs the gate on them, before anything is exported.
+func gateInSolve(ctx context.Context, s image.StageSolver, platforms []string, args map[string]string, m modeInput) error {
+	out, err := s.SolveStageWith(ctx, image.EPPStage, platforms, args)
+	if err != nil {
+		return fmt.Errorf("EPP: %w", err)
+	}
+	inStage := strings.TrimPrefix(path.Join(image.EPPOutDir, binaryName), "/")
+	paths := map[string]string{}
+	for platform, fs := range out {
+		dst := filepath.Join(m.work, "gate", strings.ReplaceAll(platform, "/", "-"), binaryName)
+		if err := copyStageFile(ctx, fs, inStage, dst); err != nil {
+			return fmt.Errorf("read the %s EPP back from the solve: %w", platform, err)
+		}
+		paths[platform] = dst
+	}
+	return m.gate(ctx, scanTargets(paths))
+}
+
+func copyStageFile(ctx context.Context, fs *image.StageFS, name, dst string) error {
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	err = fs.CopyFile(ctx, name, f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

@@ -265,7 +265,7 @@ func (o *Options) checkOptions(n naming) (*plan, []string, error) {
 	}
 	p.fetch, problems = fetch, append(problems, fetchProblems...)
 	problems = append(problems, o.checkCI(p)...)
-	problems = append(problems, o.checkVulns()...)
+	problems = append(problems, o.checkVulns(p)...)
 	problems = append(problems, o.checkTags(p, n.tags)...)
 	if err := o.Progress.Check(); err != nil {
 		problems = append(problems, fmt.Sprintf("progress %q: use %s", o.Progress, strings.Join(progress.Modes, ", ")))

@@ -16,7 +16,9 @@ import (
 )
 
 // VulnsGate is build --vulns: each platform's compiled EPP is scanned in
-// binary mode after it is compiled and before anything is pushed.
+// binary mode after it is compiled and before anything is pushed: in host
+// mode between the compile and the solve, in container mode inside the
+// solve, read back before its export.
 type VulnsGate struct {
 	// FailOn is the level that refuses the image; "" scans nothing.
 	FailOn vulns.Threshold
@@ -29,7 +31,7 @@ func (g VulnsGate) enabled() bool { return g.FailOn != "" }
 
 // checkVulns reads the --vex document now, so that a bad one stops the
 // build before anything is compiled.
-func (o *Options) checkVulns() []string {
+func (o *Options) checkVulns(p *plan) []string {
 	g := o.Vulns
 	if !g.enabled() {
 		if g.DB != "" || g.VEX != "" {
@@ -37,8 +39,8 @@ func (o *Options) checkVulns() []string {
 		}
 		return nil
 	}
-	if o.Compile == CompileContainer {
-		return []string{"--vulns scans the binaries host mode compiles on this machine; with --compile container they are built inside the solve, which the gate cannot read yet: use --compile host, or scan the pushed image with epp-build vulns --image"}
+	if o.Compile == CompileContainer && p.nodes != nil && p.nodes.PerPlatform {
+		return []string{"--vulns with --compile container needs one BuildKit node for every platform: each PLATFORM=ADDR node pushes its platform by digest before the others' binaries are scanned; use one node, or --compile host"}
 	}
 	if g.VEX != "" {
 		if err := vulns.CheckVEX(g.VEX); err != nil {

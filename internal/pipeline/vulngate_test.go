@@ -44,7 +44,32 @@ func TestBuildVulnsGateRefusesAndPushesNothing(t *testing.T) {
 		assert.Contains(t, out.String(), want, "the findings are printed")
 	}
 	assert.NotContains(t, out.String(), "index digest", "no solve ran")
+	assertNothingPushed(t, repo)
+}
 
+// containerGateRefuses: in container mode the gate reads the binaries
+// back from the solve before its export, so a refused build leaves the
+// registry without the repository. BuildKit's cache of the runs before
+// answers the solve.
+func containerGateRefuses(t *testing.T, opt Options) {
+	const repo = "dynamo/epp-container-refused"
+	var out, errOut syncBuffer
+	opt.Image, opt.Report = reg.Host+"/"+repo+":v0.7.0", ""
+	opt.Stdout, opt.Stderr = &out, &errOut
+	opt.Vulns = VulnsGate{FailOn: vulns.FailCalled, DB: vulnstest.DoubleDB(t)}
+	start := time.Now()
+	_, err := runOpts(context.Background(), testInput(t), opt)
+	t.Logf("refused after %.1fs", time.Since(start).Seconds())
+	var gate *vulns.GateError
+	require.ErrorAs(t, err, &gate, "stderr:\n%s", errOut.String())
+	assert.Equal(t, map[string]int{"epp linux/amd64": 2, "epp linux/arm64": 2}, gate.Over)
+	assert.Contains(t, out.String(), "called     "+vulnstest.DoubleCalled)
+	assertNothingPushed(t, repo)
+}
+
+// assertNothingPushed: the registry has no blob, manifest or tag of repo.
+func assertNothingPushed(t *testing.T, repo string) {
+	t.Helper()
 	var catalog struct{ Repositories []string }
 	getJSON(t, "http://"+reg.Host+"/v2/_catalog?n=1000", &catalog)
 	assert.NotContains(t, catalog.Repositories, repo, "no blob or manifest was pushed")
