@@ -32,13 +32,7 @@ func TestBuildVulnsGateRefusesAndPushesNothing(t *testing.T) {
 	requireToolchains(t)
 	const repo = "dynamo/epp-vulns-refused"
 	opt, out, errOut := testOptions(t, reg.Host, repo)
-	opt.Vulns = VulnsGate{FailOn: vulns.FailCalled, DB: vulnstest.DoubleDB(t)}
-	start := time.Now()
-	_, err := runOpts(context.Background(), testInput(t), opt)
-	t.Logf("refused after %.1fs", time.Since(start).Seconds())
-	var gate *vulns.GateError
-	require.ErrorAs(t, err, &gate, "stderr:\n%s", errOut.String())
-	assert.Equal(t, map[string]int{"epp linux/amd64": 2, "epp linux/arm64": 2}, gate.Over)
+	gate := requireRefused(t, opt, errOut)
 	assert.Equal(t, 10, gate.CLIExitCode())
 	for _, want := range []string{"epp linux/amd64 (binary", "epp linux/arm64 (binary", "called     " + vulnstest.DoubleCalled, "fmt.Printf"} {
 		assert.Contains(t, out.String(), want, "the findings are printed")
@@ -56,6 +50,15 @@ func containerGateRefuses(t *testing.T, opt Options) {
 	var out, errOut syncBuffer
 	opt.Image, opt.Report = reg.Host+"/"+repo+":v0.7.0", ""
 	opt.Stdout, opt.Stderr = &out, &errOut
+	requireRefused(t, opt, &errOut)
+	assert.Contains(t, out.String(), "called     "+vulnstest.DoubleCalled)
+	assertNothingPushed(t, repo)
+}
+
+// requireRefused builds with the gate at fail-on=called against the
+// double database, with no VEX: both binaries have both findings.
+func requireRefused(t *testing.T, opt Options, errOut *syncBuffer) *vulns.GateError {
+	t.Helper()
 	opt.Vulns = VulnsGate{FailOn: vulns.FailCalled, DB: vulnstest.DoubleDB(t)}
 	start := time.Now()
 	_, err := runOpts(context.Background(), testInput(t), opt)
@@ -63,8 +66,7 @@ func containerGateRefuses(t *testing.T, opt Options) {
 	var gate *vulns.GateError
 	require.ErrorAs(t, err, &gate, "stderr:\n%s", errOut.String())
 	assert.Equal(t, map[string]int{"epp linux/amd64": 2, "epp linux/arm64": 2}, gate.Over)
-	assert.Contains(t, out.String(), "called     "+vulnstest.DoubleCalled)
-	assertNothingPushed(t, repo)
+	return gate
 }
 
 // assertNothingPushed: the registry has no blob, manifest or tag of repo.
