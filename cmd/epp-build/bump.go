@@ -59,11 +59,11 @@ library findings it fixes in the patch.`,
 	}
 	f.register(cmd)
 	f.registerProgress(cmd)
-	cmd.Flags().StringSliceVar(&req.Fixes, "fixes", nil, "a vulnerability the bump fixes, as a Go database id `GO-YYYY-NNNN` (repeatable)")
+	cmd.Flags().StringSliceVar(&req.Fixes, "fixes", nil, "a vulnerability the bump fixes: its Go database `ID`, GO-YYYY-NNNN (repeatable)")
 	cmd.Flags().BoolVar(&req.FixCalled, "fix-called", false, "scan the line and bump what removes every called vulnerability")
 	cmd.Flags().BoolVar(&req.DryRun, "dry-run", false, "print the plan, write nothing")
 	cmd.Flags().BoolVar(&req.NoVerify, "no-verify", false, "write the bump even when the bumped tree does not type-check")
-	cmd.Flags().StringVar(&req.Toolchain, "toolchain", "", "record this Go release (`goX.Y.Z`) as the line's toolchain")
+	cmd.Flags().StringVar(&req.Toolchain, "toolchain", "", "record this Go `RELEASE` (goX.Y.Z) as the line's toolchain")
 	cmd.Flags().StringVar(&db, "db", vulns.DefaultDB, "vulnerability database of --fix-called: an https URL or file:///DIR in the layout the go tooling serves")
 	outputFlag(cmd, &output)
 	return cmd
