@@ -51,6 +51,9 @@ BUILDFLAGS := -race -trimpath
 # proxy; when it cannot, the installed Go's own findings are listed, not
 # failed on. A called vulnerability of a dependency always fails.
 VULNCHECK_GO ?= go1.26.10
+# A release is built with that same Go, so the binaries users download
+# link a standard library the scan found nothing called in.
+RELEASE_GO ?= $(VULNCHECK_GO)
 
 .PHONY: build release image test deps double lint unit test-unit test-integration test-e2e test-slow nested routers-variants fuzz check-patches bench clean
 
@@ -66,7 +69,7 @@ build:
 DIST ?= dist
 release:
 	@[ -n "$(VERSION)" ] || { echo "make release: set VERSION, such as VERSION=v1.2.3" >&2; exit 2; }
-	$(GO) run ./tools/release --version "$(VERSION)" --dist "$(DIST)" $(if $(RELEASE_KEY),--key "$(RELEASE_KEY)")
+	$(GO) run ./tools/release --version "$(VERSION)" --dist "$(DIST)" --toolchain "$(RELEASE_GO)" $(if $(RELEASE_KEY),--key "$(RELEASE_KEY)")
 
 # The image of the tool (internal/toolimage): the release folder's linux
 # binaries, checked against its SHA256SUMS, on Debian with git and CA

@@ -3,6 +3,7 @@ package toolrelease
 import (
 	"bytes"
 	"context"
+	"debug/buildinfo"
 	"fmt"
 	"os"
 	"os/exec"
@@ -35,10 +36,31 @@ func buildBinary(ctx context.Context, o Options, platform, out string) error {
 	cmd.Env = append(cleanGoEnv(os.Environ()),
 		"CGO_ENABLED=0", "GOOS="+goos, "GOARCH="+goarch,
 		"SOURCE_DATE_EPOCH="+strconv.FormatInt(o.SourceDate.Unix(), 10))
+	if o.Toolchain != "" {
+		cmd.Env = append(cmd.Env, "GOTOOLCHAIN="+o.Toolchain)
+	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("build %s: %w\n%s", platform, err, strings.TrimSpace(stderr.String()))
+	}
+	return checkBuiltWith(out, o.Toolchain)
+}
+
+// checkBuiltWith refuses a binary whose build info names another Go than
+// toolchain: a GOTOOLCHAIN the go command did not honour (a local
+// setting of its own, an older go command) would ship the wrong standard
+// library silently.
+func checkBuiltWith(path, toolchain string) error {
+	if toolchain == "" {
+		return nil
+	}
+	info, err := buildinfo.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("read the build info of %s: %w", path, err)
+	}
+	if info.GoVersion != toolchain {
+		return fmt.Errorf("%s was built with %s, not the release toolchain %s", path, info.GoVersion, toolchain)
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -40,6 +41,12 @@ type Options struct {
 	Key string
 	// Go is the go command to build with.
 	Go string
+	// Toolchain is the Go release the binaries are built with (goX.Y.Z,
+	// fetched by the go command through GOTOOLCHAIN as it fetches any
+	// toolchain); empty: the go command's own. A release names one whose
+	// standard library has no vulnerability epp-build calls (make lint
+	// scans with the same).
+	Toolchain string
 	// Log receives one line per step.
 	Log io.Writer
 }
@@ -65,6 +72,9 @@ const (
 	SignatureFile = "SHA256SUMS.sig"
 )
 
+// toolchainRelease is a Go release GOTOOLCHAIN can fetch: goX.Y.Z.
+var toolchainRelease = regexp.MustCompile(`^go1\.[0-9]+\.[0-9]+$`)
+
 // BinaryName is the file name of the binary for platform.
 func BinaryName(version, platform string) string {
 	return "epp-build-" + version + "-" + strings.ReplaceAll(platform, "/", "-")
@@ -79,6 +89,9 @@ func (o *Options) check() error {
 	}
 	if o.Go == "" {
 		o.Go = "go"
+	}
+	if o.Toolchain != "" && !toolchainRelease.MatchString(o.Toolchain) {
+		return fmt.Errorf("release toolchain %q: want a Go release such as go1.26.10", o.Toolchain)
 	}
 	if o.Log == nil {
 		o.Log = io.Discard

@@ -38,6 +38,7 @@ func main() {
 	)
 	flag.StringVar(&opt.Version, "version", "", "the release's semantic version, such as v1.2.3")
 	flag.StringVar(&opt.Dist, "dist", "dist", "the folder to write (must not exist)")
+	flag.StringVar(&opt.Toolchain, "toolchain", "", "build with this Go release (goX.Y.Z, fetched through GOTOOLCHAIN); default: the go command's own")
 	flag.StringVar(&opt.Key, "key", "", "sign SHA256SUMS with this cosign or PEM private key, or env://VAR (password in $COSIGN_PASSWORD)")
 	flag.StringVar(&verify, "verify", "", "check the release folder DIR instead of making one")
 	flag.StringVar(&pub, "pub", "", "with --verify: the public key SHA256SUMS.sig must verify with")

@@ -4,12 +4,14 @@ package main
 
 import (
 	"bytes"
+	"debug/buildinfo"
 	"debug/elf"
 	"debug/macho"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -40,9 +42,13 @@ func TestMakeRelease(t *testing.T) {
 	first, second := filepath.Join(tmp, "dist"), filepath.Join(tmp, "again")
 	makeRelease(t, first, key)
 
+	releaseGo := makefileSetting(t, "VULNCHECK_GO")
 	for _, p := range toolrelease.Platforms {
 		name := toolrelease.BinaryName(testVersion, p)
 		path := filepath.Join(first, name)
+		info, err := buildinfo.ReadFile(path)
+		require.NoError(t, err)
+		assert.Equal(t, releaseGo, info.GoVersion, "%s is built with the Go make lint scans epp-build with", name)
 		goos, goarch, _ := strings.Cut(p, "/")
 		switch goos {
 		case "linux":
@@ -101,6 +107,16 @@ func TestMakeRelease(t *testing.T) {
 		assert.True(t, bytes.Equal(a, b), "%s: the same source gives the same bytes", e.Name())
 	}
 	require.NoError(t, toolrelease.Verify(second, pub))
+}
+
+// makefileSetting is the default the Makefile gives name (NAME ?= value).
+func makefileSetting(t *testing.T, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "Makefile"))
+	require.NoError(t, err)
+	m := regexp.MustCompile(`(?m)^` + name + ` \?= (\S+)$`).FindSubmatch(data)
+	require.NotNil(t, m, "the Makefile sets no %s", name)
+	return string(m[1])
 }
 
 func assertStaticELF(t *testing.T, path, goarch string) {
