@@ -68,3 +68,23 @@ func TestFactoryErrors(t *testing.T) {
 	_, err = NewFactory(nil)("kv", json.RawMessage(`{"kvBlockSize":64}`), nil)
 	assert.ErrorContains(t, err, "no router opener")
 }
+
+// The EPP's main closes every router the factory opened before it
+// returns, whether or not the context's goroutine got there first, and
+// each router once.
+func TestCloseAllClosesEveryOpenedRouterOnce(t *testing.T) {
+	t.Setenv(EnvKVBlockSize, "")
+	routers := []*fakeRouter{{workers: testWorkers}, {workers: testWorkers}}
+	next := 0
+	factory := NewFactory(func(Config) (Router, error) { r := routers[next]; next++; return r, nil })
+	for _, name := range []string{"a", "b"} {
+		_, err := factory(name, json.RawMessage(`{"kvBlockSize":16}`), testHandle{context.Background()})
+		require.NoError(t, err)
+	}
+	require.NoError(t, CloseAll())
+	require.NoError(t, CloseAll(), "a second CloseAll has nothing left to close")
+	for i, r := range routers {
+		_, closed, _ := r.snapshot()
+		assert.Equal(t, 1, closed, "router %d", i)
+	}
+}

@@ -29,6 +29,7 @@ func NewFactory(open Opener) plugins.FactoryFunc {
 		}
 		kv07.LogIgnored(handle, name, cfg.Ignored)
 		scorer := New(name, cfg, router)
+		remember(scorer)
 		if handle != nil && handle.Context() != nil && handle.Context().Done() != nil {
 			done := handle.Context().Done()
 			go func() {
