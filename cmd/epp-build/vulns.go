@@ -1,12 +1,10 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/google/go-containerregistry/pkg/name"
@@ -72,14 +70,7 @@ for, after printing the whole report.`,
 			if err != nil {
 				return err
 			}
-			tmp, err := os.MkdirTemp("", "epp-build-vulns-image-")
-			if err != nil {
-				return err
-			}
-			defer os.RemoveAll(tmp)
-			if req.Built, err = pullImageBinaries(cmd.Context(), images, tmp, ro); err != nil {
-				return err
-			}
+			req.Registry = ro
 			rep, err := vulns.Scan(cmd.Context(), req)
 			if err != nil {
 				return err
@@ -167,28 +158,9 @@ func vulnsRequest(g *globalFlags, f *recipeFlags, cmd *cobra.Command, all bool, 
 			return req, err
 		}
 	}
-	req.Dirs, req.Binaries, req.DB, req.VEX = dirs, binaries, dbURL, vex
+	req.Dirs, req.Binaries, req.Images, req.DB, req.VEX = dirs, binaries, images, dbURL, vex
 	req.Progress = f.reporter(cmd.ErrOrStderr())
 	return req, nil
-}
-
-// vulnsImageBinary is where epp-build's images keep the EPP.
-const vulnsImageBinary = "/epp"
-
-// pullImageBinaries writes each platform's /epp of every image into dir
-// and names each by its image and platform.
-func pullImageBinaries(ctx context.Context, images []string, dir string, ro image.RegistryOptions) ([]vulns.Binary, error) {
-	var out []vulns.Binary
-	for i, ref := range images {
-		files, err := image.PullFile(ctx, ref, vulnsImageBinary, filepath.Join(dir, strconv.Itoa(i)), ro)
-		if err != nil {
-			return nil, fmt.Errorf("--image %s: %w", redact.Text(ref), err)
-		}
-		for _, f := range files {
-			out = append(out, vulns.Binary{Name: redact.Text(ref) + " " + f.Platform + " (" + f.ImageDigest + ")", Platform: f.Platform, Path: f.Path})
-		}
-	}
-	return out, nil
 }
 
 // databaseURL is --db as the scanner takes it: http(s) and file URLs as

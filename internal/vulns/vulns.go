@@ -19,6 +19,7 @@ import (
 	"golang.org/x/mod/modfile"
 
 	"github.com/epp-build/epp-build/internal/apply"
+	"github.com/epp-build/epp-build/internal/image"
 	"github.com/epp-build/epp-build/internal/progress"
 	"github.com/epp-build/epp-build/internal/recipe"
 )
@@ -62,9 +63,13 @@ type Request struct {
 	Patterns []string
 	// Binaries are built Go programs, scanned in binary mode.
 	Binaries []string
-	// Built are binaries of one platform each (a build's, an image's),
-	// scanned in binary mode under their own names.
+	// Built are binaries of one platform each (a build's), scanned in
+	// binary mode under their own names.
 	Built []Binary
+	// Images are image references whose platform images' ImageBinary is
+	// pulled with Registry and scanned in binary mode.
+	Images   []string
+	Registry image.RegistryOptions
 	// DB is the database URL (https://... or file:///DIR); "" = DefaultDB.
 	DB string
 	// VEX is an OpenVEX document whose not_affected statements suppress
@@ -240,11 +245,17 @@ func Scan(ctx context.Context, req Request) (*Report, error) {
 		}
 		add(t, cfg)
 	}
-	binaries := make([]Binary, 0, len(req.Binaries)+len(req.Built))
+	pulled, cleanup, err := pullImages(ctx, req.Images, req.Registry)
+	if err != nil {
+		return rep, err
+	}
+	defer cleanup()
+	binaries := make([]Binary, 0, len(req.Binaries)+len(req.Built)+len(pulled))
 	for _, bin := range req.Binaries {
 		binaries = append(binaries, Binary{Path: bin})
 	}
-	for _, bin := range append(binaries, req.Built...) {
+	binaries = append(append(binaries, req.Built...), pulled...)
+	for _, bin := range binaries {
 		t, cfg, err := scanBinary(ctx, bin, db, env, req.Progress)
 		if err != nil {
 			return rep, err
