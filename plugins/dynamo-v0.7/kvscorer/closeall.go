@@ -2,27 +2,30 @@ package kvscorer
 
 import (
 	"errors"
+	"io"
 	"sync"
 )
 
-// opened are the scorers the factory opened a router for, so that the
-// EPP's main can close them before it returns: closing on the handle's
-// context end alone runs in a goroutine that a fast exit can beat (the
-// EPP is gone milliseconds after SIGTERM), leaving the router undestroyed.
+// opened are the scorers a factory opened a router for (this line's and
+// v0.8's, which shares the list), so that the EPP's main can close them
+// before it returns: closing on the handle's context end alone runs in a
+// goroutine that a fast exit can beat (the EPP is gone milliseconds after
+// SIGTERM), leaving the router undestroyed.
 var opened struct {
 	sync.Mutex
-	scorers []*Scorer
+	scorers []io.Closer
 }
 
-func remember(s *Scorer) {
+// Remember adds a scorer whose router CloseAll closes.
+func Remember(s io.Closer) {
 	opened.Lock()
 	defer opened.Unlock()
 	opened.scorers = append(opened.scorers, s)
 }
 
-// CloseAll closes the router of every scorer the factory opened, once
-// each; the EPP's main calls it after the runner returns, because GAIE
-// v0.5.1 has no plugin shutdown hook.
+// CloseAll closes the router of every remembered scorer, once each; the
+// EPP's main calls it after the runner returns, because GAIE v0.5.1 has
+// no plugin shutdown hook.
 func CloseAll() error {
 	opened.Lock()
 	scorers := opened.scorers

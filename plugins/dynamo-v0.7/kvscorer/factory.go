@@ -35,7 +35,7 @@ func NewFactory(open Opener) plugins.FactoryFunc {
 		}
 		LogIgnored(handle, name, cfg.Ignored)
 		scorer := New(name, cfg, router)
-		remember(scorer)
+		Remember(scorer)
 		if handle != nil && handle.Context() != nil && handle.Context().Done() != nil {
 			done := handle.Context().Done()
 			go func() {

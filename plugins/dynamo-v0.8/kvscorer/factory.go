@@ -29,7 +29,7 @@ func NewFactory(open Opener) plugins.FactoryFunc {
 		}
 		kv07.LogIgnored(handle, name, cfg.Ignored)
 		scorer := New(name, cfg, router)
-		remember(scorer)
+		kv07.Remember(scorer)
 		if handle != nil && handle.Context() != nil && handle.Context().Done() != nil {
 			done := handle.Context().Done()
 			go func() {
@@ -40,3 +40,7 @@ func NewFactory(open Opener) plugins.FactoryFunc {
 		return scorer, nil
 	}
 }
+
+// CloseAll closes the router of every scorer this factory opened; the
+// list is v0.7's, which this line shares.
+func CloseAll() error { return kv07.CloseAll() }
