@@ -25,7 +25,10 @@ import (
 // leaves Go source the compiler accepts as a lone file (compilesAlone).
 // The stop is then resolved with the patch's side (a .rej file deleted)
 // and the rebase goes on to its end, where each patch merged cleanly
-// holds what git merge-file makes of it.
+// holds what git merge-file makes of it. (Since 0004's main.go hunk
+// gained the routers' close after runner.Run, it applies at an offset on
+// v1.0.0 and no patch needs a clean merge there; the clean merges are
+// held against git by diff3's property test and backport's own tests.)
 func TestRebaseOfV070OntoGAIEV100MarksNoMoreThanGit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fetches GAIE v0.5.1 and v1.0.0 from the module proxy")
@@ -82,7 +85,6 @@ func TestRebaseOfV070OntoGAIEV100MarksNoMoreThanGit(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stdout+r.stderr)
 	assert.Positive(t, stops, "the backport has conflicts to compare")
 	merged := regexp.MustCompile(`(?m)^(\S+\.patch)\s+applied by three-way merge$`).FindAllStringSubmatch(r.stdout, -1)
-	assert.NotEmpty(t, merged, "0004 (cmd/epp/main.go) merges cleanly on v1.0.0:\n%s", r.stdout)
 	for _, m := range merged {
 		cleanMergeIsGits(t, work, m[1])
 	}

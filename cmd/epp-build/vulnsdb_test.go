@@ -17,6 +17,7 @@ import (
 
 func TestVulnsExitsTenOnACalledVulnerability(t *testing.T) {
 	db := vulnstest.VulnDB(t)
+	vulnstest.DownloadModules(t, vulnFixture)
 	res := runEnv(t, t.TempDir(), []string{"GOWORK=off"}, "vulns", "--dir", vulnFixture, "--db", db.URL, "-o", "json", "-q")
 	require.Equal(t, 10, res.code, "a called finding is exit 10; stderr:\n%s", res.stderr)
 	var rep struct {
