@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/epp-build/epp-build/internal/outfmt"
+	"github.com/epp-build/epp-build/internal/recipe"
 	"github.com/epp-build/epp-build/internal/review"
 )
 
@@ -73,34 +74,21 @@ only moved with the upstream are counted, not listed).`,
   epp-build log --version v1.4.3 --since v1.4.2 -o markdown   # release notes`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if since != "" {
-				if f.version == "" {
-					return usageError{fmt.Errorf("--since needs --version: the two versions of the line to compare")}
-				}
-				var history review.History
-				if !noHistory {
-					history = upstreamHistory(f.cacheDir, f.upstream)
-				}
-				notes, err := review.Since(cmd.Context(), g.patches, since, f.version, history)
-				if err != nil {
-					return err
-				}
-				if err := notices(cmd, verbose, notes.Pins.Notices()); err != nil {
-					return err
-				}
-				return render(cmd, output, notes, func(w io.Writer) error { return review.WriteSinceMarkdown(w, notes) },
-					func(w io.Writer) error { return review.WriteSince(w, notes) })
+			if since != "" && f.version == "" {
+				return usageError{fmt.Errorf("--since needs --version: the two versions of the line to compare")}
 			}
-			r, err := f.load(g)
+			req := review.LogRequest{Root: g.patches, Version: f.version, Since: since, Load: func() (*recipe.Recipe, error) { return f.load(g) }}
+			if since != "" && !noHistory {
+				req.History = upstreamHistory(f.cacheDir, f.upstream)
+			}
+			doc, err := review.RunLog(cmd.Context(), req)
 			if err != nil {
 				return err
 			}
-			entries, err := review.Log(r)
-			if err != nil {
+			if err := notices(cmd, verbose, doc.Notices); err != nil {
 				return err
 			}
-			return render(cmd, output, entries, func(w io.Writer) error { return review.WriteLogMarkdown(w, entries) },
-				func(w io.Writer) error { return review.WriteLog(w, r.Version, entries) })
+			return render(cmd, output, doc.Value, doc.Markdown, doc.Text)
 		},
 	}
 	f.register(cmd)
