@@ -11,10 +11,10 @@ import (
 	"github.com/epp-build/epp-build/internal/redact"
 )
 
-// ImageBinary is where epp-build's images keep the EPP.
-const ImageBinary = "/epp"
+// imageBinary is where epp-build's images keep the EPP.
+const imageBinary = "/epp"
 
-// pullImages writes each platform's ImageBinary of every image into a
+// pullImages writes each platform's imageBinary of every image into a
 // temporary folder and names each by its image, platform and digest; the
 // returned cleanup removes the folder.
 func pullImages(ctx context.Context, images []string, ro image.RegistryOptions) ([]Binary, func(), error) {
@@ -28,7 +28,7 @@ func pullImages(ctx context.Context, images []string, ro image.RegistryOptions) 
 	cleanup := func() { os.RemoveAll(dir) }
 	var out []Binary
 	for i, ref := range images {
-		files, err := image.PullFile(ctx, ref, ImageBinary, filepath.Join(dir, strconv.Itoa(i)), ro)
+		files, err := image.PullFile(ctx, ref, imageBinary, filepath.Join(dir, strconv.Itoa(i)), ro)
 		if err != nil {
 			cleanup()
 			return nil, func() {}, fmt.Errorf("--image %s: %w", redact.Text(ref), err)

@@ -66,8 +66,9 @@ type Request struct {
 	// Built are binaries of one platform each (a build's), scanned in
 	// binary mode under their own names.
 	Built []Binary
-	// Images are image references whose platform images' ImageBinary is
-	// pulled with Registry and scanned in binary mode.
+	// Images are image references whose platform images' /epp is pulled
+	// with Registry (before any scan, so a bad reference fails first) and
+	// scanned in binary mode.
 	Images   []string
 	Registry image.RegistryOptions
 	// DB is the database URL (https://... or file:///DIR); "" = DefaultDB.
@@ -222,6 +223,11 @@ func Scan(ctx context.Context, req Request) (*Report, error) {
 	if env == nil {
 		env = os.Environ()
 	}
+	pulled, cleanup, err := pullImages(ctx, req.Images, req.Registry)
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
 	add := func(t *Target, cfg *scanConfig) {
 		if cfg != nil && cfg.DBLastModified != nil && rep.DBModified == nil {
 			m := cfg.DBLastModified.UTC()
@@ -245,11 +251,6 @@ func Scan(ctx context.Context, req Request) (*Report, error) {
 		}
 		add(t, cfg)
 	}
-	pulled, cleanup, err := pullImages(ctx, req.Images, req.Registry)
-	if err != nil {
-		return rep, err
-	}
-	defer cleanup()
 	binaries := make([]Binary, 0, len(req.Binaries)+len(req.Built)+len(pulled))
 	for _, bin := range req.Binaries {
 		binaries = append(binaries, Binary{Path: bin})
